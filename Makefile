@@ -1,0 +1,37 @@
+# The two commands the README promises: `make book` and `make test`.
+# Both create .venv/ on first use and install the project from this checkout.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: book test notebooks teacher-book clean bench
+
+$(STAMP): pyproject.toml requirements-lock.txt
+	@$(PYTHON) tools/check_python.py
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q -c requirements-lock.txt -e ".[book,test]"
+	@touch $(STAMP)
+
+## Build the HTML book into _build/html, executing every notebook.
+book: $(STAMP)
+	$(BIN)/python tools/build_book.py
+
+## Run the whole test suite.
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+## Regenerate the output-free .ipynb twins of every .md notebook (and their Colab setup cell).
+notebooks: $(STAMP)
+	$(BIN)/python tools/notebooks.py sync
+
+## The book without solutions, for teachers to hand out (into _build/teacher/html).
+teacher-book: $(STAMP)
+	$(BIN)/python tools/build_book.py --no-solutions
+
+## Performance figures (build time, import time, widget and checker latency).
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf _build

@@ -1,0 +1,44 @@
+"""roofline: the shared package behind the book *Rooflines*.
+
+One source of truth for hardware figures (`get_chip`), cost formulas (`matmul`,
+`dot`, ...), time estimates (`estimate`), unit formatting (`format_time`, ...),
+plots (`roofline.plots`), widgets (`roofline.widgets`) and exercise checking
+(`roofline.exercises`). Heavy libraries (matplotlib, sympy, ipywidgets) are
+imported only when a function that needs them is first called.
+"""
+
+from .catalog import CATALOG, get_chip, list_chips, register_chip
+from .costs import (Cost, ShardedMatmul, dot, elementwise, matmul, matmul_exact_flops,
+                    per_example_matmul, sharded_matmul, tiled_matmul)
+from .dtypes import DTYPE_BYTES, bytes_per_element, canonical_dtype
+from .estimate import (Estimate, attainable_flops_per_s, check_below_roof, critical_batch_size,
+                       critical_intensity, estimate, exact_critical_batch_size,
+                       sharded_critical_D, sharded_estimate)
+from .hardware import Chip, Link, Peak, Source
+from .units import (format_bandwidth, format_bytes, format_flops, format_flops_rate,
+                    format_intensity, format_si, format_time, parse_quantity)
+
+__version__ = "0.1.0"
+
+_LAZY_SUBMODULES = ("plots", "widgets", "exercises", "measure", "book", "symbolic")
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'roofline' has no attribute {name!r}")
+
+
+__all__ = [
+    "CATALOG", "get_chip", "list_chips", "register_chip",
+    "Cost", "ShardedMatmul", "dot", "elementwise", "matmul", "matmul_exact_flops",
+    "per_example_matmul", "sharded_matmul", "tiled_matmul",
+    "DTYPE_BYTES", "bytes_per_element", "canonical_dtype",
+    "Estimate", "attainable_flops_per_s", "check_below_roof", "critical_batch_size",
+    "critical_intensity", "estimate", "exact_critical_batch_size", "sharded_critical_D",
+    "sharded_estimate",
+    "Chip", "Link", "Peak", "Source",
+    "format_bandwidth", "format_bytes", "format_flops", "format_flops_rate", "format_intensity",
+    "format_si", "format_time", "parse_quantity",
+]

@@ -1,0 +1,205 @@
+"""The chip type: peak FLOP/s per dtype, memory, and links, every figure with its source.
+
+All values are SI base units: FLOP/s, bytes, bytes/s. Link bandwidths are stored
+**one way, per link**; the vendor's bidirectional total is derived
+(`Link.bidirectional_total_bytes_per_s`). Peak FLOP/s are stored **dense**; the
+vendor's 2:4-sparse figure, where one is quoted, is kept apart and is never
+returned unless asked for with `sparse=True`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .dtypes import canonical_dtype
+
+__all__ = ["Source", "Peak", "Link", "Chip"]
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a figure comes from: a URL and what that source says, in its own terms."""
+
+    url: str
+    says: str
+
+
+@dataclass(frozen=True)
+class Peak:
+    """Peak FLOP/s for one dtype on one chip (matrix units where the chip has them).
+
+    `accumulate` is the accumulator precision the figure assumes: consumer GeForce
+    cards run fp16 with fp16 accumulate at twice the fp32-accumulate rate, and a
+    training-style bf16/fp16 matmul gets the fp32-accumulate rate.
+    """
+
+    dtype: str
+    dense_flops_per_s: float
+    source: Source
+    sparse_flops_per_s: float | None = None
+    accumulate: str = "fp32"
+
+    def __post_init__(self):
+        object.__setattr__(self, "dtype", canonical_dtype(self.dtype))
+        _require_positive(f"peak {self.dtype} dense FLOP/s", self.dense_flops_per_s)
+        if self.sparse_flops_per_s is not None:
+            _require_positive(f"peak {self.dtype} sparse FLOP/s", self.sparse_flops_per_s)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A kind of link out of the chip: `count` links, each `one_way_bytes_per_s` per direction.
+
+    Links are full duplex: a link moves `one_way_bytes_per_s` in each direction
+    at once, so vendors quote twice that as "bidirectional" bandwidth.
+    """
+
+    name: str
+    one_way_bytes_per_s: float
+    source: Source
+    count: int = 1
+
+    def __post_init__(self):
+        _require_positive(f"{self.name} one-way bandwidth", self.one_way_bytes_per_s)
+        if not isinstance(self.count, int) or self.count < 1:
+            raise ValueError(f"{self.name}: count must be a positive whole number of links")
+
+    @property
+    def bidirectional_bytes_per_s(self) -> float:
+        """Both directions of one link added up, as spec sheets often quote it."""
+        return 2 * self.one_way_bytes_per_s
+
+    @property
+    def one_way_total_bytes_per_s(self) -> float:
+        """All `count` links together, one direction."""
+        return self.count * self.one_way_bytes_per_s
+
+    @property
+    def bidirectional_total_bytes_per_s(self) -> float:
+        """All links, both directions: the per-chip figure on most spec sheets."""
+        return 2 * self.count * self.one_way_bytes_per_s
+
+
+def _require_positive(what: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{what} must be a number in SI base units, got {value!r}")
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{what} must be a positive, finite number, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Chip:
+    """One accelerator (or a measured CPU). Define your own with the same fields.
+
+    Example::
+
+        Chip(name="My GPU", vendor="me",
+             peaks=(Peak("bf16", 100e12, Source("my notes", "100 TFLOP/s dense")),),
+             hbm_bytes=24e9, hbm_bytes_per_s=1e12,
+             memory_source=Source("my notes", "24 GB at 1 TB/s"))
+    """
+
+    name: str
+    vendor: str
+    peaks: tuple[Peak, ...]
+    hbm_bytes: float
+    hbm_bytes_per_s: float
+    memory_source: Source
+    memory_kind: str = "HBM"
+    interconnect: Link | None = None
+    host_link: Link | None = None
+    aliases: tuple[str, ...] = ()
+    notes: str = ""
+    extra_memories: tuple[tuple[str, float], ...] = field(default=())
+    """Other memory levels as (name, bytes/s), e.g. a measured L2 cache."""
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError("a chip needs a non-empty name")
+        if not self.peaks:
+            raise ValueError(f"{self.name}: give at least one Peak (dtype and FLOP/s)")
+        _require_positive(f"{self.name} memory capacity (bytes)", self.hbm_bytes)
+        _require_positive(f"{self.name} memory bandwidth (bytes/s)", self.hbm_bytes_per_s)
+        seen = set()
+        for peak in self.peaks:
+            key = (peak.dtype, peak.accumulate)
+            if key in seen:
+                raise ValueError(f"{self.name}: two peaks for {peak.dtype} ({peak.accumulate} accumulate)")
+            seen.add(key)
+        object.__setattr__(self, "peaks", tuple(self.peaks))
+
+    # -- compute
+    @property
+    def dtypes(self) -> tuple[str, ...]:
+        """The dtypes this chip has a peak figure for."""
+        out = []
+        for peak in self.peaks:
+            if peak.dtype not in out:
+                out.append(peak.dtype)
+        return tuple(out)
+
+    def peak(self, dtype="bf16", accumulate: str | None = None) -> Peak:
+        """The `Peak` record (figures and source) for `dtype`."""
+        name = canonical_dtype(dtype)
+        matches = [p for p in self.peaks if p.dtype == name]
+        if not matches:
+            raise ValueError(
+                f"{self.name} has no {name} figure; it has {', '.join(self.dtypes)}"
+            )
+        if accumulate is None:
+            # the fp32-accumulate rate is what a training-style matmul gets
+            preferred = [p for p in matches if p.accumulate == "fp32"]
+            return (preferred or matches)[0]
+        acc = canonical_dtype(accumulate)
+        for p in matches:
+            if p.accumulate == acc:
+                return p
+        have = ", ".join(p.accumulate for p in matches)
+        raise ValueError(
+            f"{self.name} has no {name} figure with {acc} accumulate; it has {have} accumulate"
+        )
+
+    def peak_flops_per_s(self, dtype="bf16", sparse: bool = False,
+                         accumulate: str | None = None) -> float:
+        """Peak FLOP/s for `dtype`: dense unless `sparse=True` (2:4 structured sparsity)."""
+        if not isinstance(sparse, bool):
+            raise TypeError("sparse must be True or False")
+        peak = self.peak(dtype, accumulate)
+        if not sparse:
+            return peak.dense_flops_per_s
+        if peak.sparse_flops_per_s is None:
+            with_sparse = [p.dtype for p in self.peaks if p.sparse_flops_per_s is not None]
+            have = (f"sparse figures exist for {', '.join(with_sparse)}" if with_sparse
+                    else "the vendor quotes no sparse figures for this chip")
+            raise ValueError(f"{self.name} has no sparse {peak.dtype} figure; {have}")
+        return peak.sparse_flops_per_s
+
+    # -- links
+    @property
+    def link_bytes_per_s(self) -> float | None:
+        """Chip-to-chip bandwidth of one link, one way (None if the chip has none)."""
+        return None if self.interconnect is None else self.interconnect.one_way_bytes_per_s
+
+    @property
+    def link_count(self) -> int | None:
+        return None if self.interconnect is None else self.interconnect.count
+
+    @property
+    def host_bytes_per_s(self) -> float | None:
+        """Host link (PCIe) bandwidth, one way (None if not quoted)."""
+        return None if self.host_link is None else self.host_link.one_way_bytes_per_s
+
+    def memory_levels(self) -> dict[str, float]:
+        """Every bandwidth a roofline can draw for this chip, name -> bytes/s, fastest first."""
+        levels = {f"{self.memory_kind}": self.hbm_bytes_per_s}
+        for name, bw in self.extra_memories:
+            levels[name] = bw
+        if self.interconnect is not None:
+            levels[f"{self.interconnect.name} (1 link, one way)"] = self.interconnect.one_way_bytes_per_s
+        if self.host_link is not None:
+            levels[f"{self.host_link.name} (one way)"] = self.host_link.one_way_bytes_per_s
+        return dict(sorted(levels.items(), key=lambda kv: -kv[1]))
+
+    def __str__(self) -> str:
+        return self.name
