@@ -26,6 +26,7 @@ _V5E = "https://cloud.google.com/tpu/docs/v5e"
 _V5P = "https://cloud.google.com/tpu/docs/v5p"
 _V6E = "https://cloud.google.com/tpu/docs/v6e"
 _TPU7X = "https://cloud.google.com/tpu/docs/tpu7x"
+_TPU7X_BLOG = "https://blog.google/products/google-cloud/ironwood-tpu-age-of-inference/"
 _SCALING = "https://jax-ml.github.io/scaling-book/tpus/"
 _A100 = "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf"
 _H100 = "https://www.nvidia.com/en-us/data-center/h100/"
@@ -77,9 +78,12 @@ _TPUS = [
         ),
         hbm_bytes=16 * G, hbm_bytes_per_s=819 * G, memory_kind="HBM2",
         memory_source=Source(_V5E, "HBM2 capacity and bandwidth: 16 GB, 819 GBps"),
-        interconnect=Link("ICI", 4.5e10, Source(_SCALING, "TPU v5e: ICI one-way bandwidth 4.5e10 bytes/s per link, 4 links (2D torus); Google quotes the per-chip total bidirectionally"), count=4),
+        interconnect=Link("ICI", 4.5e10, Source(_SCALING, "TPU v5e: ICI one-way bandwidth 4.5e10 bytes/s per link, 4 links (2D torus)"), count=4),
         host_link=Link("PCIe", 1.6e10, Source(_SCALING, "PCIe host link ~1.6e10 bytes/s per TPU, one way")),
-        notes="HBM bandwidth is 8.19e11 B/s (819 GBps); some texts round it to 8.2e11.",
+        notes="HBM bandwidth is 8.19e11 B/s (819 GBps); some texts round it to 8.1e11 or 8.2e11. "
+              "Google quotes ICI as 400 GBps bidirectional per chip over 4 ports (5e10 B/s per "
+              "port each way); the catalog keeps the 4.5e10 B/s per-link figure that the worked "
+              "examples of How To Scale Your Model use.",
     ),
     Chip(
         name="TPU v5p", vendor="Google", aliases=("v5p", "tpuv5p"),
@@ -98,11 +102,12 @@ _TPUS = [
             _peak("bf16", 918 * T, _V6E, "Peak compute per chip (bf16): 918 TFLOPs"),
             _peak("int8", 1836 * T, _V6E, "Peak compute per chip (Int8): 1836 TOPs"),
         ),
-        hbm_bytes=32 * G, hbm_bytes_per_s=1640 * G, memory_kind="HBM",
-        memory_source=Source(_V6E, "HBM capacity and bandwidth: 32 GB, 1640 GBps"),
+        hbm_bytes=32 * G, hbm_bytes_per_s=1638 * G, memory_kind="HBM",
+        memory_source=Source(_V6E, "HBM capacity per chip: 32 GB; HBM bandwidth per chip: 1638 GBps"),
         interconnect=Link("ICI", 9e10, Source(_SCALING, "TPU v6e: ICI one-way bandwidth 9e10 bytes/s per link, 4 links (2D torus)"), count=4),
         host_link=Link("PCIe", 3.2e10, Source(_SCALING, "PCIe host link ~3.2e10 bytes/s per TPU on v6e, one way")),
-        notes="Some texts print 9.1e14 for bf16; Google's page says 918 TFLOPs, kept here.",
+        notes="Some texts print 9.1e14 or 9.2e14 for bf16; Google's page says 918 TFLOPs, kept here. "
+              "Google quotes ICI as 800 GBps bidirectional per chip over 4 ports.",
     ),
     Chip(
         name="TPU7x", vendor="Google", aliases=("ironwood", "tpu7x", "tpuv7", "v7", "tpu7"),
@@ -110,8 +115,9 @@ _TPUS = [
             _peak("bf16", 2307 * T, _TPU7X, "Peak compute per chip (bf16): 2307 TFLOPs"),
             _peak("fp8", 4614 * T, _TPU7X, "Peak compute per chip (fp8): 4614 TFLOPs"),
         ),
-        hbm_bytes=192 * GiB, hbm_bytes_per_s=7380 * G, memory_kind="HBM3e",
-        memory_source=Source(_TPU7X, "HBM capacity 192 GiB, HBM bandwidth 7380 GBps"),
+        hbm_bytes=192 * GiB, hbm_bytes_per_s=7.37 * T, memory_kind="HBM3e",
+        memory_source=Source(_TPU7X_BLOG, "HBM capacity per chip (GiB): 192 (Cloud TPU docs); "
+                             "7.37 TB/s HBM bandwidth per chip (Google's Ironwood announcement)"),
         notes="ICI per-link figures for TPU7x are not yet published by Google; "
               "only a secondary source quotes ~1.2 TB/s per chip, so no link is stored.",
     ),
@@ -227,10 +233,10 @@ _NVIDIA_STYLE_IF = "AMD Infinity Fabric: 7 links, 128 GB/s peak per link (64 GB/
 
 
 def _amd(name, url, aliases, bf16, fp8, fp32, fp64, hbm_gb, tbps, mem_kind):
+    fp64_peak = () if fp64 is None else (_peak("fp64", fp64 * T, url, f"Peak FP64 matrix: {fp64} TFLOPs"),)
     return Chip(
         name=name, vendor="AMD", aliases=aliases,
-        peaks=(
-            _peak("fp64", fp64 * T, url, f"Peak FP64 matrix: {fp64} TFLOPs"),
+        peaks=fp64_peak + (
             _peak("fp32", fp32 * T, url, f"Peak FP32 matrix: {fp32} TFLOPs"),
             _peak("bf16", bf16 * T, url, f"Peak BF16: {bf16} TFLOPs; {2 * bf16:.1f} TFLOPs {_AMD_SPARSE}", sparse=2 * bf16 * T),
             _peak("fp16", bf16 * T, url, f"Peak FP16: {bf16} TFLOPs; {2 * bf16:.1f} TFLOPs {_AMD_SPARSE}", sparse=2 * bf16 * T),
@@ -247,7 +253,7 @@ def _amd(name, url, aliases, bf16, fp8, fp32, fp64, hbm_gb, tbps, mem_kind):
 _AMD_CHIPS = [
     _amd("MI300X", _MI300X, ("mi300x", "mi300", "instinctmi300x"), 1307.4, 2614.9, 163.4, 163.4, 192, 5.3, "HBM3"),
     _amd("MI325X", _MI325X, ("mi325x", "instinctmi325x"), 1307.4, 2614.9, 163.4, 163.4, 256, 6.0, "HBM3E"),
-    _amd("MI355X", _MI355X, ("mi355x", "instinctmi355x"), 2516.6, 5033.2, 157.3, 78.6, 288, 8.0, "HBM3E"),
+    _amd("MI355X", _MI355X, ("mi355x", "instinctmi355x"), 2516.6, 5033.2, 157.3, None, 288, 8.0, "HBM3E"),
 ]
 
 # -- consumer and Colab GPUs: two accumulate rates on GeForce cards -------------
