@@ -2,7 +2,13 @@
 
 from .. import estimate, get_chip
 from ..costs import Cost
-from .core import Exercise, register
+from .core import Exercise, Mistake, register
+
+
+def _op(p):
+    """The exercise's operation: a given number of FLOPs and bytes, math in `dtype`."""
+    return Cost("work", p["flops"], p["bytes"], p.get("dtype", "bf16"))
+
 
 register(Exercise(
     id="time-1e12-flops-h100",
@@ -11,4 +17,77 @@ register(Exercise(
     kind="time",
     params={"flops": 1e12, "chip": "H100 SXM"},
     hints=("Divide the FLOPs by the chip's dense bf16 peak in FLOP/s.",),
+))
+
+
+def _load_weights_mistakes(p):
+    chip = get_chip(p["chip"])
+    wrong_bw = 2 * chip.hbm_bytes_per_s  # someone who doubles for "bidirectional"
+    return [Mistake(p["bytes"] / wrong_bw, "That uses twice the memory bandwidth; HBM bandwidth "
+                    "is quoted as one number, use it as it is.")]
+
+
+register(Exercise(
+    id="time-read-weights-v6e",
+    question="How long does a TPU v6e need just to read 16 GB of weights from its HBM once?",
+    answer=lambda p: estimate(Cost("read", 1, p["bytes"], "bf16"), p["chip"]).t_comms,
+    kind="time",
+    params={"bytes": 16e9, "chip": "TPU v6e"},
+    hints=("Time to move bytes = bytes / memory bandwidth in bytes/s.",
+           "16 GB is 16e9 bytes; the chip's HBM bandwidth is in the catalog."),
+    mistakes=_load_weights_mistakes,
+))
+
+
+def _regime(p):
+    return estimate(_op(p), p["chip"]).bound
+
+
+register(Exercise(
+    id="time-which-bound-h100",
+    question=("An operation does 1e12 bf16 FLOPs and moves 1e10 bytes to and from HBM on an "
+              "H100 SXM. Is it compute-bound or bandwidth-bound?"),
+    answer=_regime,
+    kind="choice",
+    choices=("compute", "bandwidth"),
+    params={"flops": 1e12, "bytes": 1e10, "chip": "H100 SXM"},
+    hints=("Compute t_math = FLOPs / peak and t_comms = bytes / bandwidth; the larger one wins.",),
+    mistakes=lambda p: [Mistake(
+        "compute" if _regime(p) == "bandwidth" else "bandwidth",
+        "Compare the two times, not the two counts: 1e12 FLOPs is more than 1e10 bytes, but the "
+        "chip does FLOPs far faster than it moves bytes.")],
+))
+
+
+register(Exercise(
+    id="time-upper-bound-h100",
+    question=("The same operation (1e12 bf16 FLOPs, 1e10 bytes, H100 SXM): what is the upper "
+              "bound on its time, when math and data movement do not overlap at all?"),
+    answer=lambda p: estimate(_op(p), p["chip"]).t_upper,
+    kind="time",
+    params={"flops": 1e12, "bytes": 1e10, "chip": "H100 SXM"},
+    hints=("No overlap: the two times add up.",),
+    mistakes=lambda p: [
+        Mistake(estimate(_op(p), p["chip"]).t_lower,
+                "That is the lower bound, max(t_math, t_comms): perfect overlap. Without overlap "
+                "the times add."),
+        Mistake(estimate(_op(p), p["chip"]).t_math,
+                "That is only the math time; the bytes take time too."),
+    ],
+))
+
+
+register(Exercise(
+    id="time-bound-ratio-symbolic",
+    question=("Write t_upper / t_lower as a formula in x, where x = t_comms / t_math and the "
+              "math takes longer (0 < x <= 1)."),
+    answer=lambda p: "1 + x",
+    kind="symbolic",
+    symbols=("x",),
+    hints=("With the math slower, t_lower = t_math and t_upper = t_math + t_comms = "
+           "t_math (1 + x).",),
+    mistakes=lambda p: [Mistake("(1 + x)/x", "That is the case where the bytes take longer "
+                                             "(t_lower = t_comms); here the math is slower."),
+                        Mistake("x", "That is t_comms / t_math itself; divide t_upper, the sum, "
+                                     "by t_lower.")],
 ))
