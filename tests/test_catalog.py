@@ -1,0 +1,135 @@
+"""The hardware catalog: every figure cited, dense and sparse apart, one-way links."""
+import re
+
+import pytest
+
+import roofline as rl
+from roofline.hardware import Chip, Link, Peak, Source
+
+ISSUE_CHIPS = ["TPU v4", "TPU v5e", "TPU v5p", "TPU v6e", "TPU7x", "A100 SXM", "H100 SXM",
+               "H100 PCIe", "H200", "B200", "GB200", "MI300X", "MI325X", "MI355X", "RTX 3090",
+               "RTX 4090", "RTX 5090", "T4", "L4"]
+
+
+def test_catalog_has_every_chip_the_book_promises():
+    assert set(ISSUE_CHIPS) <= set(rl.list_chips())
+
+
+@pytest.mark.parametrize("name", ISSUE_CHIPS)
+def test_every_figure_has_a_source(name):
+    chip = rl.get_chip(name)
+    sources = [p.source for p in chip.peaks] + [chip.memory_source]
+    sources += [link.source for link in (chip.interconnect, chip.host_link) if link is not None]
+    for source in sources:
+        assert re.match(r"https://", source.url), f"{name}: source without a URL: {source}"
+        assert len(source.says) > 10, f"{name}: source says too little: {source}"
+
+
+@pytest.mark.parametrize("name", ISSUE_CHIPS)
+def test_sparse_figure_is_twice_dense_where_quoted(name):
+    # 2:4 structured sparsity doubles the quoted figure; a sparse peak stored as dense
+    # would make this ratio 1 (or 4 if both were doubled).
+    for peak in rl.get_chip(name).peaks:
+        if peak.sparse_flops_per_s is not None:
+            assert peak.sparse_flops_per_s / peak.dense_flops_per_s == pytest.approx(2, rel=0.01)
+
+
+def test_tpus_quote_no_sparse_figures():
+    for name in ["TPU v4", "TPU v5e", "TPU v5p", "TPU v6e", "TPU7x"]:
+        chip = rl.get_chip(name)
+        assert all(p.sparse_flops_per_s is None for p in chip.peaks)
+        with pytest.raises(ValueError, match="no sparse"):
+            chip.peak_flops_per_s("bf16", sparse=True)
+
+
+def test_h100_dense_is_half_the_spec_sheet_headline():
+    # Q5: the spec sheet's 1,979 TFLOP/s for bf16 carries the sparsity footnote.
+    peak = rl.get_chip("H100").peak("bf16")
+    assert "1,979" in peak.source.says and "sparsity" in peak.source.says
+    assert rl.get_chip("H100").peak_flops_per_s("bf16") == pytest.approx(1979e12 / 2)
+    assert rl.get_chip("H100").peak_flops_per_s("bf16", sparse=True) == pytest.approx(1979e12)
+
+
+def test_consumer_cards_keep_accumulate_rates_apart():
+    rtx = rl.get_chip("RTX 3090")
+    assert rtx.peak_flops_per_s("fp16") == pytest.approx(71e12)          # fp32 accumulate by default
+    assert rtx.peak_flops_per_s("fp16", accumulate="fp16") == pytest.approx(142e12)
+    with pytest.raises(ValueError, match="accumulate"):
+        rtx.peak_flops_per_s("bf16", accumulate="fp16")
+
+
+def test_links_are_stored_one_way_per_link():
+    h100 = rl.get_chip("H100 SXM")
+    # NVIDIA's "900 GB/s" NVLink figure is both directions of 18 links together
+    assert h100.interconnect.bidirectional_total_bytes_per_s == pytest.approx(900e9)
+    assert h100.link_bytes_per_s == pytest.approx(25e9)
+    v5e = rl.get_chip("v5e")
+    assert v5e.link_bytes_per_s == 4.5e10
+    assert v5e.interconnect.bidirectional_bytes_per_s == 9e10
+
+
+def test_ridge_points_match_published_values():
+    # independent: published ridge points from the reference sheet, computed by hand there
+    expected = {"TPU v5e": 240, "TPU v4": 229, "TPU v5p": 166, "TPU v6e": 560, "A100 SXM": 153,
+                "H100 SXM": 295, "H200": 206, "B200": 292, "MI300X": 247, "RTX 3090": 76,
+                "RTX 4090": 164, "L4": 403}
+    for name, ridge in expected.items():
+        assert rl.critical_intensity(name, "bf16") == pytest.approx(ridge, rel=0.01), name
+
+
+@pytest.mark.parametrize("alias, name", [
+    ("v5e", "TPU v5e"), ("TPU v5e", "TPU v5e"), ("tpu-v5e", "TPU v5e"), ("TPU_V5E", "TPU v5e"),
+    ("H100", "H100 SXM"), ("h100-sxm", "H100 SXM"), ("h100 pcie", "H100 PCIe"),
+    ("3090", "RTX 3090"), ("rtx-4090", "RTX 4090"), ("trillium", "TPU v6e"), ("ironwood", "TPU7x"),
+    ("mi300x", "MI300X"), ("a100", "A100 SXM"),
+])
+def test_get_chip_aliases(alias, name):
+    assert rl.get_chip(alias).name == name
+
+
+def test_unknown_chip_suggests_close_matches():
+    with pytest.raises(ValueError, match="H100"):
+        rl.get_chip("H10")
+    with pytest.raises(ValueError, match="TPU v5e|TPU v5p"):
+        rl.get_chip("tpu v5")
+    with pytest.raises(TypeError):
+        rl.get_chip(100)
+
+
+def test_missing_dtype_says_what_exists():
+    with pytest.raises(ValueError, match="fp16"):
+        rl.get_chip("T4").peak_flops_per_s("bf16")
+    with pytest.raises(ValueError, match="unknown dtype"):
+        rl.get_chip("H100").peak_flops_per_s("bf17")
+
+
+def test_define_your_own_chip():
+    mine = Chip(name="Classroom GPU", vendor="us",
+                peaks=(Peak("bf16", 100e12, Source("https://example.org", "100 TFLOP/s dense")),),
+                hbm_bytes=24e9, hbm_bytes_per_s=1e12,
+                memory_source=Source("https://example.org", "24 GB at 1 TB/s"))
+    assert rl.critical_intensity(mine) == pytest.approx(100)
+    rl.register_chip(mine)
+    assert rl.get_chip("classroom-gpu") is mine
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"hbm_bytes_per_s": -1}, ValueError),
+    ({"hbm_bytes_per_s": 0}, ValueError),
+    ({"hbm_bytes_per_s": float("nan")}, ValueError),
+    ({"hbm_bytes_per_s": "1 TB/s"}, TypeError),
+    ({"peaks": ()}, ValueError),
+])
+def test_bad_chip_definitions_are_refused(kwargs, error):
+    base = dict(name="Bad", vendor="x",
+                peaks=(Peak("bf16", 1e12, Source("https://example.org", "a figure")),),
+                hbm_bytes=1e9, hbm_bytes_per_s=1e11,
+                memory_source=Source("https://example.org", "a figure"))
+    base.update(kwargs)
+    with pytest.raises(error):
+        Chip(**base)
+
+
+def test_link_count_must_be_whole():
+    with pytest.raises(ValueError):
+        Link("x", 1e9, Source("https://example.org", "a link"), count=0)
