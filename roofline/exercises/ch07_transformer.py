@@ -1,0 +1,84 @@
+"""Exercises of chapter 7, "A transformer layer on the roofline" (ids start with "xformer-")."""
+
+from .. import critical_intensity, estimate
+from .. import transformer as tf
+from ..dtypes import bytes_per_element
+from .core import Exercise, Mistake, register
+
+
+def _op(name, B, T, mode, shape=tf.LLAMA_8B):
+    return next(op for op in tf.layer_costs(shape, B, T, mode) if op.name == name)
+
+
+register(Exercise(
+    id="xformer-mlp-decode-intensity",
+    question="Decode step of the Llama-style 8B layer with B = 16 sequences (bf16): what is the "
+             "arithmetic intensity of the MLP up matmul, in FLOPs per byte?",
+    answer=lambda p: _op("MLP up", p["B"], p["T"], "decode").intensity,
+    kind="intensity",
+    params={"B": 16, "T": 4096},
+    hints=("In decode the matmul has B rows: X[B, D] @ W[D, F]. With B << D, F the bytes are "
+           "mostly the weights, 2DF, and the FLOPs are 2BDF.",),
+    mistakes=lambda p: [Mistake(_op("MLP up", p["B"], p["T"], "prefill").intensity,
+                                "That is prefill, with B*T rows; in decode each sequence brings one token.")],
+))
+
+register(Exercise(
+    id="xformer-kv-cache-bytes",
+    question="How many bytes of KV cache does one sequence of T = 4096 tokens hold in ONE layer of the "
+             "Llama-style 8B model (8 KV heads of 128, bf16)?",
+    answer=lambda p: 2 * p["T"] * tf.LLAMA_8B.n_kv_heads * tf.LLAMA_8B.head_dim * bytes_per_element("bf16"),
+    kind="size",
+    params={"T": 4096},
+    hints=("K and V each store T x H_kv x d_h numbers of 2 bytes.",),
+    mistakes=lambda p: [
+        Mistake(2 * p["T"] * tf.LLAMA_8B.n_heads * tf.LLAMA_8B.head_dim * 2,
+                "You used the 32 query heads; grouped-query attention stores only the 8 KV heads."),
+        Mistake(p["T"] * tf.LLAMA_8B.n_kv_heads * tf.LLAMA_8B.head_dim * 2,
+                "That is K alone (or V alone); the cache holds both."),
+    ],
+))
+
+register(Exercise(
+    id="xformer-decode-regime",
+    question="One decode step of the Llama-style 8B layer with B = 64 sequences of T = 4096 tokens on an "
+             "H100 SXM: is the layer as a whole 'compute'-bound or 'bandwidth'-bound?",
+    answer=lambda p: estimate(tf.layer_total(tf.LLAMA_8B, p["B"], p["T"], "decode"), p["chip"]).bound,
+    kind="choice",
+    choices=("compute", "bandwidth"),
+    params={"B": 64, "T": 4096, "chip": "H100 SXM"},
+    hints=("Add up the layer's FLOPs and bytes; the KV cache is read once per sequence.",),
+    mistakes=lambda p: [Mistake("compute", "The weight matmuls are getting closer to the ridge, but "
+                                "every sequence reads its own KV cache with only about H/H_kv FLOPs "
+                                "per byte. The layer's intensity stays far below the ridge.")],
+))
+
+register(Exercise(
+    id="xformer-weights-critical-batch",
+    question="Keep only the weight matmuls of a Llama-style 8B layer (Q, K, V, O projections and the MLP). "
+             "In decode on an H100 SXM (bf16), at what batch B do they stop being bandwidth-bound? "
+             "Use the exact bytes, not B << D.",
+    answer=lambda p: tf.decode_critical_batch(tf.LLAMA_8B, p["T"], p["chip"], include_attention=False),
+    kind="number",
+    params={"T": 4096, "chip": "H100 SXM"},
+    tolerance=0.02,
+    hints=("FLOPs: 2B per weight. Bytes: 2 per weight, plus the activations in and out, which grow "
+           "with B. Solve t_math = t_comms for B.",),
+    mistakes=lambda p: [Mistake(critical_intensity(p["chip"]),
+                                "That is the ridge point: the B << D, F approximation. The exact "
+                                "bytes (activations in and out) push the crossover higher.")],
+))
+
+register(Exercise(
+    id="xformer-qk-decode-flops",
+    question="In decode, how many FLOPs does Q K^T take for ONE sequence in one layer? Write it in terms of "
+             "H (query heads), T (tokens in the cache) and d_h (head dimension).",
+    answer=lambda p: "2*H*T*d_h",
+    kind="symbolic",
+    symbols=("H", "T", "d_h"),
+    hints=("One query vector of d_h per head, dotted with each of T keys: d_h multiplies and adds.",),
+    mistakes=lambda p: [
+        Mistake("H*T*d_h", "A multiply and an add are 2 FLOPs."),
+        Mistake("2*H*T**2*d_h", "That is prefill (T queries); in decode there is one new query per sequence."),
+    ],
+))

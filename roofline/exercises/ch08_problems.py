@@ -1,0 +1,130 @@
+"""Worked problems of chapter 8, "Problems" (ids start with "problems-")."""
+
+from .. import (critical_batch_size, critical_intensity, estimate, exact_critical_batch_size,
+                get_chip, matmul, per_example_matmul, sharded_critical_D)
+from .core import Exercise, Mistake, register
+
+register(Exercise(
+    id="problems-int8-critical-batch",
+    question="An all-int8 matmul (int8 activations, weights and output, int8 math) on a TPU v5e: above "
+             "which batch B is it compute-bound, with B << D, F?",
+    answer=lambda p: critical_batch_size(p["chip"], "int8"),
+    kind="number",
+    params={"chip": "TPU v5e"},
+    hints=("The int8 peak is twice the bf16 one, and every element is 1 byte: intensity ~ 2B "
+           "(2BDF FLOPs over DF bytes of weights).",),
+    mistakes=lambda p: [Mistake(critical_intensity(p["chip"], "int8"),
+                                "That is the int8 ridge point (FLOPs per byte); with 1-byte weights "
+                                "the intensity is 2B, so B_crit is half of it.")],
+))
+
+register(Exercise(
+    id="problems-int8-weights-approx",
+    question="bf16 activations times int8 weights, math in bf16, on a TPU v5e: the critical batch "
+             "with B << D, F?",
+    answer=lambda p: critical_batch_size(p["chip"], "bf16", weights="int8"),
+    kind="number",
+    params={"chip": "TPU v5e"},
+    hints=("Bytes ~ 1 * D * F (int8 weights), FLOPs 2BDF, peak is the bf16 one.",),
+    mistakes=lambda p: [Mistake(critical_batch_size(p["chip"], "bf16"),
+                                "That is the all-bf16 answer; int8 weights halve the bytes.")],
+))
+
+
+def _exact_int8_weights(p):
+    return exact_critical_batch_size(p["chip"], p["D"], p["F"], "bf16", weights="int8")
+
+
+for size in (4096, 1024):
+    register(Exercise(
+        id=f"problems-int8-weights-exact-{size}",
+        question=f"The same bf16 x int8 matmul on a TPU v5e with D = F = {size}: the exact batch where "
+                 "t_math = t_comms (count the bf16 activations read and the bf16 output written)?",
+        answer=_exact_int8_weights,
+        kind="number",
+        params={"chip": "TPU v5e", "D": size, "F": size},
+        tolerance=0.01,
+        hints=("Solve 2BDF / peak = (2BD + DF + 2BF) / bandwidth for B.",),
+        mistakes=lambda p: [Mistake(critical_batch_size(p["chip"], "bf16", weights="int8"),
+                                    "That is the B << D, F approximation; at this size the activation "
+                                    "and output bytes are not negligible.")],
+    ))
+
+register(Exercise(
+    id="problems-throughput-small-batch",
+    question="X[B, D] @ W[D, F] in bf16 on a TPU v5e with B = 32, D = F = 8192: what FLOP/s does it "
+             "reach at best (math and memory perfectly overlapped)?",
+    answer=lambda p: estimate(matmul(p["B"], p["D"], p["F"]), p["chip"]).achieved_flops_per_s,
+    kind="rate",
+    params={"chip": "TPU v5e", "B": 32, "D": 8192, "F": 8192},
+    hints=("FLOPs / max(t_math, t_comms): below the ridge that is bandwidth x intensity.",),
+    mistakes=lambda p: [Mistake(get_chip(p["chip"]).peak_flops_per_s("bf16"),
+                                "That is the peak: this batch is far below the ridge, so the matmul "
+                                "waits for memory.")],
+))
+
+register(Exercise(
+    id="problems-per-example-intensity",
+    question="A per-example matmul (every example has its own W[D, F]) with B = 4096, D = F = 4096 in bf16: "
+             "its arithmetic intensity in FLOPs per byte?",
+    answer=lambda p: per_example_matmul(p["B"], p["D"], p["F"]).intensity,
+    kind="intensity",
+    params={"B": 4096, "D": 4096, "F": 4096},
+    hints=("The weights are now B*D*F elements: bytes grow with B exactly as the FLOPs do.",),
+    mistakes=lambda p: [Mistake(matmul(p["B"], p["D"], p["F"]).intensity,
+                                "That is a shared-weight matmul; here every example reads its own matrix.")],
+))
+
+register(Exercise(
+    id="problems-h100-critical-batch",
+    question="From the H100 SXM spec sheet (BFLOAT16 Tensor Core 1,979 teraFLOPS*, memory 3.35 TB/s): "
+             "the critical batch of a bf16 matmul with B << D, F?",
+    answer=lambda p: critical_batch_size(p["chip"], "bf16"),
+    kind="number",
+    params={"chip": "H100 SXM"},
+    hints=("The asterisk means 'with sparsity'; a dense matmul gets half of it.",),
+    mistakes=lambda p: [Mistake(critical_batch_size(p["chip"], "bf16", sparse=True),
+                                "You used the 2:4-sparse figure; dense is half of it.")],
+))
+
+register(Exercise(
+    id="problems-v5p-critical-d",
+    question="Two TPU v5p chips split a bf16 matmul along D over one ICI link. Above which D is each chip "
+             "compute-bound?",
+    answer=lambda p: sharded_critical_D(p["chip"], n=2),
+    kind="number",
+    params={"chip": "TPU v5p"},
+    hints=("D > 2 x peak / one-way link bandwidth (bf16, n = 2).",),
+    mistakes=lambda p: [Mistake(sharded_critical_D(p["chip"], n=2,
+                                                   link_bytes_per_s=2 * get_chip(p["chip"]).link_bytes_per_s),
+                                "You used the bidirectional figure for one direction.")],
+))
+
+register(Exercise(
+    id="problems-h100-nvlink-critical-d",
+    question="Two H100 SXM GPUs split a bf16 matmul along D and exchange partial sums over all 18 NVLink "
+             "links at once. Above which D is each GPU compute-bound?",
+    answer=lambda p: sharded_critical_D(p["chip"], n=2,
+                                        link_bytes_per_s=get_chip(p["chip"]).interconnect.one_way_total_bytes_per_s),
+    kind="number",
+    params={"chip": "H100 SXM"},
+    hints=("18 links x 25 GB/s each way = the one-way total; the spec sheet's 900 GB/s counts both ways.",),
+    mistakes=lambda p: [
+        Mistake(sharded_critical_D(p["chip"], n=2,
+                                   link_bytes_per_s=get_chip(p["chip"]).interconnect.bidirectional_total_bytes_per_s),
+                "You used 900 GB/s, both directions together; one direction carries half."),
+        Mistake(sharded_critical_D(p["chip"], n=2),
+                "That is over a single 25 GB/s link; the question uses all 18."),
+    ],
+))
+
+register(Exercise(
+    id="problems-a100-regime",
+    question="bf16 matmul, B = 128, D = F = 8192, on an A100 SXM: 'compute'-bound or 'bandwidth'-bound?",
+    answer=lambda p: estimate(matmul(p["B"], p["D"], p["F"]), p["chip"]).bound,
+    kind="choice",
+    choices=("compute", "bandwidth"),
+    params={"chip": "A100 SXM", "B": 128, "D": 8192, "F": 8192},
+    hints=("Compare the intensity (about B for B << D, F) with the A100's ridge point.",),
+    mistakes=lambda p: [Mistake("compute", "128 is below the A100's ridge point in bf16 (dense).")],
+))
