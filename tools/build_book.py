@@ -10,6 +10,7 @@ On failure it names the cause: the notebook and cell that raised, or the warning
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import subprocess
 import sys
@@ -34,11 +35,26 @@ def teacher_config(tmp: Path) -> Path:
     return path
 
 
-def report_failures(html: Path) -> None:
-    reports = sorted((html / "reports").rglob("*.log")) if (html / "reports").exists() else []
-    for report in reports:
-        print(f"\n--- notebook execution failed: {report.relative_to(html)} ---")
-        print(report.read_text(encoding="utf-8", errors="replace")[-4000:])
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def summarize_failures(log: str) -> list[str]:
+    """Name each notebook whose execution failed, the cell that raised, and the error."""
+    text = ANSI.sub("", log)
+    summary = []
+    for match in re.finditer(r"^(\S+\.(?:md|ipynb)): WARNING: Executing notebook failed", text, re.M):
+        rest = text[match.end():]
+        cell = re.search(r"An error occurred while executing the following cell:\n-+\n(.*?)\n-+\n", rest, re.S)
+        error = re.search(r"^(\w+(?:Error|Exception|Interrupt): .*)$", rest, re.M)
+        summary.append(f"notebook {match.group(1)} failed in the cell:\n    "
+                       + (cell.group(1).strip().replace("\n", "\n    ") if cell else "(cell not found)")
+                       + (f"\n  with {error.group(1)}" if error else ""))
+    for match in re.finditer(r"^(.*(?:WARNING|ERROR).*)$", text, re.M):
+        line = match.group(1)
+        if "Executing notebook failed" not in line and not summary:
+            summary.append(f"first warning (warnings are errors here): {line.strip()}")
+            break
+    return summary
 
 
 def main() -> int:
@@ -60,14 +76,20 @@ def main() -> int:
         if args.no_solutions:
             command += ["--config", str(teacher_config(Path(tmp)))]
         start = time.perf_counter()
-        result = subprocess.run(command, cwd=ROOT)
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, errors="replace")
+        lines = []
+        for line in process.stdout:
+            sys.stdout.write(line)
+            lines.append(line)
+        returncode = process.wait()
         seconds = time.perf_counter() - start
     html = (out if out != ROOT else ROOT) / "_build" / "html"
-    if result.returncode != 0:
-        report_failures(html)
-        print(f"\nThe book did not build (exit {result.returncode}). The first warning or the "
-              "failing notebook and cell are printed above.", file=sys.stderr)
-        return result.returncode
+    if returncode != 0:
+        print(f"\nThe book did not build (exit {returncode}).", file=sys.stderr)
+        for item in summarize_failures("".join(lines)):
+            print("  " + item, file=sys.stderr)
+        return returncode
     print(f"\nBuilt in {seconds:.0f} s. Open {html / 'index.html'} in a browser, or serve it with\n"
           f"  python -m http.server --directory {html} 8000   and visit http://localhost:8000")
     return 0
