@@ -1,0 +1,156 @@
+"""Classroom homework: every student gets their own numbers, checked like any exercise.
+
+In a homework notebook::
+
+    STUDENT_ID = "s1234567"
+    params = homework.parameters("part1", STUDENT_ID)   # this student's chip and sizes
+    homework.given("part1", params)                      # shows them, formatted with units
+    answers["q1"] = "1.01 ms"
+    homework.check(STUDENT_ID, "part1", "q1", answers["q1"])
+
+The numbers are derived from sha256(set id + normalised student id): the same id
+always gets the same numbers, different ids (almost always) different ones, and the
+grader (`python -m roofline grade`) recomputes every answer from the id alone.
+With an empty id the notebook still runs, on the numbers of a demo id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from . import core
+
+__all__ = ["HomeworkSet", "define_set", "sets", "get_set", "normalise_id", "parameters", "given",
+           "check", "exercise_id", "questions", "DEMO_ID", "Draw"]
+
+DEMO_ID = "demo"
+
+
+class Draw:
+    """Deterministic choices from a seed (stable across Python versions, unlike `random`)."""
+
+    def __init__(self, seed: str):
+        self._seed = seed.encode("utf-8")
+        self._count = 0
+
+    def index(self, n: int) -> int:
+        self._count += 1
+        digest = hashlib.sha256(self._seed + b"\0" + str(self._count).encode()).digest()
+        return int.from_bytes(digest[:8], "big") % n
+
+    def choice(self, options):
+        options = list(options)
+        return options[self.index(len(options))]
+
+
+@dataclass(frozen=True)
+class HomeworkSet:
+    """A problem set: how to derive a student's numbers, its questions, how to show them."""
+
+    id: str
+    title: str
+    make_parameters: Callable[[Draw], dict]
+    questions: tuple[str, ...]
+    describe: Callable[[dict], list]
+    """(label, formatted value) rows that show a student's numbers."""
+
+    def exercise_id(self, question: str) -> str:
+        return f"hw-{self.id}-{question}"
+
+
+_SETS: dict[str, HomeworkSet] = {}
+
+
+def define_set(homework_set: HomeworkSet) -> HomeworkSet:
+    _SETS[homework_set.id] = homework_set
+    return homework_set
+
+
+def _load():
+    from .. import exercises  # noqa: F401  (imports every hw*.py, which define the sets)
+
+
+def sets() -> list[str]:
+    _load()
+    return list(_SETS)
+
+
+def get_set(set_id) -> HomeworkSet:
+    _load()
+    if set_id not in _SETS:
+        raise KeyError(f"no homework set {set_id!r}; there are {', '.join(_SETS)}")
+    return _SETS[set_id]
+
+
+def questions(set_id) -> tuple[str, ...]:
+    return get_set(set_id).questions
+
+
+def exercise_id(set_id, question) -> str:
+    return get_set(set_id).exercise_id(question)
+
+
+def normalise_id(student_id) -> str:
+    """' S1234567 ' and 's1234567' are the same student: trimmed, case-folded, one space."""
+    if student_id is None:
+        return ""
+    return re.sub(r"\s+", " ", str(student_id)).strip().casefold()
+
+
+def _derive(set_id: str, student_id: str) -> dict:
+    homework_set = get_set(set_id)
+    return homework_set.make_parameters(Draw(f"{set_id}\0{normalise_id(student_id)}"))
+
+
+def parameters(set_id, student_id, quiet: bool = False) -> dict:
+    """This student's numbers for `set_id`. An empty id gives the demo id's numbers."""
+    if not normalise_id(student_id):
+        if not quiet:
+            print(f"Type your student id between the quotes in STUDENT_ID = \"\" above and run the "
+                  f"notebook again. Until then you see the example numbers of the demo id "
+                  f"{DEMO_ID!r}.")
+        student_id = DEMO_ID
+    return _derive(set_id, student_id)
+
+
+class Given:
+    """The numbers a student is given, as a small table (HTML in Jupyter, text elsewhere)."""
+
+    def __init__(self, title, rows):
+        self.title, self.rows = title, rows
+
+    def __str__(self):
+        width = max(len(label) for label, _ in self.rows)
+        return "\n".join([self.title] + [f"  {label:<{width}}  {value}" for label, value in self.rows])
+
+    __repr__ = __str__
+
+    def _repr_html_(self):
+        import html
+        cells = "".join(f"<tr><th style='text-align:left'>{html.escape(label)}</th>"
+                        f"<td style='text-align:left'>{html.escape(value)}</td></tr>"
+                        for label, value in self.rows)
+        return (f"<div class='roofline-homework-given'><strong>{html.escape(self.title)}</strong>"
+                f"<table>{cells}</table></div>")
+
+
+def given(set_id, params) -> Given:
+    homework_set = get_set(set_id)
+    return Given(f"Your numbers for {homework_set.title}:", homework_set.describe(params))
+
+
+def check(student_id, set_id, question, answer) -> core.Feedback:
+    """Check `answer` to `question` of `set_id` with this student's numbers; never raises."""
+    try:
+        homework_set = get_set(set_id)
+    except KeyError as error:
+        return core.Feedback(str(set_id), False, str(error.args[0]))
+    if question not in homework_set.questions:
+        return core.Feedback(f"{set_id} {question}", False,
+                             f"{set_id} has no question {question!r}; it has "
+                             f"{', '.join(homework_set.questions)}.")
+    params = parameters(set_id, student_id, quiet=True)
+    return core.check(homework_set.exercise_id(question), answer, **params)
