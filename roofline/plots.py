@@ -247,7 +247,8 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
         hi = _decade_ceil(max(xs_of_interest) * 30)
     x = np.geomspace(lo, hi, 256)
 
-    if ax is None:
+    own_figure = ax is None
+    if own_figure:
         fig, ax = _new_figure()
     else:
         fig = ax.figure
@@ -408,7 +409,7 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
     fig.roofline_violations = violations
     fig.roofline_description = description
     ax.roofline_description = description
-    if fig.get_layout_engine() is None:
+    if own_figure:
         fig.set_layout_engine("tight")
     return fig
 

@@ -1,0 +1,590 @@
+"""Explorers: small interactive figures the chapters reuse.
+
+    >>> import roofline as rl
+    >>> rl.widgets.roofline_explorer("H100 SXM")        # last expression of a cell
+
+Each explorer returns an `Explorer`:
+
+- ``.controls``: dict name -> ipywidget (sliders, pickers),
+- ``.set(name=value, ...)``: moves controls through the same update path as a reader,
+- ``.figure``: the one matplotlib Figure it redraws in place (never a new one),
+- ``.widget``: the ipywidgets container (controls, the figure as a PNG, a text readout),
+- ``.text``: the current readout as plain text.
+
+Displayed in Jupyter or Colab it is a live widget. Its mimebundle also carries a
+``text/html`` fallback for the web page: precomputed frames over the main control
+with a range input and a few lines of inline JavaScript (no CDN), readable with no
+JavaScript at all. The book's HTML build drops the widget view and keeps that
+fallback (``nb_mime_priority_overrides`` in ``_config.yml``).
+
+Works with ipywidgets 7.7 (Colab) and 8. matplotlib and ipywidgets are imported
+only when an explorer is made. The figure is drawn with matplotlib's Agg canvas
+directly, so it never enters pyplot's list of open figures.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import io
+import json
+import math
+
+from .catalog import get_chip, list_chips
+from .costs import matmul
+from .dtypes import DTYPE_BYTES, canonical_dtype
+from .estimate import (attainable_flops_per_s, critical_batch_size, critical_intensity, estimate,
+                       exact_critical_batch_size, sharded_critical_D, sharded_estimate)
+from .hardware import Chip
+from .units import (format_bandwidth, format_flops_rate, format_intensity, format_si,
+                    format_time)
+
+__all__ = ["Explorer", "roofline_explorer", "matmul_explorer", "sharded_matmul_explorer",
+           "COLAB_NOTE", "STATIC_LIMIT_BYTES"]
+
+COLAB_NOTE = "Run this page in Colab for the full, free-form explorer."
+#: Budget for one explorer's static HTML (the page limit is 2 MB).
+STATIC_LIMIT_BYTES = 600_000
+_FIGSIZE = (6.4, 4.0)
+_DPI = 100
+_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+# ---------------------------------------------------------------- environment
+
+def _enable_colab_widgets() -> None:
+    """In Colab, turn on the custom widget manager (ipywidgets need it there)."""
+    try:
+        import importlib.util
+        if importlib.util.find_spec("google.colab") is None:
+            return
+        from google.colab import output  # type: ignore[import-not-found]
+        output.enable_custom_widget_manager()
+    except Exception:  # not Colab, or an older Colab: the static fallback still shows
+        pass
+
+
+def _widgets():
+    try:
+        import ipywidgets
+    except ImportError as exc:  # pragma: no cover - ipywidgets is a dependency
+        raise ImportError("the explorers need ipywidgets: pip install 'ipywidgets>=7.7,<9'") from exc
+    return ipywidgets
+
+
+def _new_figure():
+    """A Figure on an Agg canvas, outside pyplot: redrawn in place, never shown twice."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=_FIGSIZE, dpi=_DPI, facecolor="white")
+    FigureCanvasAgg(fig)
+    fig.subplots_adjust(left=0.16, right=0.97, bottom=0.13, top=0.92)
+    return fig
+
+
+def _encode(canvas, quantize=False) -> bytes:
+    """PNG of what the Agg canvas holds now: fast for the live view, small for the web page."""
+    from PIL import Image
+    width, height = canvas.get_width_height()
+    image = Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    image = image.convert("RGB")
+    out = io.BytesIO()
+    if quantize:
+        image = image.quantize(colors=64, method=Image.Quantize.MEDIANCUT)
+        image.save(out, format="PNG", optimize=True)
+    else:
+        image.save(out, format="PNG", compress_level=1)
+    return out.getvalue()
+
+
+def _chip_options(chip: Chip) -> list[str]:
+    names = list_chips()
+    if chip.name not in names:
+        names = [chip.name] + names
+    return names
+
+
+def _resolve_chip(name, own: Chip) -> Chip:
+    return own if name == own.name else get_chip(name)
+
+
+def _snap_options(values: list, value) -> list:
+    """The slider's options with `value` added in order if it is not one of them."""
+    if value not in values:
+        values = sorted(set(values) | {value})
+    return values
+
+
+def _check_positive(name, value, whole=False):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value <= 0 or (whole and value != int(value)):
+        kind = "a positive whole number" if whole else "a positive number"
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+    return int(value) if whole else float(value)
+
+
+# ---------------------------------------------------------------- the Explorer
+
+class Explorer:
+    """A live explorer plus its static web fallback. Made by the functions below."""
+
+    def __init__(self, name, title, controls, render, main_control, frame_values, frame_label,
+                 sync=None):
+        widgets = _widgets()
+        self.name = name
+        self.title = title
+        self.controls = controls
+        self.figure = _new_figure()
+        self.text = ""
+        self._render = render            # render(explorer, changed: set[str]) -> (text, alt)
+        self._main = main_control
+        self._frame_values = list(frame_values)
+        self._frame_label = frame_label  # value -> short label for the static slider
+        self._hold = False
+        self._sync = sync                # sync(explorer, key): keep dependent options valid
+        self._alt = ""
+        self._background = None          # pixels of everything that does not move
+        self._moving = []                # artists redrawn on every update (set by render)
+        self._png = b""
+        self._image = widgets.Image(format="png", layout=widgets.Layout(width="640px"))
+        self._readout = widgets.HTML()
+        self.widget = widgets.VBox([widgets.HBox(list(controls.values())[:3]),
+                                    widgets.HBox(list(controls.values())[3:]),
+                                    self._image, self._readout])
+        for key, control in controls.items():
+            control.observe(self._make_handler(key), names="value")
+        self._update({"*"})
+
+    # -- update path: a control moved (by a reader or by .set)
+    def _make_handler(self, key):
+        def handler(change):
+            if not self._hold:
+                self._run_sync(key)
+                self._update({key})
+        return handler
+
+    def _run_sync(self, key) -> None:
+        if self._sync is None:
+            return
+        hold, self._hold = self._hold, True
+        try:
+            self._sync(self, key)
+        finally:
+            self._hold = hold
+
+    def _update(self, changed) -> None:
+        self.text, self._alt, full = self._render(self, set(changed))
+        self._draw(full)
+        self._readout.value = f"<pre style='white-space:pre-wrap;margin:0'>{html.escape(self.text)}</pre>"
+        self._png = _encode(self.figure.canvas)
+        self._image.value = self._png
+
+    def _draw(self, full: bool) -> None:
+        """Blit: redraw the still background only when it changed, then the moving artists."""
+        canvas = self.figure.canvas
+        if full or self._background is None:
+            for artist in self._moving:
+                artist.set_animated(True)
+            canvas.draw()
+            self._background = canvas.copy_from_bbox(self.figure.bbox)
+            for artist in self._moving:  # so that figure.savefig shows them too
+                artist.set_animated(False)
+        else:
+            canvas.restore_region(self._background)
+        for artist in self._moving:
+            self.figure.draw_artist(artist)
+
+    def set(self, **values) -> "Explorer":
+        """Move controls, e.g. ``.set(intensity=100)``; one redraw for all of them."""
+        unknown = set(values) - set(self.controls)
+        if unknown:
+            raise ValueError(f"{self.name} explorer has no control {', '.join(sorted(unknown))}; "
+                             f"its controls are {', '.join(self.controls)}")
+        self._hold = True
+        try:
+            for key, value in values.items():
+                control = self.controls[key]
+                options = getattr(control, "options", None)
+                if options is not None:
+                    allowed = [o[1] if isinstance(o, tuple) else o for o in options]
+                    if value not in allowed:
+                        raise ValueError(f"{key}={value!r} is not one of the choices "
+                                         f"{', '.join(map(str, allowed))}")
+                elif hasattr(control, "min") and not isinstance(control.value, str):
+                    low, high = _limits(control)
+                    if not low <= value <= high:
+                        raise ValueError(f"{key}={value!r} is outside the slider's range "
+                                         f"[{low:g}, {high:g}]")
+                control.value = value
+                self._run_sync(key)
+        finally:
+            self._hold = False
+        self._update(set(values))
+        return self
+
+    # -- the static fallback
+    def frames(self):
+        """[(label, png bytes, alt, caption)] over the main control; controls restored after."""
+        control = self.controls[self._main]
+        start = control.value
+        out = []
+        try:
+            for value in self._frame_values:
+                self.set(**{self._main: value})
+                out.append((self._frame_label(value), _encode(self.figure.canvas, quantize=True),
+                            self._alt, self.text))
+        finally:
+            self.set(**{self._main: start})
+        return out
+
+    def static_html(self) -> str:
+        """The web page's version: frames, a range input and a tiny inline script."""
+        frames = self.frames()
+        start = self.controls[self._main].value
+        try:
+            current = self._frame_values.index(start)
+        except ValueError:
+            current = min(range(len(self._frame_values)),
+                          key=lambda i: abs(math.log(self._frame_values[i] / start)))
+        data = [{"src": "data:image/png;base64," + base64.b64encode(png).decode("ascii"),
+                 "alt": alt, "caption": caption, "label": label}
+                for label, png, alt, caption in frames]
+        uid = "rx-" + hashlib.sha1(json.dumps([self.name, [d["caption"] for d in data]]).encode()).hexdigest()[:10]
+        first = data[current]
+        main_name = self.controls[self._main].description or self._main
+        payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+        return (
+            f'<div class="roofline-explorer" data-explorer="{html.escape(self.name)}" id="{uid}" '
+            f'style="max-width:660px;border:1px solid #ccc;border-radius:6px;padding:8px;'
+            f'background:#fff;color:#000">\n'
+            f'<p style="margin:0 0 4px 0"><strong>{html.escape(self.title)}</strong></p>\n'
+            f'<label style="display:block">{html.escape(main_name)} '
+            f'<input type="range" min="0" max="{len(data) - 1}" step="1" value="{current}" '
+            f'aria-label="{html.escape(main_name)}" style="width:60%;vertical-align:middle"> '
+            f'<output>{html.escape(first["label"])}</output></label>\n'
+            f'<img src="{first["src"]}" alt="{html.escape(first["alt"])}" '
+            f'style="max-width:100%;height:auto;display:block">\n'
+            f'<pre class="roofline-explorer-caption" style="white-space:pre-wrap;margin:4px 0;'
+            f'color:#000;background:#fff">{html.escape(first["caption"])}</pre>\n'
+            f'<p style="margin:0;font-size:90%"><em>{html.escape(COLAB_NOTE)}</em></p>\n'
+            f'<script>(function(){{var r=document.getElementById("{uid}");if(!r)return;'
+            f'var f={payload};var s=r.querySelector("input"),i=r.querySelector("img"),'
+            f'c=r.querySelector("pre"),o=r.querySelector("output");'
+            f's.addEventListener("input",function(){{var d=f[+s.value];i.src=d.src;i.alt=d.alt;'
+            f'c.textContent=d.caption;o.textContent=d.label;}});}})();</script>\n'
+            f'</div>'
+        )
+
+    # -- display
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = {"text/plain": f"{self.title} (an interactive explorer: run in Jupyter or Colab)"}
+        view = _widget_view(self.widget)
+        if view is not None:
+            bundle[_WIDGET_VIEW] = view
+        bundle["text/html"] = self.static_html()
+        if include:
+            bundle = {k: v for k, v in bundle.items() if k in include}
+        if exclude:
+            bundle = {k: v for k, v in bundle.items() if k not in exclude}
+        return bundle
+
+    def __repr__(self) -> str:
+        return f"<Explorer {self.name}: {self.text.splitlines()[0] if self.text else ''}>"
+
+
+def _limits(control):
+    low, high = control.min, control.max
+    if type(control).__name__ == "FloatLogSlider":
+        return control.base ** low, control.base ** high
+    return low, high
+
+
+def _widget_view(widget):
+    """The widget-view mime data for ipywidgets 8 (_repr_mimebundle_) and 7 (built by hand)."""
+    method = getattr(widget, "_repr_mimebundle_", None)
+    if method is not None:
+        try:
+            data = method()
+        except Exception:
+            data = None
+        if isinstance(data, tuple):
+            data = data[0]
+        if isinstance(data, dict) and _WIDGET_VIEW in data:
+            return data[_WIDGET_VIEW]
+    model_id = getattr(widget, "model_id", None) or getattr(widget, "_model_id", None)
+    if model_id is None:
+        return None
+    return {"version_major": 2, "version_minor": 0, "model_id": model_id}
+
+
+# ---------------------------------------------------------------- plot helpers
+
+def _draw_roofline(fig, chip, dtype, title):
+    """Clear the figure's axes and draw the roofline with roofline.plots (same look as the book)."""
+    from .plots import roofline_figure
+    ax = fig.axes[0] if fig.axes else fig.add_subplot(1, 1, 1)
+    ax.clear()
+    roofline_figure(chip, dtype, ax=ax, title=title, shade_regions=True,
+                    intensity_range=_intensity_range(chip, dtype))
+    return ax
+
+
+def _intensity_range(chip, dtype):
+    ridge = critical_intensity(chip, dtype)
+    return (min(0.1, ridge / 100), max(1e4, ridge * 100))
+
+
+def _op_artists(ax, colour):
+    point, = ax.plot([], [], linestyle="none", marker="D", markersize=9, color=colour,
+                     markeredgecolor="#000000", zorder=8, gid="explorer-point")
+    guide, = ax.plot([], [], color=colour, linewidth=1, linestyle=(0, (3, 2)), zorder=7,
+                     gid="explorer-guide")
+    label = ax.annotate("", xy=(1, 1), xytext=(8, -10), textcoords="offset points", fontsize=8,
+                        color="#000000", zorder=9,
+                        bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": colour})
+    return point, guide, label
+
+
+def _place(artists, ax, intensity, flops, text):
+    point, guide, label = artists
+    point.set_data([intensity], [flops])
+    guide.set_data([intensity, intensity], [ax.get_ylim()[0], flops])
+    label.xy = (intensity, flops)
+    label.set_text(text)
+    lo, hi = ax.get_xlim()
+    right_half = math.log(intensity / lo) > 0.6 * math.log(hi / lo)
+    label.set_horizontalalignment("right" if right_half else "left")
+    label.set_position((-10 if right_half else 8, -10))
+
+
+# ---------------------------------------------------------------- explorers
+
+def roofline_explorer(chip="H100 SXM", dtype="bf16", intensity=64.0) -> Explorer:
+    """Pick a chip and dtype, slide an operation's intensity, read where it lands on the roof."""
+    from .plots import PALETTE
+    widgets = _widgets()
+    _enable_colab_widgets()
+    own = get_chip(chip)
+    dtype = canonical_dtype(dtype)
+    own.peak(dtype)  # a clear error if the chip has no such dtype
+    intensity = _check_positive("intensity", intensity)
+    if not 0.01 <= intensity <= 1e5:
+        raise ValueError(f"intensity must be between 0.01 and 1e5 FLOPs/byte, got {intensity!r}")
+    controls = {
+        "chip": widgets.Dropdown(options=_chip_options(own), value=own.name, description="chip"),
+        "dtype": widgets.Dropdown(options=list(own.dtypes), value=dtype, description="dtype"),
+        "intensity": widgets.FloatLogSlider(value=intensity, base=10, min=-2, max=5, step=0.01,
+                                            description="FLOPs/byte", readout_format=".3g",
+                                            continuous_update=True),
+    }
+    state = {}
+
+    def render(ex, changed):
+        c = ex.controls
+        current = _resolve_chip(c["chip"].value, own)
+        dt = c["dtype"].value
+        full = bool(changed & {"chip", "dtype", "*"}) or not state
+        if full:
+            ax = _draw_roofline(ex.figure, current, dt, f"Roofline: {current.name} ({dt}, dense)")
+            state["ax"] = ax
+            state["artists"] = _op_artists(ax, PALETTE["black"])
+            ex._moving = list(state["artists"])
+        ax = state["ax"]
+        x = float(c["intensity"].value)
+        y = float(attainable_flops_per_s(x, current, dt))
+        ridge = critical_intensity(current, dt)
+        bound = "compute" if x >= ridge else "bandwidth"
+        _place(state["artists"], ax, x, y, f"{format_intensity(x)}\n{format_flops_rate(y)}")
+        text = (f"{current.name}, {dt}: an operation at {format_intensity(x)}\n"
+                f"attainable {format_flops_rate(y)} of {format_flops_rate(current.peak_flops_per_s(dt))} peak; "
+                f"{bound}-bound (ridge point {format_intensity(ridge)})")
+        alt = (f"Roofline of the {current.name} in {dt} with its ridge point at "
+               f"{format_intensity(ridge)}; an operation at {format_intensity(x)} reaches "
+               f"{format_flops_rate(y)} and is {bound}-bound.")
+        return text, alt, full
+
+    def sync(ex, key):
+        if key != "chip":
+            return
+        # the dtype options follow the chip; keep the dtype if the new chip has it
+        current = _resolve_chip(ex.controls["chip"].value, own)
+        picker = ex.controls["dtype"]
+        old = picker.value
+        if tuple(picker.options) != tuple(current.dtypes):
+            picker.options = list(current.dtypes)
+        picker.value = old if old in current.dtypes else (
+            "bf16" if "bf16" in current.dtypes else current.dtypes[0])
+
+    frame_values = [10.0 ** (k / 2) for k in range(-2, 9)]  # 0.1 ... 10^4, half decades
+    return Explorer("roofline", "Roofline explorer: where does an operation land?", controls, render,
+                    "intensity", _frame_values(frame_values, intensity),
+                    lambda v: format_intensity(v), sync=sync)
+
+
+def _frame_values(values, current):
+    """Frame values with the explorer's starting value among them."""
+    if not any(math.isclose(v, current, rel_tol=1e-9) for v in values):
+        values = sorted(values + [current])
+    return values
+
+
+def _pow2_options(low_exp, high_exp, value):
+    return _snap_options([2 ** k for k in range(low_exp, high_exp + 1)], value)
+
+
+def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights=None) -> Explorer:
+    """X[B, D] @ W[D, F]: slide B, D, F and the weight dtype; compare the two critical batches."""
+    from .plots import PALETTE
+    widgets = _widgets()
+    _enable_colab_widgets()
+    own = get_chip(chip)
+    dtype = canonical_dtype(dtype)
+    own.peak(dtype)
+    B = _check_positive("B", B, whole=True)
+    D = _check_positive("D", D, whole=True)
+    F = _check_positive("F", F, whole=True)
+    weights = None if weights is None else canonical_dtype(weights)
+    weight_choices = [(f"same as the math ({dtype})", None)] + [
+        (name, name) for name in DTYPE_BYTES if name != dtype and DTYPE_BYTES[name] <= DTYPE_BYTES[dtype]]
+    if weights is not None and weights not in [v for _, v in weight_choices]:
+        weight_choices.append((weights, weights))
+    controls = {
+        "B": widgets.SelectionSlider(options=_pow2_options(0, 16, B), value=B, description="B (batch)"),
+        "D": widgets.SelectionSlider(options=_pow2_options(6, 16, D), value=D, description="D"),
+        "F": widgets.SelectionSlider(options=_pow2_options(6, 16, F), value=F, description="F"),
+        "weights": widgets.Dropdown(options=weight_choices, value=weights, description="weights"),
+    }
+    state = {}
+
+    def render(ex, changed):
+        c = ex.controls
+        full = "*" in changed or not state
+        if full:
+            ax = _draw_roofline(ex.figure, own, dtype, f"X[B, D] @ W[D, F] on the {own.name} ({dtype})")
+            state["ax"] = ax
+            state["artists"] = _op_artists(ax, PALETTE["orange"])
+            ex._moving = list(state["artists"])
+        ax = state["ax"]
+        b, d, f, w = c["B"].value, c["D"].value, c["F"].value, c["weights"].value
+        cost = matmul(b, d, f, dtype=dtype, weights=w)
+        x = float(cost.intensity)
+        y = float(attainable_flops_per_s(x, own, dtype))
+        est = estimate(cost, own, dtype=dtype)
+        approx = critical_batch_size(own, dtype, weights=w)
+        exact = exact_critical_batch_size(own, d, f, dtype=dtype, weights=w)
+        _place(state["artists"], ax, x, y, f"B={b}: {format_intensity(x)}\n{format_flops_rate(y)}")
+        exact_text = ("never: bandwidth-bound at every B for this D, F" if math.isinf(exact)
+                      else f"{exact:.4g}")
+        wname = w or dtype
+        text = (f"B={b}, D={d}, F={f}, {dtype} math, {wname} weights: intensity {format_intensity(x)}, "
+                f"{est.bound}-bound\n"
+                f"time between {format_time(est.t_lower)} and {format_time(est.t_upper)}; "
+                f"attainable {format_flops_rate(y)}\n"
+                f"critical batch: approximate (B << D, F) {approx:.4g}; exact for this D, F {exact_text}")
+        alt = (f"Roofline of the {own.name} ({dtype}); a matmul with B={b}, D={d}, F={f} and {wname} "
+               f"weights sits at {format_intensity(x)}, {est.bound}-bound. Critical batch about "
+               f"{approx:.4g} (exact {exact_text}).")
+        return text, alt, full
+
+    frames = [2 ** k for k in range(0, 15)]
+    return Explorer("matmul", "Matmul explorer: batch size and the critical batch", controls, render,
+                    "B", _frame_values(frames, B), lambda v: f"B = {v}")
+
+
+def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
+                            link_bytes_per_s=None) -> Explorer:
+    """D split over n chips: time per chip for the math vs the link, and the threshold D."""
+    import numpy as np
+    from matplotlib.ticker import FuncFormatter
+    from .plots import PALETTE, _style_axes
+    widgets = _widgets()
+    _enable_colab_widgets()
+    own = get_chip(chip)
+    n = _check_positive("n", n, whole=True)
+    if n < 2:
+        raise ValueError("n must be at least 2 chips for a sharded matmul")
+    B = _check_positive("B", B, whole=True)
+    D = _check_positive("D", D, whole=True)
+    F = _check_positive("F", F, whole=True)
+    if link_bytes_per_s is None:
+        if own.link_bytes_per_s is None:
+            raise ValueError(f"{own.name} has no chip-to-chip link in the catalog; pass "
+                             "link_bytes_per_s (one way, per link, in bytes/s)")
+        link_bytes_per_s = own.link_bytes_per_s
+    link_bytes_per_s = _check_positive("link_bytes_per_s", link_bytes_per_s)
+    if not 1e9 <= link_bytes_per_s <= 1e13:
+        raise ValueError("link_bytes_per_s must be between 1e9 and 1e13 bytes/s (one way, per link)")
+    dtype = "bf16"
+    controls = {
+        "n": widgets.SelectionSlider(options=_snap_options([2, 4, 8, 16, 32, 64], n), value=n,
+                                     description="n chips"),
+        "D": widgets.SelectionSlider(options=_pow2_options(8, 20, D), value=D, description="D"),
+        "link_bytes_per_s": widgets.FloatLogSlider(value=link_bytes_per_s, base=10, min=9, max=13,
+                                                   step=0.01, description="link B/s",
+                                                   readout_format=".3g"),
+    }
+    d_axis = np.array([2.0 ** k for k in np.arange(8, 20.01, 0.25)])
+    state = {}
+
+    def render(ex, changed):
+        c = ex.controls
+        nn, d, link = c["n"].value, c["D"].value, float(c["link_bytes_per_s"].value)
+        fig = ex.figure
+        full = not state or bool(changed & {"n", "link_bytes_per_s", "*"})
+        if not state:
+            ax = fig.add_subplot(1, 1, 1)
+            _style_axes(ax)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            state["math"], = ax.plot([], [], color=PALETTE["blue"], linewidth=2,
+                                     label="math per chip: (2BDF/n) / peak")
+            state["comms"], = ax.plot([], [], color=PALETTE["vermillion"], linewidth=2, linestyle="--",
+                                      label="link per chip: 2(n-1)/n · 2BF bytes / link")
+            state["threshold"] = ax.axvline(1, color="#555555", linestyle=":", linewidth=1.2,
+                                            label="threshold D")
+            state["pm"], = ax.plot([], [], "o", color=PALETTE["blue"], markersize=7,
+                                   markeredgecolor="#000000", zorder=5)
+            state["pc"], = ax.plot([], [], "s", color=PALETTE["vermillion"], markersize=7,
+                                   markeredgecolor="#000000", zorder=5)
+            state["label"] = ax.annotate("", xy=(1, 1), xytext=(4, 6), textcoords="offset points",
+                                         fontsize=7, ha="left", va="bottom", color="#333333")
+            ax.set_xlim(d_axis[0], d_axis[-1])
+            ax.set_xlabel("Contraction size D (split over n chips)", fontsize=9)
+            ax.set_ylabel("Time per chip", fontsize=9)
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}" if v < 1e5 else f"$2^{{{round(math.log2(v))}}}$"))
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: format_time(v, digits=2)))
+            ax.legend(loc="upper left", fontsize=7, facecolor="white")
+            state["ax"] = ax
+            ex._moving = [state["pm"], state["pc"]]
+        ax = state["ax"]
+        curve = sharded_estimate(B, d_axis, F, own, n=nn, dtype=dtype, link_bytes_per_s=link)
+        t_math = np.asarray(curve.t_math, dtype=float)
+        t_comms = np.broadcast_to(np.asarray(curve.t_comms, dtype=float), d_axis.shape)
+        state["math"].set_data(d_axis, t_math)
+        state["comms"].set_data(d_axis, t_comms)
+        threshold = sharded_critical_D(own, n=nn, dtype=dtype, link_bytes_per_s=link)
+        state["threshold"].set_xdata([threshold, threshold])
+        here = sharded_estimate(B, d, F, own, n=nn, dtype=dtype, link_bytes_per_s=link)
+        state["pm"].set_data([d], [here.t_math])
+        state["pc"].set_data([d], [here.t_comms])
+        state["label"].set_text(f"threshold D = {threshold:,.0f}")
+        low = min(t_math.min(), t_comms.min())
+        high = max(t_math.max(), t_comms.max())
+        ax.set_ylim(10 ** math.floor(math.log10(low)), 10 ** math.ceil(math.log10(high) + 0.5))
+        state["label"].xy = (min(max(threshold, d_axis[0]), d_axis[-1]), ax.get_ylim()[0])
+        ax.set_title(f"{nn} × {own.name}: B={B}, F={F}, link {format_bandwidth(link)} one way",
+                     fontsize=9)
+        bound = here.bound
+        text = (f"{nn} × {own.name}, bf16, B={B}, D={d}, F={F}, link {format_bandwidth(link)} one way\n"
+                f"per chip: math {format_time(here.t_math)}, link {format_time(here.t_comms)} -> "
+                f"{bound}-bound\n"
+                f"threshold: compute-bound when D > {threshold:,.0f} (B and F cancel)")
+        alt = (f"Time per chip against D for a matmul split over {nn} {own.name} chips: the math time "
+               f"grows with D, the link time does not; they cross at D = {threshold:,.0f}. At D={d}: "
+               f"math {format_time(here.t_math)}, link {format_time(here.t_comms)}, {bound}-bound.")
+        return text, alt, full
+
+    frames = [2 ** k for k in range(8, 21)]
+    return Explorer("sharded_matmul", "Sharded matmul explorer: math vs link time per chip", controls,
+                    render, "D", _frame_values(frames, D), lambda v: f"D = {v}")
