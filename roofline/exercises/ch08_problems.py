@@ -1,7 +1,7 @@
 """Worked problems of chapter 8, "Problems" (ids start with "problems-")."""
 
 from .. import (critical_batch_size, critical_intensity, estimate, exact_critical_batch_size,
-                get_chip, matmul, per_example_matmul, sharded_critical_D)
+                format_bandwidth, get_chip, matmul, per_example_matmul, sharded_critical_D)
 from .core import Exercise, Mistake, register
 
 register(Exercise(
@@ -77,7 +77,7 @@ register(Exercise(
 
 register(Exercise(
     id="problems-h100-critical-batch",
-    question="From the H100 SXM spec sheet (BFLOAT16 Tensor Core 1,979 teraFLOPS*, memory 3.35 TB/s): "
+    question="From the H100 SXM spec sheet's BFLOAT16 Tensor Core and memory bandwidth lines: "
              "the critical batch of a bf16 matmul with B << D, F?",
     answer=lambda p: critical_batch_size(p["chip"], "bf16"),
     kind="number",
@@ -108,7 +108,10 @@ register(Exercise(
                                         link_bytes_per_s=get_chip(p["chip"]).interconnect.one_way_total_bytes_per_s),
     kind="number",
     params={"chip": "H100 SXM"},
-    hints=("18 links x 25 GB/s each way = the one-way total; the spec sheet's 900 GB/s counts both ways.",),
+    hints=(f"{get_chip('H100 SXM').interconnect.count} links x "
+           f"{format_bandwidth(get_chip('H100 SXM').link_bytes_per_s)} each way = the one-way total; "
+           f"the spec sheet's {format_bandwidth(get_chip('H100 SXM').interconnect.bidirectional_total_bytes_per_s)} "
+           "counts both ways.",),
     mistakes=lambda p: [
         Mistake(sharded_critical_D(p["chip"], n=2,
                                    link_bytes_per_s=get_chip(p["chip"]).interconnect.bidirectional_total_bytes_per_s),
