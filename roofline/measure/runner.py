@@ -1,0 +1,594 @@
+"""Run the measurement: bandwidth sweep, matmul peaks, measured operations, accelerator.
+
+`measure()` returns a `MeasureResult` holding every raw timing. Its `.chip` is a
+`roofline.Chip` built from them (usable in `roofline.estimate` and the plots), its
+`.points()` the measured operations as roofline points, and `.save_json()` /
+`load_result()` keep it for later. Ctrl-C during a run returns what was measured
+so far, marked `partial`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+import platform
+import socket
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..costs import Cost, dot, elementwise, matmul
+from ..estimate import estimate
+from ..hardware import Chip, Peak, Source
+from ..units import format_bandwidth, format_bytes, format_flops_rate, format_intensity, format_time
+from .accelerator import AcceleratorResult, measure_accelerator
+from .analysis import Levels, combine_best, memory_levels
+from .bandwidth import KERNELS, BandwidthSample, measure_kernel, sweep_sizes
+from .matmul import MatmulSample, measure_matmul
+
+__all__ = ["MeasureResult", "OperationSample", "IncompleteMeasurement", "InsufficientMemoryError",
+           "measure", "load_result", "load_chip", "settings_for", "available_memory_bytes",
+           "last_level_cache_bytes", "check_memory", "Progress"]
+
+FORMAT_VERSION = 1
+
+
+class InsufficientMemoryError(MemoryError):
+    """The requested sizes need more memory than this machine has free."""
+
+
+class IncompleteMeasurement(RuntimeError):
+    """A partial result lacks what a Chip needs (a memory plateau and a matmul peak)."""
+
+
+# ------------------------------------------------------------ the machine
+def available_memory_bytes() -> int:
+    """Memory free for new allocations: MemAvailable from /proc/meminfo, else SC_AVPHYS_PAGES."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 2**34  # unknown (macOS, Windows): assume 16 GiB and let the OS object
+
+
+def physical_memory_bytes() -> int:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 2**34
+
+
+def last_level_cache_bytes(default: int = 32 * 2**20) -> int:
+    """The largest CPU cache the OS reports (a VM may report the host's). `default` if unknown."""
+    best = 0
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        for entry in os.listdir(base):
+            try:
+                with open(os.path.join(base, entry, "size"), encoding="ascii") as f:
+                    text = f.read().strip()
+            except OSError:
+                continue
+            mult = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:].upper(), 1)
+            digits = text[:-1] if mult != 1 else text
+            if digits.isdigit():
+                best = max(best, int(digits) * mult)
+    except OSError:
+        pass
+    if not best:
+        try:
+            best = max(0, os.sysconf("SC_LEVEL3_CACHE_SIZE"))
+        except (ValueError, OSError, AttributeError):
+            best = 0
+    return best or default
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def check_memory(needed_bytes: float, available: float | None = None, what: str = "this run",
+                 fraction: float = 0.8) -> None:
+    """Raise InsufficientMemoryError, before anything is allocated, if `needed_bytes` will not fit."""
+    available = available_memory_bytes() if available is None else available
+    if needed_bytes > fraction * available:
+        raise InsufficientMemoryError(
+            f"{what} needs {format_bytes(needed_bytes, binary=True)} of arrays at once, but only "
+            f"{format_bytes(available, binary=True)} of memory is free (and {int(100 * fraction)} % "
+            "of that is the most this tool will use). Use the quick mode (--quick, quick=True) or a "
+            "smaller sweep (--max-bytes, max_bytes=...), or close other programs.")
+
+
+# ------------------------------------------------------------ settings
+def settings_for(mode: str = "full", llc_bytes: int | None = None, max_bytes: float | None = None) -> dict:
+    """Sizes and repeats for "full", "quick" or "tiny" (tests) runs."""
+    llc = llc_bytes or last_level_cache_bytes()
+    if mode == "full":
+        s = dict(min_ws=32 * 2**10, max_ws=3 * 4 * llc, per_octave=4, repeats=10, target_bytes=32e6,
+                 matmul_n=2048, matmul_repeats=5, op_small=2**12, op_python=20_000,
+                 op_matmuls=(16, 64, 256, 1024), op_repeats=7)
+    elif mode == "quick":
+        s = dict(min_ws=64 * 2**10, max_ws=min(2 * 4 * llc, 256 * 2**20), per_octave=2, repeats=3,
+                 target_bytes=8e6, matmul_n=1024, matmul_repeats=3, op_small=2**12,
+                 op_python=20_000, op_matmuls=(16, 64, 256), op_repeats=3)
+    elif mode == "tiny":
+        s = dict(min_ws=16 * 2**10, max_ws=2**20, per_octave=1, repeats=2, target_bytes=1e5,
+                 matmul_n=64, matmul_repeats=2, op_small=2**10, op_python=500,
+                 op_matmuls=(8, 32), op_repeats=2)
+    else:
+        raise ValueError(f"mode must be 'full', 'quick' or 'tiny', got {mode!r}")
+    if max_bytes is not None:
+        if not max_bytes >= s["min_ws"]:
+            raise ValueError(f"max_bytes must be at least {format_bytes(s['min_ws'], binary=True)}")
+        s["max_ws"] = min(s["max_ws"], max_bytes)
+    s["op_large"] = int(s["max_ws"] // (3 * 8))  # three fp64 arrays fill the largest working set
+    s["mode"] = mode
+    s["llc_bytes"] = llc
+    return s
+
+
+def bytes_needed(settings: dict) -> float:
+    """The most memory a run holds at once (the largest of its steps)."""
+    return max(settings["max_ws"], 3 * 8 * settings["op_large"], 3 * 8 * settings["matmul_n"] ** 2)
+
+
+# ------------------------------------------------------------ progress
+class Progress:
+    """A one-line text progress bar on stderr (nothing when disabled)."""
+
+    def __init__(self, total: int, enabled: bool, stream=None, width: int = 24):
+        self.total, self.enabled, self.done, self.width = max(total, 1), enabled, 0, width
+        self.stream = stream if stream is not None else sys.stderr
+        self.started = time.perf_counter()
+
+    def step(self, label: str) -> None:
+        if not self.enabled:
+            return
+        filled = int(self.width * self.done / self.total)
+        bar = "#" * filled + "." * (self.width - filled)
+        elapsed = time.perf_counter() - self.started
+        self.stream.write(f"\rmeasuring [{bar}] {self.done}/{self.total} {elapsed:5.1f} s  {label:<40.40}")
+        self.stream.flush()
+        self.done += 1
+
+    def close(self, note: str = "done") -> None:
+        if self.enabled:
+            self.stream.write(f"\rmeasuring [{'#' * self.width}] {note:<60}\n")
+            self.stream.flush()
+
+
+# ------------------------------------------------------------ operations
+@dataclass
+class OperationSample:
+    """An operation timed for the roofline plot: its cost (FLOPs, bytes) and its times."""
+
+    label: str
+    cost: Cost
+    working_set: float
+    times: list = field(default_factory=list)
+
+    @property
+    def best_time(self) -> float:
+        return min(self.times)
+
+    @property
+    def median_time(self) -> float:
+        return float(np.median(self.times))
+
+    @property
+    def flops_per_s(self) -> float:
+        return self.cost.flops / self.best_time
+
+    @property
+    def intensity(self) -> float:
+        return self.cost.intensity
+
+    def to_dict(self) -> dict:
+        c = self.cost
+        return {"label": self.label, "working_set": self.working_set, "times": list(self.times),
+                "cost": {"name": c.name, "flops": c.flops, "bytes": c.bytes, "dtype": c.dtype}}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "OperationSample":
+        c = d["cost"]
+        return cls(d["label"], Cost(c["name"], c["flops"], c["bytes"], c["dtype"]),
+                   float(d["working_set"]), [float(t) for t in d["times"]])
+
+
+def _time_calls(fn, repeats, inner, timer, sample):
+    fn()  # warm-up
+    for _ in range(repeats):
+        start = timer()
+        for _ in range(inner):
+            fn()
+        sample.times.append((timer() - start) / inner)
+
+
+def _operation_plan(settings: dict) -> list:
+    """(label, cost, working set, setup) for each operation; setup() returns the call to time."""
+    plan = []
+
+    def vectors(n, k):
+        return [np.full(n, 1.0 + i) for i in range(k)]
+
+    def dot_setup(n):
+        def setup():
+            x, y = vectors(n, 2)
+            return lambda: np.dot(x, y)
+        return setup
+
+    def add_setup(n):
+        def setup():
+            x, y, z = vectors(n, 3)
+            return lambda: np.add(x, y, out=z)
+        return setup
+
+    def matmul_setup(n):
+        def setup():
+            rng = np.random.default_rng(1)
+            a, b = rng.standard_normal((n, n)), rng.standard_normal((n, n))
+            c = np.empty((n, n))
+            return lambda: np.matmul(a, b, out=c)
+        return setup
+
+    def python_setup(n):
+        def setup():
+            xs = [1.0 + i % 7 for i in range(n)]
+            ys = [2.0 - i % 5 for i in range(n)]
+
+            def loop():
+                total = 0.0
+                for a, b in zip(xs, ys):
+                    total += a * b
+                return total
+            return loop
+        return setup
+
+    small, large = settings["op_small"], settings["op_large"]
+    plan.append((f"dot, N={small} (in cache)", dot(small, "fp64"), 2 * 8 * small, dot_setup(small)))
+    plan.append((f"dot, N={large:.2g} (main memory)", dot(large, "fp64"), 2 * 8 * large, dot_setup(large)))
+    plan.append((f"add, N={small} (in cache)", elementwise(small, "fp64", name="add"), 3 * 8 * small,
+                 add_setup(small)))
+    plan.append((f"add, N={large:.2g} (main memory)", elementwise(large, "fp64", name="add"),
+                 3 * 8 * large, add_setup(large)))
+    for n in settings["op_matmuls"]:
+        plan.append((f"matmul n={n}", matmul(n, n, n, "fp64"), 3 * 8 * n * n, matmul_setup(n)))
+    p = settings["op_python"]
+    plan.append((f"Python loop dot, N={p}", dot(p, "fp64"), 2 * 8 * p, python_setup(p)))
+    return plan
+
+
+# ------------------------------------------------------------ the result
+@dataclass
+class MeasureResult:
+    """Everything one run measured, raw, plus the analysis built on it."""
+
+    host: str
+    date: str
+    cpu: str
+    settings: dict
+    bandwidth: list = field(default_factory=list)     # BandwidthSample
+    matmuls: list = field(default_factory=list)       # MatmulSample
+    operations: list = field(default_factory=list)    # OperationSample
+    accelerator: AcceleratorResult | None = None
+    accelerator_message: str = ""
+    partial: bool = False
+    interrupted_during: str | None = None
+    memory_bytes: float = 0.0
+    seconds: float = 0.0
+
+    # -- analysis
+    def curves(self, statistic: str = "best") -> dict:
+        """kernel -> (working sets in bytes, bandwidths in bytes/s), sizes increasing."""
+        if statistic not in ("best", "median"):
+            raise ValueError("statistic must be 'best' or 'median'")
+        out = {}
+        for name in KERNELS:
+            samples = sorted((s for s in self.bandwidth if s.kernel == name and s.times),
+                             key=lambda s: s.working_set)
+            if samples:
+                out[name] = ([s.working_set for s in samples], [getattr(s, statistic) for s in samples])
+        return out
+
+    def levels(self, kernel: str | None = None, statistic: str = "best") -> Levels:
+        """The memory plateaus: of one kernel, or (None) of the best kernel at each size."""
+        curves = self.curves(statistic)
+        if not curves:
+            raise IncompleteMeasurement("no bandwidth was measured (the run stopped before the sweep)")
+        if kernel is not None:
+            if kernel not in curves:
+                raise ValueError(f"no {kernel!r} timings; measured: {', '.join(curves)}")
+            return memory_levels(*curves[kernel])
+        return memory_levels(*combine_best(curves))
+
+    def peak(self, dtype: str = "fp64", statistic: str = "best") -> float:
+        rates = [getattr(m, statistic) for m in self.matmuls if m.dtype == dtype and m.times]
+        if not rates:
+            raise IncompleteMeasurement(f"no {dtype} matmul was measured")
+        return max(rates)
+
+    @property
+    def chip(self) -> Chip:
+        """This machine as a `roofline.Chip`: measured peaks, main-memory and cache bandwidths."""
+        levels = self.levels()
+        where = f"measured on {self.host} {self.date}"
+        peaks = []
+        for dtype in ("fp64", "fp32"):
+            samples = [m for m in self.matmuls if m.dtype == dtype and m.times]
+            if samples:
+                best = max(samples, key=lambda m: m.best)
+                rate, says = best.best, (
+                    f"np.matmul(A, B, out=C), n={best.n}, FLOPs = 2n^3, fastest of "
+                    f"{len(best.times)} timed runs after a warm-up: {format_flops_rate(best.best)} "
+                    f"(median {format_flops_rate(best.median)})")
+                # a smaller matmul among the operations may have caught the CPU at a better moment
+                ops = [o for o in self.operations if o.times and o.cost.name == "matmul"
+                       and o.cost.dtype == dtype and o.flops_per_s > rate]
+                if ops:
+                    top = max(ops, key=lambda o: o.flops_per_s)
+                    rate = top.flops_per_s
+                    says += f"; raised to {format_flops_rate(rate)}, reached by {top.label}"
+                peaks.append(Peak(dtype, rate, Source(where, says)))
+        if not peaks:
+            raise IncompleteMeasurement("no matmul was measured, so there is no peak FLOP/s "
+                                        "(the run stopped early); run the measurement again")
+        main = levels.main_memory
+        reached = ("" if levels.main_memory_reached else
+                   "; the sweep ended before bandwidth levelled off, so this is an upper bound")
+        return Chip(
+            name=f"{self.host} (measured)", vendor="measured", peaks=tuple(peaks),
+            hbm_bytes=float(self.memory_bytes or physical_memory_bytes()),
+            hbm_bytes_per_s=main.bytes_per_s, memory_kind="DRAM",
+            memory_source=Source(where, (
+                "STREAM-style numpy sweep (copy, scale, add), best kernel at each size; "
+                f"median of the plateau at working sets {format_bytes(main.min_working_set, binary=True)}"
+                f" to {format_bytes(main.max_working_set, binary=True)}: "
+                f"{format_bandwidth(main.bytes_per_s)}{reached}")),
+            extra_memories=tuple(levels.named()),
+            notes=f"{self.cpu}; numpy kernels on one thread, matmul on all BLAS threads"
+                  + ("; partial measurement" if self.partial else ""),
+        )
+
+    def level_for(self, working_set: float) -> tuple[str, float]:
+        """(name, bytes/s) of the fastest measured level whose plateau held this working set."""
+        levels = self.levels()
+        for (name, bw), plateau in zip(levels.named(), levels.caches):
+            if working_set <= plateau.max_working_set:
+                return name, bw
+        return "DRAM", levels.main_memory.bytes_per_s
+
+    def predictions(self) -> list[dict]:
+        """For each measured operation: measured time vs the roofline's prediction on `.chip`.
+
+        `predicted` uses main-memory bandwidth; `predicted_level` the bandwidth of the
+        level that holds the operation's data (`level`).
+        """
+        chip = self.chip
+        rows = []
+        for op in self.operations:
+            if not op.times:
+                continue
+            est = estimate(op.cost, chip, dtype=op.cost.dtype)
+            level, bw = self.level_for(op.working_set)
+            est_level = estimate(op.cost, chip, dtype=op.cost.dtype, bandwidth_bytes_per_s=bw)
+            rows.append({
+                "label": op.label, "intensity": op.intensity, "flops_per_s": op.flops_per_s,
+                "measured": op.best_time, "median": op.median_time,
+                "predicted": est.t_lower, "bound": est.bound,
+                "level": level, "predicted_level": est_level.t_lower,
+                "ratio": op.best_time / est.t_lower, "ratio_level": op.best_time / est_level.t_lower,
+            })
+        return rows
+
+    def points(self):
+        """The measured operations as `roofline.plots.Point`s (label, intensity, FLOP/s)."""
+        from ..plots import Point
+        return [Point(op.label, op.intensity, op.flops_per_s) for op in self.operations if op.times]
+
+    # -- text
+    def table(self) -> str:
+        """This machine's roofline as a text table (units by roofline.units)."""
+        lines = [f"Roofline of {self.host} ({self.cpu}), measured {self.date}, {self.settings.get('mode')} mode"
+                 f" in {self.seconds:.1f} s"]
+        if self.partial:
+            lines.append(f"PARTIAL RESULT: interrupted during {self.interrupted_during}; "
+                         "figures below are what was measured before that")
+        try:
+            levels = self.levels()
+        except IncompleteMeasurement as error:
+            lines.append(f"memory: {error}")
+            levels = None
+        if levels is not None:
+            lines.append("")
+            lines.append(f"{'memory level':<24} {'bandwidth':>12}  working sets")
+            for (name, _), p in zip(levels.named(), levels.caches):
+                lines.append(f"{name:<24} {format_bandwidth(p.bytes_per_s):>12}  "
+                             f"{format_bytes(p.min_working_set, binary=True)} - "
+                             f"{format_bytes(p.max_working_set, binary=True)}")
+            m = levels.main_memory
+            note = "" if levels.main_memory_reached else "  (no plateau yet: upper bound)"
+            lines.append(f"{'main memory (DRAM)':<24} {format_bandwidth(m.bytes_per_s):>12}  "
+                         f"{format_bytes(m.min_working_set, binary=True)} - "
+                         f"{format_bytes(m.max_working_set, binary=True)}{note}")
+            for kernel, (sizes, bws) in self.curves().items():
+                kl = memory_levels(sizes, bws)
+                lines.append(f"  {kernel:<6} plateaus: " + ", ".join(format_bandwidth(p.bytes_per_s)
+                                                                    for p in kl.plateaus))
+        if self.matmuls:
+            lines.append("")
+            lines.append(f"{'matmul':<24} {'best':>14} {'median':>14}")
+            for m in self.matmuls:
+                if m.times:
+                    lines.append(f"{m.dtype + ' n=' + str(m.n):<24} {format_flops_rate(m.best):>14} "
+                                 f"{format_flops_rate(m.median):>14}")
+        try:
+            chip = self.chip
+        except IncompleteMeasurement:
+            chip = None
+        if chip is not None:
+            from ..estimate import critical_intensity
+            lines.append("")
+            for dtype in chip.dtypes:
+                lines.append(f"ridge point {dtype}: {format_intensity(critical_intensity(chip, dtype))}"
+                             f" (peak / {chip.memory_kind} bandwidth)")
+            rows = self.predictions()
+            if rows:
+                lines.append("")
+                lines.append(f"{'operation':<34} {'intensity':>14} {'achieved':>14} {'measured':>10} "
+                             f"{'predicted':>10} {'meas/pred':>9}")
+                for r in rows:
+                    lines.append(f"{r['label']:<34} {format_intensity(r['intensity']):>14} "
+                                 f"{format_flops_rate(r['flops_per_s']):>14} {format_time(r['measured']):>10} "
+                                 f"{format_time(r['predicted']):>10} {r['ratio']:>9.2f}")
+        lines.append("")
+        if self.accelerator is not None:
+            lines.append(self.accelerator.report())
+        elif self.accelerator_message:
+            lines.append(self.accelerator_message)
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+    # -- JSON
+    def to_dict(self) -> dict:
+        d = {
+            "format": "roofline-measurement", "version": FORMAT_VERSION,
+            "host": self.host, "date": self.date, "cpu": self.cpu, "settings": self.settings,
+            "memory_bytes": self.memory_bytes, "seconds": self.seconds,
+            "partial": self.partial, "interrupted_during": self.interrupted_during,
+            "bandwidth": [s.to_dict() for s in self.bandwidth],
+            "matmuls": [m.to_dict() for m in self.matmuls],
+            "operations": [o.to_dict() for o in self.operations],
+            "accelerator": None if self.accelerator is None else self.accelerator.to_dict(),
+            "accelerator_message": self.accelerator_message,
+        }
+        try:  # a readable summary; the loader recomputes it from the raw timings
+            chip = self.chip
+            d["summary"] = {"peaks_flops_per_s": {p.dtype: p.dense_flops_per_s for p in chip.peaks},
+                            "memory_levels_bytes_per_s": chip.memory_levels()}
+        except IncompleteMeasurement:
+            pass
+        return d
+
+    def save_json(self, path) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(self.to_dict(), f, indent=1)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "MeasureResult":
+        if d.get("format") != "roofline-measurement":
+            raise ValueError("this is not a file saved by `python -m roofline measure --json`")
+        if d.get("version") != FORMAT_VERSION:
+            raise ValueError(f"measurement file version {d.get('version')} is not supported "
+                             f"(this roofline reads version {FORMAT_VERSION}); measure again")
+        acc = d.get("accelerator")
+        return cls(host=d["host"], date=d["date"], cpu=d.get("cpu", ""), settings=d.get("settings", {}),
+                   bandwidth=[BandwidthSample.from_dict(s) for s in d["bandwidth"]],
+                   matmuls=[MatmulSample.from_dict(m) for m in d["matmuls"]],
+                   operations=[OperationSample.from_dict(o) for o in d["operations"]],
+                   accelerator=None if acc is None else AcceleratorResult.from_dict(acc),
+                   accelerator_message=d.get("accelerator_message", ""),
+                   partial=bool(d.get("partial")), interrupted_during=d.get("interrupted_during"),
+                   memory_bytes=float(d.get("memory_bytes", 0.0)), seconds=float(d.get("seconds", 0.0)))
+
+
+def load_result(path) -> MeasureResult:
+    """Read a measurement saved with `--json FILE` (or `MeasureResult.save_json`)."""
+    with open(path, encoding="utf-8") as f:
+        return MeasureResult.from_dict(json.load(f))
+
+
+def load_chip(path) -> Chip:
+    """The measured `Chip` from a saved measurement, ready for `roofline.estimate` and the plots."""
+    return load_result(path).chip
+
+
+# ------------------------------------------------------------ the run
+def measure(quick: bool = False, *, mode: str | None = None, kernels=tuple(KERNELS),
+            dtypes=("fp64", "fp32"), operations: bool = True, accelerator: bool = True,
+            max_bytes: float | None = None, timer=time.perf_counter, progress: bool | None = None,
+            available_bytes: float | None = None, llc_bytes: int | None = None) -> MeasureResult:
+    """Measure this machine's roofline. `quick=True` for a short run (a few seconds).
+
+    `mode` ("full", "quick", "tiny") overrides `quick`; "tiny" is for tests.
+    `timer` (seconds, like time.perf_counter) and `available_bytes` can be injected.
+    Raises InsufficientMemoryError before allocating if the sizes will not fit.
+    Ctrl-C (KeyboardInterrupt) returns the partial result, with `.partial` True.
+    """
+    mode = mode or ("quick" if quick else "full")
+    settings = settings_for(mode, llc_bytes=llc_bytes, max_bytes=max_bytes)
+    for k in kernels:
+        if k not in KERNELS:
+            raise ValueError(f"unknown kernel {k!r}; choose from {', '.join(KERNELS)}")
+    check_memory(bytes_needed(settings), available_bytes, what=f"the {mode} measurement")
+    now = datetime.datetime.now().astimezone()
+    result = MeasureResult(host=socket.gethostname() or "this machine", date=now.strftime("%Y-%m-%d %H:%M"),
+                           cpu=cpu_model(), settings=dict(settings, kernels=list(kernels)),
+                           memory_bytes=float(physical_memory_bytes()))
+    sizes = sweep_sizes(settings["min_ws"], settings["max_ws"], settings["per_octave"])
+    plan = _operation_plan(settings) if operations else []
+    steps = len(sizes) * len(kernels) + len(dtypes) + len(plan) + (1 if accelerator else 0)
+    bar = Progress(steps, sys.stderr.isatty() if progress is None else progress)
+    start = time.perf_counter()
+    label = "start"
+    try:
+        for ws in sizes:
+            for k in kernels:
+                label = f"bandwidth: {k}, {format_bytes(ws, binary=True)}"
+                bar.step(label)
+                sample = BandwidthSample(k, max(1, ws // (KERNELS[k].arrays * 8)))
+                result.bandwidth.append(sample)
+                measure_kernel(k, ws, settings["repeats"], target_bytes=settings["target_bytes"],
+                               timer=timer, sample=sample)
+        for dtype in dtypes:
+            label = f"matmul: {dtype}, n={settings['matmul_n']}"
+            bar.step(label)
+            sample = MatmulSample(dtype, settings["matmul_n"], settings["matmul_n"], settings["matmul_n"])
+            result.matmuls.append(sample)
+            measure_matmul(settings["matmul_n"], dtype, settings["matmul_repeats"], timer=timer, sample=sample)
+        for name, cost, ws, setup in plan:
+            label = f"operation: {name}"
+            bar.step(label)
+            op = OperationSample(name, cost, ws)
+            result.operations.append(op)
+            fn = setup()
+            t0 = time.perf_counter()
+            fn()
+            once = max(time.perf_counter() - t0, 1e-7)
+            inner = max(1, min(10_000, int(2e-3 / once)))
+            _time_calls(fn, settings["op_repeats"], inner, timer, op)
+            del fn
+        if accelerator:
+            label = "accelerator"
+            bar.step(label)
+            result.accelerator, result.accelerator_message = measure_accelerator(quick=mode != "full")
+    except KeyboardInterrupt:
+        result.partial = True
+        result.interrupted_during = label
+        bar.close(f"interrupted during {label}: keeping what was measured")
+    else:
+        bar.close()
+    # drop samples the interrupt left without a single timing
+    result.bandwidth = [s for s in result.bandwidth if s.times]
+    result.matmuls = [m for m in result.matmuls if m.times]
+    result.operations = [o for o in result.operations if o.times]
+    result.seconds = time.perf_counter() - start
+    return result

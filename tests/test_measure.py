@@ -1,0 +1,344 @@
+"""roofline.measure: byte counting, plateau detection on injected curves, the Chip it
+builds, a tiny real run, interrupts, memory checks, the CLI round trip and the
+accelerator path (skipped without a library; exercised with a stand-in module)."""
+import io
+import json
+import math
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import roofline as rl
+from roofline.measure import (KERNELS, BandwidthSample, IncompleteMeasurement, InsufficientMemoryError,
+                              MatmulSample, MeasureResult, OperationSample, bytes_counted,
+                              catalog_chip_for, combine_best, find_plateaus, load_chip, load_result,
+                              measure, measure_accelerator, measure_kernel, memory_levels,
+                              sweep_sizes, working_set_bytes)
+from roofline.measure import accelerator as acc_mod
+from roofline.measure.runner import Progress, check_memory
+
+KiB, MiB = 2**10, 2**20
+
+
+# ------------------------------------------------------------ byte counting
+@pytest.mark.parametrize("kernel, arrays_read, arrays_written, arrays_held", [
+    ("copy", 1, 1, 2), ("scale", 1, 1, 2), ("add", 2, 1, 3)])
+def test_bytes_counted_match_the_arrays_numpy_touches(kernel, arrays_read, arrays_written, arrays_held):
+    n = 1000
+    one = np.empty(n).nbytes  # 8N, from numpy itself
+    assert bytes_counted(kernel, n) == (arrays_read + arrays_written) * one
+    assert working_set_bytes(kernel, n) == arrays_held * one
+
+
+def test_kernels_compute_what_they_claim_without_temporaries():
+    b, c = np.arange(5.0), np.arange(5.0) * 10
+    a = np.zeros(5)
+    KERNELS["copy"].run([a, b]); assert np.array_equal(a, b)
+    KERNELS["scale"].run([a, b], scalar=3.0); assert np.array_equal(a, 3 * b)
+    KERNELS["add"].run([a, b, c]); assert np.array_equal(a, b + c)
+
+
+def test_sweep_sizes_are_geometric():
+    sizes = sweep_sizes(64 * KiB, 1 * MiB, per_octave=2)
+    assert sizes[0] == 64 * KiB and sizes[-1] == 1 * MiB
+    ratios = [b / a for a, b in zip(sizes, sizes[1:])]
+    assert all(abs(r - math.sqrt(2)) < 1e-3 for r in ratios)
+    with pytest.raises(ValueError):
+        sweep_sizes(2 * MiB, 1 * MiB)
+
+
+class StepTimer:
+    """A clock that advances `dt` seconds each time it is read; optionally raises after `limit` reads."""
+
+    def __init__(self, dt=1e-3, limit=None):
+        self.t, self.dt, self.reads, self.limit = 0.0, dt, 0, limit
+
+    def __call__(self):
+        self.reads += 1
+        if self.limit is not None and self.reads > self.limit:
+            raise KeyboardInterrupt
+        self.t += self.dt
+        return self.t
+
+
+def test_measure_kernel_turns_injected_timings_into_bytes_per_second():
+    timer = StepTimer(dt=2e-3)
+    s = measure_kernel("add", 3 * 8 * 1000, repeats=4, target_bytes=0, timer=timer)
+    assert s.n_elements == 1000 and len(s.times) == 4
+    # each repeat: one call between two clock reads 2 ms apart -> 24000 bytes / 2 ms
+    assert s.best == pytest.approx(3 * 8 * 1000 / 2e-3)
+    assert s.median == pytest.approx(s.best)
+
+
+# ------------------------------------------------------------ plateau detection
+def hierarchy_curve(levels, sizes, overhead_s=0.0, noise=0.0, seed=0):
+    """Bandwidth a kernel would show: each level's bandwidth while the working set fits it,
+    slowed at small sizes by a fixed per-call overhead (time = ws/bw + overhead)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for ws in sizes:
+        bw = next(b for cap, b in levels if ws <= cap)
+        t = ws / bw + overhead_s
+        out.append(ws / t * (1 + noise * rng.uniform(-1, 1)))
+    return out
+
+
+LEVELS = [(1 * MiB, 200e9), (24 * MiB, 100e9), (math.inf, 40e9)]
+
+
+def test_plateaus_found_at_each_level_of_an_injected_hierarchy():
+    sizes = sweep_sizes(16 * KiB, 512 * MiB, per_octave=4)
+    bws = hierarchy_curve(LEVELS, sizes, overhead_s=5e-8, noise=0.05)
+    levels = memory_levels(sizes, bws)
+    assert levels.main_memory_reached
+    assert [round(p.bytes_per_s / 1e9) for p in levels.plateaus] == pytest.approx([200, 100, 40], rel=0.08)
+    assert levels.overhead_points > 0  # the overhead ramp at small sizes is not a level
+    assert levels.main_memory.min_working_set > 24 * MiB
+    assert levels.caches[0].max_working_set <= 1 * MiB
+
+
+def test_call_overhead_ramp_is_not_a_cache_level():
+    sizes = sweep_sizes(16 * KiB, 512 * MiB, per_octave=4)
+    bws = hierarchy_curve(LEVELS, sizes, overhead_s=1e-6)  # 1 us per numpy call: a long ramp
+    levels = memory_levels(sizes, bws)
+    assert len(levels.plateaus) == 3 and levels.overhead_points > 4
+    # what is left of the fastest level is still biased low by the overhead, never high
+    assert 0.7 * 200e9 < levels.caches[0].bytes_per_s < 200e9
+
+
+def test_one_noisy_point_does_not_split_a_plateau():
+    sizes = sweep_sizes(256 * KiB, 256 * MiB, per_octave=2)
+    bws = hierarchy_curve(LEVELS, sizes)
+    i = sizes.index(next(s for s in sizes if s > 4 * MiB))
+    bws[i] *= 0.5  # another process woke up
+    assert len(find_plateaus(sizes, bws)) == 3
+
+
+def test_a_sweep_that_stops_inside_the_caches_says_so():
+    sizes = sweep_sizes(256 * KiB, 32 * MiB, per_octave=2)
+    bws = hierarchy_curve([(1 * MiB, 200e9), (8 * MiB, 100e9), (16 * MiB, 70e9), (math.inf, 40e9)], sizes)
+    levels = memory_levels(sizes, bws)
+    assert not levels.main_memory_reached
+
+
+def test_plateau_input_errors_are_clear():
+    with pytest.raises(ValueError, match="increasing"):
+        memory_levels([2, 1], [1, 1])
+    with pytest.raises(ValueError, match="one of each"):
+        memory_levels([1, 2], [1])
+    with pytest.raises(ValueError, match="positive"):
+        memory_levels([1, 2], [1, -1])
+
+
+def test_combine_best_takes_the_fastest_kernel_at_each_size():
+    sizes, bws = combine_best({"copy": ([100, 200], [5.0, 1.0]), "add": ([100.5, 200], [3.0, 2.0])})
+    assert sizes == [100, 200] and bws == [5.0, 2.0]
+
+
+# ------------------------------------------------------------ the Chip
+def synthetic_result(partial=False):
+    sizes = sweep_sizes(64 * KiB, 256 * MiB, per_octave=2)
+    samples = []
+    for name, k in KERNELS.items():
+        for ws, bw in zip(sizes, hierarchy_curve(LEVELS, sizes)):
+            n = ws // (k.arrays * 8)
+            samples.append(BandwidthSample(name, n, [bytes_counted(name, n) / bw] * 3))
+    matmuls = [MatmulSample("fp64", 512, 512, 512, [2 * 512**3 / 50e9, 2 * 512**3 / 40e9]),
+               MatmulSample("fp32", 512, 512, 512, [2 * 512**3 / 100e9])]
+    ops = [OperationSample("dot big", rl.dot(2**24, "fp64"), 2 * 8 * 2**24, [0.01]),
+           OperationSample("dot small", rl.dot(2**10, "fp64"), 2 * 8 * 2**10, [1e-6])]
+    return MeasureResult("testhost", "2025-01-01 12:00", "Test CPU", {"mode": "test"}, samples, matmuls,
+                         ops, partial=partial, memory_bytes=8 * 2**30)
+
+
+def test_chip_from_injected_timings():
+    chip = synthetic_result().chip
+    assert isinstance(chip, rl.Chip) and chip.memory_kind == "DRAM"
+    assert chip.hbm_bytes_per_s == pytest.approx(40e9)
+    # peak = fastest repeat: 2 n^3 / the smaller time
+    assert chip.peak_flops_per_s("fp64") == pytest.approx(50e9)
+    assert chip.peak_flops_per_s("fp32") == pytest.approx(100e9)
+    assert chip.peak("fp64").source.url.startswith("measured on testhost 2025-01-01")
+    assert [bw for _, bw in chip.extra_memories] == pytest.approx([200e9, 100e9])
+    # usable like a catalog chip: ridge = peak / bandwidth, estimates, figures
+    assert rl.critical_intensity(chip, "fp64") == pytest.approx(50e9 / 40e9)
+    est = rl.estimate(rl.dot(2**24, "fp64"), chip)
+    assert est.t_lower == pytest.approx((2 * 2**24 + 1) * 8 / 40e9)
+    assert est.bound == "bandwidth"
+
+
+def test_predictions_use_the_level_that_holds_the_data():
+    rows = {r["label"]: r for r in synthetic_result().predictions()}
+    small = rows["dot small"]
+    assert small["level"].startswith("cache")
+    assert small["predicted_level"] == pytest.approx((2 * 2**10 + 1) * 8 / 200e9)
+    assert small["predicted"] == pytest.approx((2 * 2**10 + 1) * 8 / 40e9)
+    assert rows["dot big"]["level"] == "DRAM"
+    assert rows["dot big"]["ratio"] == pytest.approx(0.01 / ((2 * 2**24 + 1) * 8 / 40e9))
+
+
+def test_chip_works_in_a_roofline_figure():
+    pytest.importorskip("matplotlib")
+    result = synthetic_result()
+    fig = rl.plots.roofline_figure(result.chip, dtype="fp64", bandwidths="all", operations=result.points())
+    assert len(fig.roofline_ridges) == 3
+
+
+# ------------------------------------------------------------ real runs
+def test_tiny_real_run_is_fast_and_complete():
+    import time
+    start = time.perf_counter()
+    result = measure(mode="tiny", progress=False)
+    assert time.perf_counter() - start < 5
+    assert not result.partial
+    assert {s.kernel for s in result.bandwidth} == set(KERNELS)
+    chip = result.chip
+    assert chip.peak_flops_per_s("fp64") > 1e6 and chip.hbm_bytes_per_s > 1e8
+    assert "accelerator skipped" in result.accelerator_message
+    assert "PARTIAL" not in result.table()
+
+
+def test_interrupt_keeps_what_was_measured():
+    # the sweep reads the clock twice per repeat; stop after 7 reads, i.e. during the 2nd sample
+    result = measure(mode="tiny", timer=StepTimer(limit=7), progress=False, accelerator=False)
+    assert result.partial and result.interrupted_during.startswith("bandwidth")
+    assert len(result.bandwidth) >= 1 and all(s.times for s in result.bandwidth)
+    assert "PARTIAL RESULT" in result.table()
+    with pytest.raises(IncompleteMeasurement, match="no matmul"):
+        result.chip
+
+
+def test_interrupt_during_matmul_keeps_the_sweep():
+    from roofline.measure.runner import settings_for
+    s = settings_for("tiny")
+    n_bw = len(sweep_sizes(s["min_ws"], s["max_ws"], s["per_octave"])) * len(KERNELS)
+    reads = n_bw * s["repeats"] * 2 + 1
+    result = measure(mode="tiny", timer=StepTimer(limit=reads), progress=False, accelerator=False)
+    assert result.partial and result.interrupted_during.startswith("matmul")
+    assert len(result.bandwidth) == n_bw
+    result.levels()  # the sweep is analysable
+
+
+def test_too_little_memory_is_refused_before_anything_runs():
+    def timer():
+        raise AssertionError("nothing may be timed or allocated")
+    with pytest.raises(InsufficientMemoryError, match="--quick"):
+        measure(mode="full", available_bytes=64 * MiB, timer=timer, progress=False)
+    with pytest.raises(InsufficientMemoryError):
+        check_memory(10 * 2**30, available=2**30)
+    check_memory(2**20, available=2**30)  # fits: no error
+
+
+def test_progress_bar_writes_to_its_stream():
+    stream = io.StringIO()
+    bar = Progress(2, True, stream=stream)
+    bar.step("first"); bar.step("second"); bar.close()
+    text = stream.getvalue()
+    assert "1/2" in text and "second" in text and text.endswith("\n")
+    quiet = io.StringIO()
+    Progress(2, False, stream=quiet).step("x")
+    assert quiet.getvalue() == ""
+
+
+def test_cli_quick_json_round_trip(tmp_path, capsys):
+    from roofline.measure.cli import main
+    path = tmp_path / "m.json"
+    plot = tmp_path / "m.png"
+    assert main(["--tiny", "--json", str(path), "--plot", str(plot), "--no-accelerator",
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "main memory (DRAM)" in out and "FLOP/s" in out and "B/s" in out
+    assert plot.stat().st_size > 1000
+    saved = json.loads(path.read_text())
+    chip = load_chip(path)
+    # the loader recomputes the Chip from the raw timings; it matches the saved summary
+    assert chip.peak_flops_per_s("fp64") == pytest.approx(saved["summary"]["peaks_flops_per_s"]["fp64"])
+    assert chip.memory_levels() == pytest.approx(saved["summary"]["memory_levels_bytes_per_s"])
+    again = load_result(path)
+    assert again.to_dict()["bandwidth"] == saved["bandwidth"]
+
+
+def test_loader_rejects_other_files(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps({"format": "something else"}))
+    with pytest.raises(ValueError, match="--json"):
+        load_result(path)
+
+
+# ------------------------------------------------------------ accelerators
+@pytest.mark.parametrize("name, expected", [
+    ("NVIDIA H100 80GB HBM3", "H100 SXM"), ("NVIDIA H100 PCIe", "H100 PCIe"),
+    ("NVIDIA H200", "H200"), ("Tesla T4", "T4"), ("NVIDIA L4", "L4"),
+    ("NVIDIA A100-SXM4-80GB", "A100 SXM"), ("NVIDIA GeForce RTX 4090", "RTX 4090"),
+    ("TPU v5 lite", "TPU v5e"), ("TPU v4", "TPU v4"), ("TPU v6 lite", "TPU v6e"),
+    ("AMD Instinct MI300X", "MI300X"),
+])
+def test_device_names_match_the_catalog(name, expected):
+    assert catalog_chip_for(name).name == expected
+
+
+@pytest.mark.parametrize("name", ["NVIDIA A100-SXM4-40GB", "NVIDIA H100 NVL", "NVIDIA GeForce GTX 1080", ""])
+def test_variants_with_other_figures_are_not_matched(name):
+    assert catalog_chip_for(name) is None
+
+
+def test_no_accelerator_library_is_a_skip_with_a_message(monkeypatch):
+    monkeypatch.setattr(acc_mod, "_have", lambda module: False)
+    result, message = measure_accelerator(quick=True)
+    assert result is None
+    assert "neither PyTorch nor JAX" in message
+
+
+class _FakeTensor:
+    def __init__(self, array):
+        self.a = array
+
+    def copy_(self, other):
+        np.copyto(self.a, other.a)
+        return self
+
+
+def _fake_torch(device="NVIDIA H100 80GB HBM3"):
+    torch = types.ModuleType("torch")
+    torch.bfloat16, torch.float16, torch.float32 = np.float32, np.float16, np.float32
+    torch.device = lambda name: name
+    torch.randn = lambda *shape, device=None, dtype=None: _FakeTensor(np.ones(shape, dtype=np.float32))
+    torch.empty = lambda *shape, device=None, dtype=None: _FakeTensor(np.empty(shape, dtype=np.float32))
+    torch.ones = lambda *shape, device=None, dtype=None: _FakeTensor(np.ones(shape, dtype=np.float32))
+    torch.empty_like = lambda t: _FakeTensor(np.empty_like(t.a))
+    torch.matmul = lambda a, b, out=None: np.matmul(a.a, b.a, out=out.a)
+    torch.cuda = types.SimpleNamespace(is_available=lambda: True, get_device_name=lambda i=0: device,
+                                       synchronize=lambda: None, is_bf16_supported=lambda: True,
+                                       empty_cache=lambda: None)
+    return torch
+
+
+def test_accelerator_path_with_a_stand_in_torch(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", _fake_torch())
+    monkeypatch.setattr(acc_mod, "_have", lambda module: module == "torch")
+    timer = StepTimer(dt=1e-3)
+    result, message = measure_accelerator(quick=True, timer=timer, matmul_n=64, copy_bytes=2**16, repeats=2)
+    assert result is not None, message
+    assert result.catalog_name == "H100 SXM" and result.dtype == "bf16"
+    inner = 3  # quick mode times 3 calls between clock reads
+    assert result.flops_per_s == pytest.approx(2 * 64**3 / (1e-3 / inner))
+    h100 = rl.get_chip("H100 SXM")
+    assert result.fraction_of_peak() == pytest.approx(result.flops_per_s / h100.peak("bf16").dense_flops_per_s)
+    assert result.bytes_per_s == pytest.approx(2**16 / (1e-3 / inner))
+    assert "% of peak" in result.report()
+
+
+def test_t4_is_measured_in_fp16(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", _fake_torch("Tesla T4"))
+    result, _ = measure_accelerator(library="torch", device_name="Tesla T4", timer=StepTimer(),
+                                    matmul_n=32, copy_bytes=2**12, repeats=1)
+    assert result.dtype == "fp16" and result.fraction_of_peak() is not None
+
+
+def test_importing_roofline_does_not_import_measure_or_torch():
+    import subprocess
+    code = "import roofline, sys; print('roofline.measure' in sys.modules, 'torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
