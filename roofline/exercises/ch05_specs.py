@@ -1,0 +1,115 @@
+"""Exercises of chapter 5, "Reading a spec sheet".
+
+Every answer is computed by `roofline` from the catalog; the mistakes listed are the
+spec-sheet slips each question invites (sparse for dense, bidirectional for one way,
+GB for GiB, a rate for a count).
+"""
+
+from .. import check_below_roof, critical_intensity, format_flops_rate, get_chip
+from .core import Exercise, Mistake, register
+
+
+def _nvlink(p):
+    return get_chip(p["chip"]).interconnect
+
+
+register(Exercise(
+    id="spec-h100-dense-bf16",
+    question="The H100 SXM spec sheet prints 1,979 teraFLOPS for BFLOAT16 Tensor Core, with an "
+             "asterisk. What peak FLOP/s does a dense bf16 matmul get?",
+    answer=lambda p: get_chip(p["chip"]).peak_flops_per_s("bf16"),
+    kind="rate",
+    params={"chip": "H100 SXM"},
+    hints=("Read the footnote the asterisk points to: 'Shown with sparsity. Specifications 1/2 "
+           "lower without sparsity.'",),
+    mistakes=lambda p: [
+        Mistake(get_chip(p["chip"]).peak_flops_per_s("bf16", sparse=True),
+                "That is the 2:4-sparse figure the asterisk marks; a dense matmul gets half of it."),
+    ],
+))
+
+register(Exercise(
+    id="spec-nvlink-one-way-per-link",
+    question="An H100 SXM has 18 NVLink 4 links and the spec sheet says 'NVLink: 900GB/s'. "
+             "What bandwidth does one link carry in one direction?",
+    answer=lambda p: _nvlink(p).one_way_bytes_per_s,
+    kind="bandwidth",
+    params={"chip": "H100 SXM"},
+    hints=("900 GB/s counts all 18 links and both directions of each full-duplex link.",),
+    mistakes=lambda p: [
+        Mistake(_nvlink(p).bidirectional_bytes_per_s,
+                "That is one link counted in both directions; a link is full duplex, and a "
+                "transfer one way gets half of that."),
+        Mistake(_nvlink(p).one_way_total_bytes_per_s,
+                "That is all 18 links together, one way; the question asks for one link."),
+        Mistake(_nvlink(p).bidirectional_total_bytes_per_s,
+                "That is the spec sheet's total: all links, both directions."),
+    ],
+))
+
+register(Exercise(
+    id="spec-tpu-v4-hbm-bytes",
+    question="Google's page gives a TPU v4 32 GiB of HBM2. How many bytes is that?",
+    answer=lambda p: get_chip(p["chip"]).hbm_bytes,
+    kind="size",
+    params={"chip": "TPU v4"},
+    hints=("1 GiB is 2**30 bytes; 1 GB is 10**9 bytes.",),
+    mistakes=lambda p: [
+        Mistake(get_chip(p["chip"]).hbm_bytes / 2**30 * 1e9,
+                "That reads GiB as GB: 1 GiB is 2**30 = 1,073,741,824 bytes, 7.4% more than 1 GB."),
+    ],
+))
+
+
+def _measured_point_possible(p):
+    try:
+        check_below_roof(p["flops_per_s"], p["intensity"], p["chip"], "bf16")
+    except ValueError:
+        return "impossible"
+    return "possible"
+
+
+register(Exercise(
+    id="spec-above-roof",
+    question="A benchmark reports 1.2 PFLOP/s for a dense bf16 matmul of intensity 400 FLOPs/byte "
+             "on one H100 SXM. Is that possible or impossible?",
+    answer=_measured_point_possible,
+    kind="choice",
+    choices=("possible", "impossible"),
+    params={"chip": "H100 SXM", "flops_per_s": 1.2e15, "intensity": 400.0},
+    hints=("Compute the roof at that intensity: min(dense peak, bandwidth x intensity).",),
+    mistakes=lambda p: [
+        Mistake("possible", "It is above the dense bf16 roof of the H100 SXM "
+                            f"({format_flops_rate(get_chip(p['chip']).peak_flops_per_s('bf16'))}); "
+                            "only the sparse figure is that high, and a dense matmul cannot reach it."),
+    ],
+))
+
+register(Exercise(
+    id="spec-ridge-t4",
+    question="The Colab T4 has no bf16 tensor cores. What is its ridge point (FLOPs/byte) for "
+             "fp16 matmuls, from the datasheet's mixed-precision figure and its memory bandwidth?",
+    answer=lambda p: critical_intensity(p["chip"], "fp16"),
+    kind="intensity",
+    params={"chip": "T4"},
+    hints=("Divide the fp16 (mixed precision) peak in FLOP/s by the GDDR6 bandwidth in bytes/s.",),
+    mistakes=lambda p: [
+        Mistake(critical_intensity(p["chip"], "fp32"),
+                "That uses the FP32 (non-tensor) peak; fp16 matmuls run on the tensor cores."),
+        Mistake(critical_intensity(p["chip"], "int8"),
+                "That uses the INT8 figure (in TOPS); the question asks for fp16."),
+    ],
+))
+
+register(Exercise(
+    id="spec-flops-in-1ms",
+    question="How many FLOPs (a count) does an H100 SXM do in 1 ms at its dense bf16 peak?",
+    answer=lambda p: get_chip(p["chip"]).peak_flops_per_s("bf16") * p["seconds"],
+    kind="count",
+    params={"chip": "H100 SXM", "seconds": 1e-3},
+    hints=("A count is a rate (FLOP/s) times a time (s).",),
+    mistakes=lambda p: [
+        Mistake(get_chip(p["chip"]).peak_flops_per_s("bf16"),
+                "That is the rate, FLOP/s: multiply by the time to get a count of FLOPs."),
+    ],
+))
