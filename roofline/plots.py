@@ -277,7 +277,7 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
     for r in ridges:
         colour = colours_by_series[(r["chip"], r["dtype"])]
         ax.plot([r["intensity"]], [r["peak_flops_per_s"]], linestyle="none", marker="o",
-                markersize=6, markerfacecolor="white", markeredgecolor=colour, markeredgewidth=2,
+                color=colour, markersize=6, markerfacecolor="white", markeredgecolor=colour, markeredgewidth=2,
                 zorder=5, gid=f"ridge:{r['chip']}:{r['dtype']}:{r['bandwidth']}")
     for k, r in enumerate(ridges):
         colour = colours_by_series[(r["chip"], r["dtype"])]
@@ -392,7 +392,7 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
             ax.text(centre, 0.97, short, transform=ax.get_xaxis_transform(), ha="center",
                     va="top", fontsize=7, color="#333333", zorder=1)
         for edge in edges:
-            ax.axvline(edge, color="#666666", linewidth=0.8, linestyle=(0, (2, 2)), zorder=1,
+            ax.axvline(edge, color=PALETTE["black"], alpha=0.6, linewidth=0.8, linestyle=(0, (2, 2)), zorder=1,
                        gid="region-boundary")
 
     ax.legend(loc="lower right", fontsize=7, frameon=True, facecolor="white", framealpha=0.9)
@@ -464,7 +464,7 @@ def linear_and_log_figure(chip="H100 SXM", dtype="bf16"):
     y = np.where(x == 0, 0.0, y)
     colour = PALETTE[_SERIES_COLOURS[0]]
     left.plot(x, y, color=colour, linewidth=2, gid=f"roof-linear:{chip.name}:{dtype}")
-    left.plot([ridge], [peak], linestyle="none", marker="o", markerfacecolor="white",
+    left.plot([ridge], [peak], linestyle="none", marker="o", color=colour, markerfacecolor="white",
               markeredgecolor=colour, markeredgewidth=2, markersize=6, zorder=5,
               gid=f"ridge-linear:{chip.name}:{dtype}")
     left.annotate(f"ridge {format_intensity(ridge)}", xy=(ridge, peak), xytext=(4, -14),

@@ -541,7 +541,7 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
                                      label="math per chip: (2BDF/n) / peak")
             state["comms"], = ax.plot([], [], color=PALETTE["vermillion"], linewidth=2, linestyle="--",
                                       label="link per chip: 2(n-1)/n · 2BF bytes / link")
-            state["threshold"] = ax.axvline(1, color="#555555", linestyle=":", linewidth=1.2,
+            state["threshold"] = ax.axvline(1, color=PALETTE["black"], alpha=0.7, linestyle=":", linewidth=1.2,
                                             label="threshold D")
             state["pm"], = ax.plot([], [], "o", color=PALETTE["blue"], markersize=7,
                                    markeredgecolor="#000000", zorder=5)
