@@ -24,14 +24,17 @@ def _bandwidth(chip, bandwidth_bytes_per_s):
     return bandwidth_bytes_per_s
 
 
-def critical_intensity(chip, dtype="bf16", sparse=False, bandwidth_bytes_per_s=None):
+def critical_intensity(chip, dtype="bf16", sparse=False, bandwidth_bytes_per_s=None,
+                       accumulate=None):
     """The ridge point in FLOPs/byte: peak FLOP/s divided by memory bandwidth (bytes/s).
 
     An operation whose intensity is above it is compute-bound on this chip, below it
-    bandwidth-bound. Pass `bandwidth_bytes_per_s` for another memory level or link.
+    bandwidth-bound. Pass `bandwidth_bytes_per_s` for another memory level or link,
+    and `accumulate="fp16"` for a consumer card's fp16-accumulate rate.
     """
     chip = get_chip(chip)
-    return chip.peak_flops_per_s(dtype, sparse=sparse) / _bandwidth(chip, bandwidth_bytes_per_s)
+    peak = chip.peak_flops_per_s(dtype, sparse=sparse, accumulate=accumulate)
+    return peak / _bandwidth(chip, bandwidth_bytes_per_s)
 
 
 def attainable_flops_per_s(intensity, chip, dtype="bf16", sparse=False, bandwidth_bytes_per_s=None):
@@ -122,7 +125,7 @@ def estimate(cost: Cost, chip, dtype=None, sparse=False, bandwidth_bytes_per_s=N
     return Estimate(cost, chip.name, peak, bandwidth, cost.flops / peak, cost.bytes / bandwidth)
 
 
-def critical_batch_size(chip, dtype="bf16", weights=None, sparse=False):
+def critical_batch_size(chip, dtype="bf16", weights=None, sparse=False, accumulate=None):
     """The batch above which a matmul is compute-bound, assuming B << D, F.
 
     Then bytes ~ (bytes per weight) * D * F and intensity ~ 2B / (bytes per weight),
@@ -130,11 +133,11 @@ def critical_batch_size(chip, dtype="bf16", weights=None, sparse=False):
     ridge point itself (240 on TPU v5e); int8 weights with bf16 math halve it.
     """
     w = bytes_per_element(weights if weights is not None else dtype)
-    return critical_intensity(chip, dtype, sparse=sparse) * w / 2
+    return critical_intensity(chip, dtype, sparse=sparse, accumulate=accumulate) * w / 2
 
 
 def exact_critical_batch_size(chip, D, F, dtype="bf16", activations=None, weights=None,
-                              output=None, sparse=False):
+                              output=None, sparse=False, accumulate=None):
     """The exact batch where t_math = t_comms for X[B, D] @ W[D, F], without B << D, F.
 
     Solves 2BDF / peak = (a*B*D + w*D*F + o*B*F) / bandwidth for B:
@@ -144,7 +147,7 @@ def exact_critical_batch_size(chip, D, F, dtype="bf16", activations=None, weight
     """
     check_size("D", D)
     check_size("F", F)
-    ridge = critical_intensity(chip, dtype, sparse=sparse)
+    ridge = critical_intensity(chip, dtype, sparse=sparse, accumulate=accumulate)
     a = bytes_per_element(activations if activations is not None else dtype)
     w = bytes_per_element(weights if weights is not None else dtype)
     o = bytes_per_element(output if output is not None else dtype)

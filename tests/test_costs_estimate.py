@@ -196,3 +196,12 @@ def test_unknown_dtype_names_the_known_ones():
         rl.matmul(1, 2, 3, dtype="bfloat17")
     assert rl.canonical_dtype("bfloat16") == "bf16"
     assert rl.canonical_dtype(np.float32) == "fp32"
+
+
+def test_accumulate_rate_reaches_the_ridge_and_critical_batch():
+    rtx = rl.get_chip("RTX 3090")
+    fp16_acc = rtx.peak("fp16", accumulate="fp16")
+    assert rl.critical_intensity(rtx, "fp16", accumulate="fp16") == pytest.approx(
+        fp16_acc.dense_flops_per_s / rtx.hbm_bytes_per_s)
+    assert rl.critical_batch_size(rtx, "fp16", accumulate="fp16") == pytest.approx(
+        2 * rl.critical_batch_size(rtx, "fp16"))
