@@ -531,7 +531,7 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
         c = ex.controls
         nn, d, link = c["n"].value, c["D"].value, float(c["link_bytes_per_s"].value)
         fig = ex.figure
-        full = not state or bool(changed & {"n", "link_bytes_per_s", "*"})
+        full = not state
         if not state:
             ax = fig.add_subplot(1, 1, 1)
             _style_axes(ax)
@@ -544,9 +544,9 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
             state["threshold"] = ax.axvline(1, color=PALETTE["black"], alpha=0.7, linestyle=":", linewidth=1.2,
                                             label="threshold D")
             state["pm"], = ax.plot([], [], "o", color=PALETTE["blue"], markersize=7,
-                                   markeredgecolor="#000000", zorder=5)
+                                   markeredgecolor="#000000", zorder=5, gid="explorer-math")
             state["pc"], = ax.plot([], [], "s", color=PALETTE["vermillion"], markersize=7,
-                                   markeredgecolor="#000000", zorder=5)
+                                   markeredgecolor="#000000", zorder=5, gid="explorer-link")
             state["label"] = ax.annotate("", xy=(1, 1), xytext=(4, 6), textcoords="offset points",
                                          fontsize=7, ha="left", va="bottom", color="#333333")
             ax.set_xlim(d_axis[0], d_axis[-1])
@@ -555,8 +555,19 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}" if v < 1e5 else f"$2^{{{round(math.log2(v))}}}$"))
             ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: format_time(v, digits=2)))
             ax.legend(loc="upper left", fontsize=7, facecolor="white")
+            # fixed y range over every n, D and link the sliders allow: moving n or the link
+            # then only redraws the curves (fast), and the eye can compare positions
+            lows, highs = [], []
+            for n_opt in (min(c["n"].options), max(c["n"].options)):
+                for bw in (10 ** c["link_bytes_per_s"].min, 10 ** c["link_bytes_per_s"].max):
+                    e = sharded_estimate(B, d_axis, F, own, n=n_opt, dtype=dtype, link_bytes_per_s=bw)
+                    lows.append(min(float(np.min(e.t_math)), float(e.t_comms)))
+                    highs.append(max(float(np.max(e.t_math)), float(e.t_comms)))
+            ax.set_ylim(10 ** math.floor(math.log10(min(lows))), 10 ** math.ceil(math.log10(max(highs))))
+            ax.set_title(f"{own.name} × n, bf16: B={B}, F={F}", fontsize=9)
             state["ax"] = ax
-            ex._moving = [state["pm"], state["pc"]]
+            ex._moving = [state["math"], state["comms"], state["threshold"], state["label"],
+                          state["pm"], state["pc"]]
         ax = state["ax"]
         curve = sharded_estimate(B, d_axis, F, own, n=nn, dtype=dtype, link_bytes_per_s=link)
         t_math = np.asarray(curve.t_math, dtype=float)
@@ -569,12 +580,7 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
         state["pm"].set_data([d], [here.t_math])
         state["pc"].set_data([d], [here.t_comms])
         state["label"].set_text(f"threshold D = {threshold:,.0f}")
-        low = min(t_math.min(), t_comms.min())
-        high = max(t_math.max(), t_comms.max())
-        ax.set_ylim(10 ** math.floor(math.log10(low)), 10 ** math.ceil(math.log10(high) + 0.5))
         state["label"].xy = (min(max(threshold, d_axis[0]), d_axis[-1]), ax.get_ylim()[0])
-        ax.set_title(f"{nn} × {own.name}: B={B}, F={F}, link {format_bandwidth(link)} one way",
-                     fontsize=9)
         bound = here.bound
         text = (f"{nn} × {own.name}, bf16, B={B}, D={d}, F={F}, link {format_bandwidth(link)} one way\n"
                 f"per chip: math {format_time(here.t_math)}, link {format_time(here.t_comms)} -> "

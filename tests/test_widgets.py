@@ -1,0 +1,179 @@
+"""roofline.widgets: explorers update in place, their numbers match hand derivations,
+and their static web fallback is self-contained, interactive and small."""
+
+import json
+import re
+import statistics
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+import roofline as rl  # noqa: E402
+from roofline import widgets  # noqa: E402
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+EXPLORERS = {
+    "roofline": (widgets.roofline_explorer, "intensity", [1.0, 10.0, 100.0, 1000.0]),
+    "matmul": (widgets.matmul_explorer, "B", [1, 64, 1024, 8192]),
+    "sharded_matmul": (widgets.sharded_matmul_explorer, "D", [256, 4096, 65536]),
+}
+
+
+@pytest.fixture(scope="module")
+def made():
+    return {name: make() for name, (make, _, _) in EXPLORERS.items()}
+
+
+def _point(explorer, gid):
+    return [line for line in explorer.figure.axes[0].get_lines() if line.get_gid() == gid][0]
+
+
+def _data(explorer):
+    return [(tuple(line.get_xdata()), tuple(line.get_ydata()))
+            for ax in explorer.figure.axes for line in ax.get_lines()]
+
+
+@pytest.mark.parametrize("name", list(EXPLORERS))
+def test_set_changes_the_plot_without_new_figures(made, name):
+    _, key, values = EXPLORERS[name]
+    explorer = made[name]
+    figure, figs_before = explorer.figure, plt.get_fignums()
+    before, text_before = _data(explorer), explorer.text
+    explorer.set(**{key: values[0]})
+    middle, text_middle = _data(explorer), explorer.text
+    explorer.set(**{key: values[-1]})
+    assert _data(explorer) != middle and explorer.text != text_middle
+    assert (before, text_before) != (middle, text_middle) or values[0] == explorer.controls[key].value
+    assert explorer.figure is figure and len(figure.axes) == 1
+    assert plt.get_fignums() == figs_before
+    assert explorer.controls[key].value == values[-1]
+
+
+def test_roofline_explorer_point_and_readout():
+    explorer = widgets.roofline_explorer("H100 SXM", "bf16", intensity=64.0)
+    chip = rl.get_chip("H100 SXM")
+    bw, peak = chip.hbm_bytes_per_s, chip.peak("bf16").dense_flops_per_s
+    for x in (10.0, 1000.0):
+        explorer.set(intensity=x)
+        point = _point(explorer, "explorer-point")
+        assert point.get_xdata()[0] == pytest.approx(x)
+        assert point.get_ydata()[0] == pytest.approx(min(peak, bw * x))
+    explorer.set(intensity=10.0)
+    assert "bandwidth-bound" in explorer.text
+    explorer.set(intensity=1000.0)
+    assert "compute-bound" in explorer.text
+    assert f"{round(peak / bw)} FLOPs/B" in explorer.text
+
+
+def test_roofline_explorer_dtype_options_follow_the_chip():
+    explorer = widgets.roofline_explorer("H100 SXM", "fp8")
+    explorer.set(chip="TPU v5e")
+    assert tuple(explorer.controls["dtype"].options) == rl.get_chip("TPU v5e").dtypes
+    assert explorer.controls["dtype"].value == "bf16"  # fp8 is not a v5e dtype
+    explorer.set(chip="RTX 3090", dtype="fp16")
+    assert "RTX 3090, fp16" in explorer.text
+    with pytest.raises(ValueError, match="not one of the choices"):
+        explorer.set(dtype="fp64", chip="TPU v5e")
+    with pytest.raises(ValueError, match="no control"):
+        explorer.set(batch=3)
+    with pytest.raises(ValueError, match="outside the slider"):
+        explorer.set(intensity=1e9)
+
+
+def test_matmul_explorer_critical_batches():
+    explorer = widgets.matmul_explorer("TPU v5e", B=128, D=4096, F=4096)
+    chip = rl.get_chip("TPU v5e")
+    r = chip.peak("bf16").dense_flops_per_s / chip.hbm_bytes_per_s
+    D = F = 4096
+    # 2BDF/peak = 2(BD + DF + BF)/bw  =>  B = r D F / (D F - r (D + F))
+    exact = r * D * F / (D * F - r * (D + F))
+    assert f"approximate (B << D, F) {r:.4g}" in explorer.text
+    assert f"exact for this D, F {exact:.4g}" in explorer.text
+    explorer.set(weights="int8")  # int8 weights, bf16 math: half the approximate batch
+    assert f"approximate (B << D, F) {r / 2:.4g}" in explorer.text
+    B = 64
+    explorer.set(B=B, weights=None)
+    point = _point(explorer, "explorer-point")
+    intensity = 2 * B * D * F / (2 * (B * D + D * F + B * F))
+    assert point.get_xdata()[0] == pytest.approx(intensity)
+
+
+def test_sharded_explorer_times_and_threshold():
+    B, F = 1024, 8192
+    explorer = widgets.sharded_matmul_explorer("TPU v5e", n=2, B=B, D=8192, F=F)
+    chip = rl.get_chip("TPU v5e")
+    peak, link = chip.peak("bf16").dense_flops_per_s, chip.interconnect.one_way_bytes_per_s
+    for n, D in ((2, 4096), (4, 65536)):
+        explorer.set(n=n, D=D)
+        t_math = 2 * B * D * F / n / peak
+        t_link = 2 * (n - 1) / n * 2 * B * F / link  # bf16 partial sums, ring all-reduce
+        math_point, link_point = _point(explorer, "explorer-math"), _point(explorer, "explorer-link")
+        assert math_point.get_xdata()[0] == D and link_point.get_xdata()[0] == D
+        assert math_point.get_ydata()[0] == pytest.approx(t_math, rel=1e-12)
+        assert link_point.get_ydata()[0] == pytest.approx(t_link, rel=1e-12)
+        threshold = (n - 1) * 2 * peak / link
+        assert f"D > {threshold:,.0f}" in explorer.text
+        assert ("compute-bound" if t_math >= t_link else "bandwidth-bound") in explorer.text
+
+
+@pytest.mark.parametrize("name", list(EXPLORERS))
+def test_static_html_fallback(made, name):
+    explorer = made[name]
+    start = explorer.controls[explorer._main].value
+    bundle = explorer._repr_mimebundle_()
+    assert WIDGET_VIEW in bundle and "model_id" in bundle[WIDGET_VIEW]
+    page = bundle["text/html"]
+    assert explorer.controls[explorer._main].value == start  # frames leave the control as it was
+    assert len(page.encode()) < widgets.STATIC_LIMIT_BYTES
+    assert f'data-explorer="{name}"' in page and 'class="roofline-explorer"' in page
+    assert '<input type="range"' in page
+    assert re.search(r'<img src="data:image/png;base64,[^"]+" alt="[^"]{20,}"', page)
+    assert widgets.COLAB_NOTE in page
+    scripts = re.findall(r"<script[^>]*>", page)
+    assert scripts and all("src" not in s for s in scripts)
+    assert "http" not in page.split("<script>")[1].split("</script>")[0]
+    frames = json.loads(re.search(r"var f=(\[.*?\]);", page).group(1).replace("<\\/", "</"))
+    srcs = {f["src"] for f in frames}
+    captions = {f["caption"] for f in frames}
+    assert len(frames) >= 8 and len(srcs) == len(frames) and len(captions) == len(frames)
+    assert all(f["alt"] for f in frames)
+
+
+def test_mimebundle_respects_exclude(made):
+    bundle = made["roofline"]._repr_mimebundle_(exclude={WIDGET_VIEW})
+    assert WIDGET_VIEW not in bundle and "text/html" in bundle
+
+
+def test_widget_view_for_ipywidgets_7_style_objects():
+    class Old:  # ipywidgets 7 widgets have a model_id but no _repr_mimebundle_
+        model_id = "abc123"
+    assert widgets._widget_view(Old()) == {"version_major": 2, "version_minor": 0, "model_id": "abc123"}
+
+
+@pytest.mark.parametrize("name", list(EXPLORERS))
+def test_update_is_fast(made, name):
+    _, key, values = EXPLORERS[name]
+    explorer = made[name]
+    times = []
+    for value in values * 5:
+        start = time.perf_counter()
+        explorer.set(**{key: value})
+        times.append(time.perf_counter() - start)
+    assert statistics.median(times) < 0.050, f"median {statistics.median(times) * 1e3:.1f} ms"
+
+
+def test_bad_arguments_say_what_to_do():
+    with pytest.raises(ValueError, match="no chip-to-chip link"):
+        widgets.sharded_matmul_explorer("RTX 4090")
+    with pytest.raises(ValueError, match="at least 2 chips"):
+        widgets.sharded_matmul_explorer(n=1)
+    with pytest.raises(ValueError, match="positive whole number"):
+        widgets.matmul_explorer(B=0)
+    with pytest.raises(ValueError, match="has no fp64"):
+        widgets.roofline_explorer("TPU v5e", "fp64")
