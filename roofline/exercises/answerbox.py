@@ -231,9 +231,10 @@ def render_answer_box(exercise: core.Exercise, params: dict | None = None) -> st
     box_id = f"rlbox-{_slug(exercise.id)}-{_TOKEN}-{next(_COUNTER)}"
     symbolic = exercise.kind == "symbolic"
     placeholder = {"choice": " or ".join(exercise.choices), "symbolic": "e.g. 2*B*D*F",
-                   "number": "e.g. 240", "time": "e.g. 1.01 ms", "rate": "e.g. 989 TFLOP/s",
-                   "bandwidth": "e.g. 3.35 TB/s", "size": "e.g. 16 GB", "count": "e.g. 2e12 FLOPs",
-                   "intensity": "e.g. 240 FLOPs/B"}[exercise.kind]
+                   "number": "a number", "time": "a time, e.g. 12.3 ms",
+                   "rate": "a rate, e.g. 450 TFLOP/s", "bandwidth": "a bandwidth, e.g. 1.2 TB/s",
+                   "size": "a size, e.g. 8 GB", "count": "a count, e.g. 3e12 FLOPs",
+                   "intensity": "FLOPs per byte"}[exercise.kind]
     intro = ("Check your answer here (this page checks it in your browser; no kernel needed)."
              if not symbolic else payload["message"])
     e = html.escape

@@ -1,0 +1,268 @@
+"""The exercise checker: every exercise accepts its own answer and diagnoses its listed
+mistakes; `check` never raises on what a student types; the web page's answer box
+carries the same data and (run in node) gives the same verdicts as the kernel."""
+import json
+import math
+import shutil
+import subprocess
+import time
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import roofline as rl
+from roofline.exercises import (Exercise, Feedback, Mistake, check, get_exercise, list_exercises,
+                                homework)
+from roofline.exercises import answerbox, core
+
+ALL = list_exercises()
+
+
+def _expected_input(exercise, value):
+    return value
+
+
+@pytest.mark.parametrize("exercise_id", ALL)
+def test_every_exercise_accepts_its_own_answer(exercise_id):
+    exercise = get_exercise(exercise_id)
+    expected = exercise.expected()
+    feedback = check(exercise_id, expected)
+    assert isinstance(feedback, Feedback)
+    assert feedback.correct, feedback.message
+    if exercise.kind not in ("symbolic", "choice"):
+        value = float(expected)
+        if math.isfinite(value) and value > 0:
+            # within the tolerance is right, twice the tolerance away is not
+            assert check(exercise_id, value * (1 + exercise.tolerance / 2)).correct
+            assert not check(exercise_id, value * (1 + 2 * exercise.tolerance + 0.01)).correct
+
+
+@pytest.mark.parametrize("exercise_id", ALL)
+def test_every_listed_mistake_gets_its_diagnosis(exercise_id):
+    exercise = get_exercise(exercise_id)
+    table = exercise.mistake_table()
+    if exercise.kind == "symbolic":
+        pytest.importorskip("sympy")
+    for mistake in table:
+        feedback = check(exercise_id, mistake.value)
+        if exercise.kind in ("symbolic", "choice"):
+            assert not feedback.correct and feedback.diagnosis == mistake.message, (mistake, feedback)
+            continue
+        expected, wrong = float(exercise.expected()), float(mistake.value)
+        if core._close(wrong, expected, exercise.tolerance):
+            continue  # a mistake that is numerically the right answer here cannot be told apart
+        assert not feedback.correct, (mistake, feedback)
+        first = next(m for m in table if core._close(wrong, float(m.value), exercise.tolerance))
+        assert feedback.diagnosis == first.message, (mistake, feedback)
+
+
+@pytest.mark.parametrize("set_id", ["part1", "part2", "part3"])
+@pytest.mark.parametrize("student", ["alice", "bob", "s1234567", "Zoë Müller"])
+def test_homework_answers_and_mistakes_for_many_students(set_id, student):
+    params = homework.parameters(set_id, student, quiet=True)
+    for q in homework.questions(set_id):
+        exercise = get_exercise(homework.exercise_id(set_id, q))
+        expected = exercise.expected(**params)
+        assert homework.check(student, set_id, q, expected).correct
+        for mistake in exercise.specific_mistakes(**params):
+            feedback = homework.check(student, set_id, q, mistake.value)
+            if exercise.kind in ("symbolic", "choice") or not core._close(
+                    float(mistake.value), float(expected), exercise.tolerance):
+                assert not feedback.correct and feedback.diagnosis, (q, mistake, feedback)
+
+
+def test_homework_numbers_are_deterministic_and_personal():
+    a = homework.parameters("part1", "s1234567", quiet=True)
+    assert a == homework.parameters("part1", "  S1234567 ", quiet=True)
+    others = [homework.parameters("part1", f"student-{i}", quiet=True) for i in range(40)]
+    assert len({json.dumps(o, sort_keys=True) for o in others}) >= 35
+    assert homework.parameters("part1", "x", quiet=True) != homework.parameters("part2", "x", quiet=True)
+    # an empty id gives the demo numbers and says what to do
+    assert homework.parameters("part1", "", quiet=True) == homework.parameters("part1", homework.DEMO_ID)
+
+
+def test_homework_answers_match_a_hand_derivation():
+    # part 1, q7: 2BDF/peak = 2(BD + DF + BF)/bw solved for B, written out by hand
+    p = homework.parameters("part1", "bob", quiet=True)
+    chip = rl.get_chip(p["chip"])
+    peak, bw, D, F = chip.peak_flops_per_s("bf16"), chip.hbm_bytes_per_s, p["D"], p["F"]
+    by_hand = (D * F / bw) / (D * F / peak - (D + F) / bw)
+    assert homework.check("bob", "part1", "q7", by_hand).correct
+    # part 2, q2: a ring sends 2(n-1)/n of a bf16 partial sum (2 B F bytes)
+    p = homework.parameters("part2", "bob", quiet=True)
+    sent = 2 * (p["n"] - 1) / p["n"] * 2 * p["B"] * p["F"]
+    assert homework.check("bob", "part2", "q2", f"{sent / 1e6} MB").correct
+    assert not homework.check("bob", "part2", "q2", 2 * sent).correct  # both directions
+
+
+def test_units_and_wrong_kinds_are_named():
+    assert check("time-1e12-flops-h100", "1.01 ms").correct
+    assert check("time-1e12-flops-h100", "1010 us").correct
+    assert check("time-1e12-flops-h100", 1.0106e-3).correct
+    f = check("time-1e12-flops-h100", "1.01 us")
+    assert not f.correct and "1000 times too small" in f.message
+    f = check("time-1e12-flops-h100", "989 TFLOP/s")
+    assert f.diagnosis == "wrong unit kind" and "rate" in f.message and "time" in f.message
+    assert "unknown unit" in check("time-1e12-flops-h100", "1.01 parsecs").message
+    # GB vs GiB on a size
+    size = Exercise("t-size", "?", lambda p: 16e9, kind="size")
+    assert size.check("16 GB").correct and size.check("16e9").correct
+    assert "GiB" in size.check("16 GiB").message and not size.check("16 GiB").correct
+
+
+def test_parse_quantity():
+    cases = {"1.01 ms": (1.01e-3, "time"), "989 TFLOP/s": (989e12, "rate"),
+             "4.5e10 B/s": (4.5e10, "bandwidth"), "16 GiB": (16 * 2**30, "size"),
+             "240": (240, None), "2e12 FLOPs": (2e12, "count"), "989 TFLOPS": (989e12, "rate"),
+             "1,000 ns": (1e-6, "time"), "240 FLOPs/B": (240, "intensity")}
+    for text, (value, kind) in cases.items():
+        got, got_kind = rl.parse_quantity(text)
+        assert math.isclose(got, value, rel_tol=1e-12) and got_kind == kind, text
+
+
+def test_symbolic_compare_and_safety():
+    import sympy
+    B, D, F = sympy.symbols("B D F", positive=True)
+    ex = Exercise("t-sym", "?", lambda p: B * D * F, kind="symbolic", symbols=("B", "D", "F"),
+                  mistakes=lambda p: [Mistake(2 * B * D * F, "counted twice")])
+    assert ex.check(2 * B * D * F / 2).correct
+    assert ex.check("B D F").correct and ex.check("(B*D)*F").correct
+    b = sympy.Symbol("B")  # a student's symbol without positive=True
+    assert ex.check(b * sympy.Symbol("D") * sympy.Symbol("F")).correct
+    assert ex.check("2*B*D*F").diagnosis == "counted twice"
+    assert "constant factor" in ex.check("3*B*D*F").message
+    for evil in ("__import__('os')", "exit()", "input()", "9**9**9**9", "B" * 400, "lambda: 1"):
+        f = ex.check(evil)
+        assert not f.correct and f.message
+
+
+class _BrokenFloat:
+    def __float__(self):
+        raise RuntimeError("broken")
+
+    def __repr__(self):
+        raise RuntimeError("broken repr")
+
+    __str__ = __repr__
+
+
+@pytest.mark.parametrize("answer", [None, ..., "", "   ", "abc", [1, 2], (1,), {"a": 1}, {1}, b"1.01",
+                                    float("inf"), float("nan"), -1.0, 0, 10**400, 1 + 2j, True,
+                                    _BrokenFloat(), object(), [[[]]], "1e999 s", "\x00", "😀"])
+def test_check_never_raises_on_odd_input(answer):
+    for exercise_id in ALL:
+        feedback = check(exercise_id, answer)
+        assert isinstance(feedback, Feedback) and isinstance(feedback.message, str) and feedback.message
+        str(feedback), feedback._repr_html_()
+
+
+def test_check_with_numpy_and_sympy_numbers():
+    import numpy as np
+    import sympy
+    t = get_exercise("time-1e12-flops-h100").expected()
+    assert check("time-1e12-flops-h100", np.float32(t)).correct
+    assert check("time-1e12-flops-h100", np.array(t)).correct
+    assert "array of 2" in check("time-1e12-flops-h100", np.array([t, t])).message
+    assert check("time-1e12-flops-h100", sympy.Float(t)).correct
+    assert "unknown" in check("no-such-exercise", 1).message or "no exercise" in check("no-such-exercise", 1).message
+
+
+_ANSWERS = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True)
+    | st.complex_numbers() | st.text(max_size=40) | st.binary(max_size=10)
+    | st.sampled_from(["1.01 ms", "989 TFLOP/s", "compute", "2*B*D*F", "16 GiB", "-1 s", "1e999"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=2),
+    max_leaves=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(exercise_id=st.sampled_from(ALL), answer=_ANSWERS)
+def test_fuzz_check_never_raises(exercise_id, answer):
+    feedback = check(exercise_id, answer)
+    assert isinstance(feedback, Feedback) and isinstance(feedback.correct, bool)
+    assert isinstance(feedback.message, str) and feedback.message
+
+
+# ---------------------------------------------------------------- the static answer box
+def test_answer_box_embeds_the_right_data():
+    html = check("time-1e12-flops-h100", None)._repr_html_()
+    assert 'class="roofline-answer-box" data-exercise="time-1e12-flops-h100"' in html
+    assert "<input" in html and "<button" in html
+    assert 'class="roofline-answer-feedback" role="status"' in html
+    assert "<script>" in html and "src=" not in html and "http" not in html
+    payload = answerbox.decode_payload(html.split('data-payload="')[1].split('"')[0])
+    # the expected value, derived independently: 1e12 FLOPs over the dense bf16 peak
+    dense = rl.get_chip("H100 SXM").peak("bf16").dense_flops_per_s
+    assert math.isclose(payload["expected"], 1e12 / dense, rel_tol=1e-12)
+    assert payload["tolerance"] == 0.02 and payload["kind"] == "time" and payload["wanted"] == "time"
+    table = get_exercise("time-1e12-flops-h100").mistake_table()
+    assert payload["mistakes"] == [[m.value, m.message] for m in table]
+    visible = html.split("<script>")[0]
+    assert "1.01" not in visible and "0.00101" not in visible  # the answer is not in plain view
+    # an answered check shows no box
+    assert "roofline-answer-box" not in check("time-1e12-flops-h100", 1)._repr_html_()
+
+
+def test_answer_box_ids_are_unique_and_symbolic_is_honest():
+    first = check("time-1e12-flops-h100", None)._repr_html_()
+    second = check("time-1e12-flops-h100", None)._repr_html_()
+    ids = [h.split(' id="')[1].split('"')[0] for h in (first, second)]
+    assert ids[0] != ids[1]
+    sym = homework.check("", "part2", "q8", None)._repr_html_()
+    assert "roofline-answer-box" in sym and "Colab" in sym
+    infinite = Exercise("t-inf", "?", lambda p: float("inf"))
+    payload = answerbox.answer_payload(infinite)
+    assert payload["expected"] == "Infinity"
+
+
+def _node_verdicts(cases):
+    """Run the page's script in node on (payload, text) cases; return [(correct, message)]."""
+    script = answerbox.BOX_SCRIPT
+    program = ("globalThis.window = globalThis;\n" + script +
+               "\nconst cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
+               "console.log(JSON.stringify(cases.map(c => window.RooflineAnswerBox.verdict("
+               "window.RooflineAnswerBox.decode(c[0]), c[1]))));")
+    result = subprocess.run(["node", "-e", program], input=json.dumps(cases), capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_answer_box_in_javascript_gives_the_kernels_verdicts():
+    texts = ["", "abc", "1.01 ms", "1.01 us", "1 TFLOP/s", "-3", "0", "1e999", "240", "2x", "16 GiB",
+             "compute", "Bandwidth-bound", "memory", "maybe", "5 parsec", "989 TFLOPS", "1,000 ns"]
+    cases, wanted = [], []
+    exercises = [(eid, {}) for eid in ALL if get_exercise(eid).kind != "symbolic"]
+    exercises += [(homework.exercise_id(s, q), homework.parameters(s, "alice", quiet=True))
+                  for s in ("part1", "part2", "part3") for q in homework.questions(s)
+                  if get_exercise(homework.exercise_id(s, q)).kind != "symbolic"]
+    for eid, params in exercises:
+        exercise = get_exercise(eid)
+        encoded = answerbox.encode_payload(answerbox.answer_payload(exercise, params))
+        inputs = list(texts)
+        if exercise.kind != "choice":
+            expected = float(exercise.expected(**params))
+            inputs += [repr(expected)] + [repr(float(m.value)) for m in exercise.mistake_table(**params)]
+            inputs += [repr(expected * 3.7), repr(expected / 123.4)]
+        else:
+            inputs += [str(exercise.expected(**params))]
+        for text in inputs:
+            cases.append([encoded, text])
+            f = core.check_answer(exercise, text, exercise.resolve(params))
+            wanted.append([f.correct, f.message])
+    got = _node_verdicts(cases)
+    mismatches = [(c[1], w, g) for c, w, g in zip(cases, wanted, got) if w != g]
+    assert not mismatches, mismatches[:5]
+    assert len(cases) > 200
+
+
+def test_check_is_fast():
+    check("hw-part2-q8", "2*B*D*F/n")  # import sympy once
+    for exercise_id, answer in [("time-1e12-flops-h100", "1.01 ms"), ("hw-part2-q8", "2*B*D*F"),
+                                ("hw-part1-q7", 300)]:
+        start = time.perf_counter()
+        for _ in range(5):
+            check(exercise_id, answer)
+        per_call = (time.perf_counter() - start) / 5
+        assert per_call < 0.2, f"{exercise_id}: {per_call * 1e3:.0f} ms per check"
