@@ -1,0 +1,36 @@
+"""Sphinx extension for the book's web edition (listed in `_config.yml`, `sphinx.extra_extensions`).
+
+Jupyter Book 1 always loads sphinx-thebe, even with `launch_buttons.thebe: false`.
+sphinx-thebe adds an inline script `const THEBE_JS_URL = "https://unpkg.com/..."`
+during `env-before-read-docs`; Sphinx 7 puts a JS file added at that point both in
+its registry and in the already initialised HTML builder, so every page carries the
+script twice and the browser throws "Identifier 'THEBE_JS_URL' has already been
+declared". The book does not use Thebe (readers run chapters in Colab), so this
+extension disconnects sphinx-thebe's event handlers and drops its stylesheet: no
+thebe script, no reference to unpkg.com, no JavaScript error. The `thebe-button`
+directive stays registered, so nothing that names it breaks the build.
+
+It lives in the package (not in a local folder) so that every build finds it,
+including the teacher build, whose `_config.yml` is written to a temporary folder.
+"""
+
+from __future__ import annotations
+
+THEBE_MODULE = "sphinx_thebe"
+
+
+def _drop_thebe(app) -> None:
+    for listeners in app.events.listeners.values():
+        listeners[:] = [listener for listener in listeners
+                        if getattr(listener.handler, "__module__", "") != THEBE_MODULE]
+    app.registry.css_files[:] = [(name, attributes) for name, attributes in app.registry.css_files
+                                 if "thebe" not in str(name)]
+    app.registry.js_files[:] = [(name, attributes) for name, attributes in app.registry.js_files
+                                if "thebe" not in str(name)
+                                and "THEBE" not in str(attributes.get("body", ""))]
+
+
+def setup(app):
+    app.setup_extension(THEBE_MODULE)  # make sure it is loaded before its handlers are dropped
+    _drop_thebe(app)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

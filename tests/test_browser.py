@@ -1,0 +1,466 @@
+"""The web edition in a real browser: headless Chromium against the built site.
+
+The site is served by `http.server` on 127.0.0.1 (a random free port) and Chromium
+resolves no other host (`--host-resolver-rules`), so a page that needs the network
+shows it: a resource from another host fails and is reported.
+
+Checked on every page: no JavaScript error (browser log, level SEVERE), every request
+goes to the local server (performance log), every <img> loaded (naturalWidth > 0),
+MathJax typeset every formula. With JavaScript switched off, every figure still shows.
+On the chapter pages: each explorer's slider changes the shown frame, answer boxes
+accept the right answer and diagnose a typical wrong one (the expected values come
+from `roofline`), solution dropdowns open on click, and figures sit on a white card in
+dark mode. A screenshot per page and mode goes to _build/screenshots/ (not committed).
+
+Without Chromium/ChromeDriver these tests skip with a message; under CI (CI=true) they fail.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+import notebooks
+
+ROOT = notebooks.ROOT
+SOURCES = notebooks.notebook_sources()
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("book")]
+
+
+# ---------------------------------------------------------------- browser and server
+def _find(*names: str) -> str | None:
+    for name in names:
+        found = shutil.which(name) or (name if os.path.isabs(name) and os.access(name, os.X_OK) else None)
+        if found:
+            return found
+    return None
+
+
+def _unavailable(message: str):
+    if IN_CI:
+        pytest.fail(f"{message} (CI=true: the browser tests must run; .ci/run installs "
+                    "chromium and chromium-driver)")
+    pytest.skip(f"{message}; install them (Debian: apt-get install chromium chromium-driver) "
+                "to run the browser tests")
+
+
+def _make_driver(javascript: bool = True):
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        _unavailable("selenium is not installed")
+    chromium = _find("chromium", "chromium-browser", "google-chrome", "/usr/bin/chromium")
+    driver_path = _find("/usr/bin/chromedriver", "chromedriver")
+    if not chromium or not driver_path:
+        _unavailable(f"Chromium ({chromium or 'missing'}) or ChromeDriver ({driver_path or 'missing'}) not found")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--window-size=1280,900", "--hide-scrollbars",
+                     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+                     "--disable-background-networking", "--disable-component-update",
+                     "--disable-domain-reliability", "--no-first-run", "--disable-sync"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    # An explicit driver path: selenium must not try to download one.
+    service = Service(executable_path=driver_path)
+    driver = webdriver.Chrome(service=service, options=options)
+    driver.set_page_load_timeout(30)
+    driver.set_script_timeout(30)
+    return driver
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(book_html):
+    """Base URL of the built book, served from 127.0.0.1 on a free port."""
+    handler = functools.partial(_QuietHandler, directory=str(book_html))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = _make_driver()
+    yield driver
+    driver.quit()
+
+
+def _pages(book_html: Path) -> list[str]:
+    """Every page a reader can reach (relative paths), the redirect index.html excluded."""
+    pages = []
+    for path in sorted(book_html.rglob("*.html")):
+        relative = path.relative_to(book_html)
+        if relative.parts[0].startswith("_") or relative.as_posix() == "index.html":
+            continue
+        pages.append(relative.as_posix())
+    return pages
+
+
+def _notebook_pages() -> list[str]:
+    return [md.relative_to(ROOT).with_suffix(".html").as_posix() for md in SOURCES]
+
+
+def _load(driver, url: str) -> None:
+    driver.get(url)
+    driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const finish = () => setTimeout(done, 50);
+        if (document.readyState === 'complete') finish(); else addEventListener('load', finish);
+    """)
+
+
+def _wait_for_math(driver) -> dict:
+    """Wait for MathJax (if the page loads it) to finish; count formulas and typeset ones."""
+    return driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const count = (ok, error) => done({
+            formulas: document.querySelectorAll('.math').length,
+            typeset: [...document.querySelectorAll('.math')].filter(
+                m => m.querySelector('mjx-container')).length,
+            errors: document.querySelectorAll('mjx-merror').length,
+            mathjax: !!window.MathJax, error: error || null});
+        const start = Date.now();
+        (function poll() {
+            if (!document.querySelector('.math')) return count();
+            if (window.MathJax && MathJax.startup && MathJax.startup.promise)
+                return MathJax.startup.promise.then(() => count(), e => count(false, String(e)));
+            if (Date.now() - start > 20000) return count(false, 'MathJax never started');
+            setTimeout(poll, 50);
+        })();
+    """)
+
+
+def _images(driver) -> list[dict]:
+    return driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const imgs = [...document.images];
+        imgs.forEach(i => { i.loading = 'eager'; });
+        Promise.all(imgs.map(i => i.complete ? null : new Promise(r => {
+            i.addEventListener('load', r); i.addEventListener('error', r); }))).then(() =>
+            done(imgs.map(i => ({src: i.currentSrc.slice(0, 120), width: i.naturalWidth,
+                                 alt: i.alt}))));
+    """)
+
+
+def _requests(driver) -> list[str]:
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
+def _screenshot(driver, path: Path) -> None:
+    import base64
+    path.parent.mkdir(parents=True, exist_ok=True)
+    metrics = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
+    size = metrics.get("cssContentSize") or metrics["contentSize"]
+    height = min(int(size["height"]), 16000)
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": 0, "y": 0, "width": 1280, "height": height, "scale": 1}})
+    path.write_bytes(base64.b64decode(shot["data"]))
+
+
+def _set_theme(driver, mode: str) -> None:
+    driver.execute_script("""
+        document.documentElement.dataset.theme = arguments[0];
+        document.documentElement.dataset.mode = arguments[0];
+        localStorage.setItem('theme', arguments[0]); localStorage.setItem('mode', arguments[0]);
+    """, mode)
+    time.sleep(0.1)
+
+
+def _local(url: str, site: str) -> bool:
+    return url.startswith(site + "/") or url == site or url.startswith(("data:", "blob:", "about:"))
+
+
+# ---------------------------------------------------------------- one visit per page
+@pytest.fixture(scope="module")
+def visits(browser, site, book_html) -> dict[str, dict]:
+    """Load every page once: console errors, requests, images, math; screenshots (light, dark)."""
+    results = {}
+    chapters = set(_notebook_pages())
+    browser.get_log("browser"), browser.get_log("performance")
+    for page in _pages(book_html):
+        _load(browser, f"{site}/{page}")
+        math = _wait_for_math(browser)
+        images = _images(browser)
+        visit = {"math": math, "images": images}
+        if page in chapters or page == "intro.html":
+            stem = Path(page).stem
+            _set_theme(browser, "light")
+            _screenshot(browser, SCREENSHOTS / f"{stem}-light.png")
+            _set_theme(browser, "dark")
+            visit["dark_images"] = browser.execute_script("""
+                return [...document.querySelectorAll(
+                    '.cell_output img, .roofline-explorer img')].map(i => {
+                    const s = getComputedStyle(i);
+                    return {src: i.currentSrc.slice(0, 80), background: s.backgroundColor,
+                            filter: s.filter};});
+            """)
+            _screenshot(browser, SCREENSHOTS / f"{stem}-dark.png")
+            _set_theme(browser, "light")
+        visit["errors"] = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        visit["requests"] = _requests(browser)
+        results[page] = visit
+    return results
+
+
+def test_every_page_loads_without_javascript_errors(visits):
+    errors = {page: v["errors"] for page, v in visits.items() if v["errors"]}
+    assert not errors, "JavaScript errors (SEVERE):\n" + "\n".join(
+        f"{page}: {message}" for page, messages in errors.items() for message in messages)
+
+
+def test_no_request_leaves_the_local_server(visits, site):
+    external = {page: sorted({u for u in v["requests"] if not _local(u, site)})
+                for page, v in visits.items()}
+    external = {page: urls for page, urls in external.items() if urls}
+    assert not external, "requests to other hosts:\n" + "\n".join(
+        f"{page}: {url}" for page, urls in external.items() for url in urls)
+    assert all(v["requests"] for v in visits.values()), "the performance log recorded no requests"
+
+
+def test_every_image_is_visible(visits):
+    broken = [f"{page}: {img['src']!r} (alt {img['alt']!r})" for page, v in visits.items()
+              for img in v["images"] if img["width"] <= 0]
+    assert not broken, "images that did not load:\n" + "\n".join(broken)
+
+
+def test_mathjax_typesets_every_formula_offline(visits):
+    pages_with_math = {page: v["math"] for page, v in visits.items() if v["math"]["formulas"]}
+    assert "intro.html" in pages_with_math, "the notation table in intro.html has formulas"
+    for page, math in pages_with_math.items():
+        assert math["mathjax"] and not math["error"], f"{page}: MathJax did not run: {math}"
+        assert math["typeset"] == math["formulas"], f"{page}: {math}"
+        assert math["errors"] == 0, f"{page}: {math['errors']} formulas with TeX errors"
+
+
+def test_figures_are_on_a_white_card_in_dark_mode(visits):
+    figures = [(page, img) for page, v in visits.items() for img in v.get("dark_images", [])]
+    wrong = [f"{page}: {img}" for page, img in figures
+             if img["background"] not in ("rgb(255, 255, 255)", "rgba(255, 255, 255, 1)")
+             or img["filter"] != "none"]
+    assert not wrong, "figures without a white background (or dimmed) in dark mode:\n" + "\n".join(wrong)
+
+
+def test_figures_show_with_javascript_off(site, book_html):
+    """Every figure is a plain <img> in the page: nothing needs a script to appear."""
+    driver = _make_driver(javascript=False)
+    try:
+        broken, seen = [], 0
+        for page in _notebook_pages():
+            driver.get(f"{site}/{page}")  # returns after the load event: images are in
+            # The page's own scripts are off (WebDriver's are not): the theme's inline script
+            # sets data-mode on <html>; with JavaScript off it must still be absent.
+            assert driver.execute_script("return document.documentElement.dataset.mode") is None, \
+                "JavaScript is not switched off"
+            for img in driver.execute_script(
+                    "return [...document.images].map(i => ({src: i.currentSrc.slice(0, 120), "
+                    "width: i.naturalWidth}))"):
+                seen += 1
+                if img["width"] <= 0:
+                    broken.append(f"{page}: {img['src']!r}")
+        assert not broken, "images missing without JavaScript:\n" + "\n".join(broken)
+        assert seen, "no image on any notebook page"
+    finally:
+        driver.quit()
+
+
+# ---------------------------------------------------------------- interactive parts
+def _chapter_pages_with(book_html: Path, css_class: str) -> list[str]:
+    return [page for page in _notebook_pages()
+            if css_class in (book_html / page).read_text(encoding="utf-8")]
+
+
+def test_explorer_sliders_change_the_frame(browser, site, book_html):
+    from selenium.webdriver.common.keys import Keys
+
+    pages = _chapter_pages_with(book_html, "roofline-explorer")
+    if not pages:
+        pytest.fail("no page has an explorer (div.roofline-explorer)")
+    problems, checked = [], 0
+    for page in pages:
+        _load(browser, f"{site}/{page}")
+        for index, explorer in enumerate(browser.find_elements("css selector", ".roofline-explorer")):
+            where = f"{page} explorer {index}"
+            sliders = explorer.find_elements("css selector", "input[type=range]")
+            image = explorer.find_elements("css selector", "img")
+            if not sliders or not image:
+                problems.append(f"{where}: no slider or no image")
+                continue
+            for number, slider in enumerate(sliders):
+                browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", slider)
+                before_value = slider.get_attribute("value")
+                before = image[0].get_attribute("src")
+                slider.click()
+                slider.send_keys(Keys.HOME if before_value == slider.get_attribute("max") else Keys.END)
+                after_value = slider.get_attribute("value")
+                deadline = time.time() + 3
+                while image[0].get_attribute("src") == before and time.time() < deadline:
+                    time.sleep(0.05)
+                width = browser.execute_async_script("""
+                    const [img, done] = arguments;
+                    if (img.complete) done(img.naturalWidth);
+                    else img.onload = img.onerror = () => done(img.naturalWidth);
+                """, image[0])
+                checked += 1
+                if after_value == before_value:
+                    problems.append(f"{where} slider {number}: the keyboard did not move it")
+                elif image[0].get_attribute("src") == before:
+                    problems.append(f"{where} slider {number}: moved {before_value} -> {after_value} "
+                                    "but the image stayed the same")
+                elif width <= 0:
+                    problems.append(f"{where} slider {number}: the new frame did not load")
+    assert checked, "no explorer slider was found"
+    assert not problems, "\n".join(problems)
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def _right_answer(exercise) -> str:
+    """The expected answer written as a student would: with the unit, 3 significant figures."""
+    from roofline.exercises.core import UNIT_FOR_KIND
+    from roofline.units import format_si
+
+    value = exercise.expected()
+    if exercise.kind == "choice":
+        return str(value)
+    if exercise.kind == "symbolic":
+        return str(value)
+    unit = UNIT_FOR_KIND.get(exercise.kind)
+    if unit and unit != "FLOPs/B":
+        return format_si(float(value), unit)
+    return f"{float(value):.4g}"
+
+
+def _submit(browser, box, text: str) -> str:
+    field = box.find_element("css selector", "input")
+    feedback = box.find_element("css selector", ".roofline-answer-feedback")
+    browser.execute_script("arguments[0].textContent = ''", feedback)
+    field.clear()
+    field.send_keys(text)
+    box.find_element("css selector", "button").click()
+    deadline = time.time() + 3
+    while not feedback.text.strip() and time.time() < deadline:
+        time.sleep(0.05)
+    return feedback.text.strip()
+
+
+_RIGHT = re.compile(r"\b(correct|right)\b", re.I)
+_NOT_YET = re.compile(r"not yet|incorrect|wrong|✘", re.I)
+
+
+def test_answer_box_time_1e12_flops_h100(browser, site, book_html):
+    """The worked case of the brief, with the answer derived here from the catalog."""
+    import roofline as rl
+
+    pages = [p for p in _chapter_pages_with(book_html, "roofline-answer-box")
+             if 'data-exercise="time-1e12-flops-h100"' in (book_html / p).read_text(encoding="utf-8")]
+    assert pages, "no page has the answer box of exercise time-1e12-flops-h100"
+    _load(browser, f"{site}/{pages[0]}")
+    box = browser.find_element("css selector", '.roofline-answer-box[data-exercise="time-1e12-flops-h100"]')
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+    seconds = 1e12 / rl.get_chip("H100 SXM").peak_flops_per_s("bf16")
+    right = rl.format_time(seconds)                           # "1.01 ms"
+    assert right.endswith(" ms")
+    wrong = right.replace(" ms", " us")                        # a unit-prefix slip: 1000x too small
+    said = _submit(browser, box, right)
+    assert _RIGHT.search(said) and not _NOT_YET.search(said), f"{right!r} -> {said!r}"
+    said = _submit(browser, box, wrong)
+    assert _NOT_YET.search(said) or not _RIGHT.search(said), f"{wrong!r} -> {said!r}"
+    assert "prefix" in said.lower(), f"{wrong!r} should get a unit-prefix diagnosis, got {said!r}"
+
+
+def test_every_answer_box_accepts_the_right_answer_and_diagnoses_a_prefix_slip(browser, site, book_html):
+    from roofline.exercises import check, get_exercise
+
+    pages = _chapter_pages_with(book_html, "roofline-answer-box")
+    if not pages:
+        pytest.fail("no page has an answer box (div.roofline-answer-box)")
+    problems, checked = [], 0
+    for page in pages:
+        _load(browser, f"{site}/{page}")
+        for box in browser.find_elements("css selector", ".roofline-answer-box"):
+            ident = box.get_attribute("data-exercise")
+            exercise = get_exercise(ident)
+            if box.get_attribute("data-params") or exercise.params.get("student"):
+                continue  # per-student numbers: the kernel checker covers those
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+            right = _right_answer(exercise)
+            if not check(ident, right).correct:
+                problems.append(f"{page} {ident}: the kernel checker rejects {right!r} "
+                                "(test's formatting?)")
+                continue
+            said = _submit(browser, box, right)
+            checked += 1
+            if not _RIGHT.search(said) or _NOT_YET.search(said):
+                problems.append(f"{page} {ident}: right answer {right!r} -> {said!r}")
+            if exercise.kind in ("symbolic", "choice") or not exercise.generic_mistakes:
+                continue
+            slip = f"{float(exercise.expected()) * 1000:.4g}"
+            if exercise.kind != "number":
+                from roofline.exercises.core import UNIT_FOR_KIND
+                slip = f"{slip} {UNIT_FOR_KIND[exercise.kind]}" if UNIT_FOR_KIND[exercise.kind] != "FLOPs/B" else slip
+            kernel = check(ident, slip)
+            said = _submit(browser, box, slip)
+            if kernel.correct or _RIGHT.search(said) and not _NOT_YET.search(said):
+                problems.append(f"{page} {ident}: 1000x the answer ({slip!r}) -> {said!r}")
+            elif kernel.diagnosis and kernel.diagnosis[:40] not in said:
+                problems.append(f"{page} {ident}: {slip!r}: the page says {said!r}, the kernel "
+                                f"checker says {kernel.message!r}")
+    assert checked, "no answer box was checked"
+    assert not problems, "\n".join(problems)
+
+
+def test_solution_dropdowns_open_on_click(browser, site, book_html):
+    pages = _chapter_pages_with(book_html, "solution dropdown")
+    if not pages:
+        pytest.fail("no page has a solution dropdown")
+    problems, opened = [], 0
+    for page in pages:
+        _load(browser, f"{site}/{page}")
+        for solution in browser.find_elements("css selector", ".solution.dropdown"):
+            body = solution.find_elements("css selector", ".admonition-title ~ *")
+            if not body:
+                continue
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", solution)
+            if body[0].is_displayed():
+                problems.append(f"{page} {solution.get_attribute('id')}: open before any click")
+                continue
+            # the chevron button readers see (the title's centre is a link to the exercise)
+            solution.find_element("css selector", ".toggle-button").click()
+            deadline = time.time() + 2
+            while not body[0].is_displayed() and time.time() < deadline:
+                time.sleep(0.05)
+            opened += 1
+            if not body[0].is_displayed():
+                problems.append(f"{page} {solution.get_attribute('id')}: still closed after a click")
+    assert opened, "no solution dropdown was found"
+    assert not problems, "\n".join(problems)

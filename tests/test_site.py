@@ -1,0 +1,329 @@
+"""Static checks of the built web edition (the HTML files themselves, no browser).
+
+What readers of the static pages rely on: every internal link and image resolves,
+every image has alt text, figures are in the page (no JavaScript needed to see them),
+nothing is fetched from another host (MathJax is bundled), no Thebe leftovers, a Colab
+button on every notebook page that opens that notebook's paired .ipynb, and pages
+light enough to load on a slow connection.
+
+The book is built once per session by the `built_book` fixture (tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+import yaml
+
+import notebooks
+
+ROOT = notebooks.ROOT
+SOURCES = notebooks.notebook_sources()
+MAX_PAGE_BYTES = 2_000_000  # a chapter page with its inline figures and frames
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("book")]
+
+
+# ---------------------------------------------------------------- parsing
+class Page(HTMLParser):
+    """The parts of one HTML page these tests look at."""
+
+    def __init__(self, path: Path):
+        super().__init__(convert_charrefs=True)
+        self.path = path
+        self.links: list[tuple[str, str, str]] = []   # (tag, attribute, url)
+        self.images: list[dict] = []
+        self.ids: set[str] = set()
+        self.scripts: list[str] = []                   # inline classic scripts
+        self.script_srcs: list[str] = []
+        self.classes: Counter = Counter()
+        self._in_script: dict | None = None
+        self._script_text: list[str] = []
+        self.feed(path.read_text(encoding="utf-8"))
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        if tag == "a" and attrs.get("name"):
+            self.ids.add(attrs["name"])
+        for name in (attrs.get("class") or "").split():
+            self.classes[name] += 1
+        for attribute in ("href", "src"):
+            if attrs.get(attribute) is not None:
+                self.links.append((tag, attribute, attrs[attribute]))
+        if tag == "img":
+            self.images.append(attrs)
+        if tag == "script":
+            if attrs.get("src"):
+                self.script_srcs.append(attrs["src"])
+            else:
+                self._in_script = attrs
+                self._script_text = []
+
+    def handle_data(self, data):
+        if self._in_script is not None:
+            self._script_text.append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._in_script is not None:
+            kind = (self._in_script.get("type") or "text/javascript").lower()
+            if kind in ("text/javascript", "application/javascript", "module"):
+                self.scripts.append("".join(self._script_text))
+            self._in_script = None
+
+
+def html_pages(html: Path) -> list[Path]:
+    return sorted(p for p in html.rglob("*.html")
+                  if not p.relative_to(html).parts[0].startswith("_"))
+
+
+def notebook_page(html: Path, md: Path) -> Path:
+    return html / md.relative_to(ROOT).with_suffix(".html")
+
+
+@pytest.fixture(scope="module")
+def pages(book_html) -> dict[Path, Page]:
+    return {path: Page(path) for path in html_pages(book_html)}
+
+
+def is_external(url: str) -> bool:
+    scheme = urlsplit(url).scheme
+    return url.startswith("//") or scheme in ("http", "https")
+
+
+# ---------------------------------------------------------------- links and images
+def test_every_internal_link_and_image_resolves(book_html, pages):
+    broken = []
+    for path, page in pages.items():
+        for tag, attribute, url in page.links:
+            parts = urlsplit(url)
+            if parts.scheme or url.startswith("//") or not url:
+                continue
+            target = path if not parts.path else (path.parent / unquote(parts.path)).resolve()
+            if not target.exists():
+                broken.append(f"{path.relative_to(book_html)}: <{tag} {attribute}={url!r}> -> missing file")
+                continue
+            if parts.fragment and target.suffix == ".html" and tag == "a":
+                ids = pages[target].ids if target in pages else Page(target).ids
+                if unquote(parts.fragment) not in ids:
+                    broken.append(f"{path.relative_to(book_html)}: <a href={url!r}> -> no id "
+                                  f"{parts.fragment!r} in {target.name}")
+    assert not broken, f"{len(broken)} broken internal links:\n" + "\n".join(broken[:40])
+
+
+def test_every_image_has_alt_text(book_html, pages):
+    missing = [f"{path.relative_to(book_html)}: <img src={str(img.get('src'))[:80]!r}>"
+               for path, page in pages.items() for img in page.images
+               if not (img.get("alt") or "").strip()]
+    assert not missing, "images without alt text (give each figure alt text in the cell's " \
+                        "mystnb.image.alt metadata):\n" + "\n".join(missing)
+
+
+def _figure_outputs(executed: Path) -> int:
+    """Image outputs of the executed notebook that the page shows (not removed by tags)."""
+    nb = json.loads(executed.read_text(encoding="utf-8"))
+    count = 0
+    for cell in nb["cells"]:
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if cell["cell_type"] != "code" or tags & {"remove-output", "remove-cell"}:
+            continue
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if any(mime.startswith("image/") for mime in data) and \
+                    "application/vnd.jupyter.widget-view+json" not in data:
+                count += 1
+    return count
+
+
+@pytest.mark.parametrize("md", SOURCES, ids=lambda p: p.stem)
+def test_every_figure_is_a_static_image_in_the_page(book_html, pages, md):
+    """Each figure a notebook cell draws is an <img> in the HTML itself (no JavaScript needed)."""
+    executed = book_html.parent / "jupyter_execute" / md.relative_to(ROOT).with_suffix(".ipynb")
+    if not executed.exists():
+        pytest.skip(f"no executed notebook at {executed}")
+    page = pages[notebook_page(book_html, md)]
+    shown = sum(1 for img in page.images
+                if str(img.get("src", "")).startswith(("data:image/", "../_images/", "_images/")))
+    assert shown >= _figure_outputs(executed), (
+        f"{md.name}: the notebook draws {_figure_outputs(executed)} figures, the page holds only "
+        f"{shown} <img> from _images/ or data: URIs")
+
+
+# ---------------------------------------------------------------- no network
+def test_no_page_loads_anything_from_another_host(book_html, pages):
+    """Scripts, stylesheets, images, fonts, frames: all bundled with the site.
+    (Plain <a href> links to other sites are fine: they load nothing.)"""
+    offenders = []
+    for path, page in pages.items():
+        for tag, attribute, url in page.links:
+            if tag == "a" or not is_external(url):
+                continue
+            if tag == "link":
+                continue  # checked below with its rel
+            offenders.append(f"{path.relative_to(book_html)}: <{tag} {attribute}={url}>")
+        text = path.read_text(encoding="utf-8")
+        for match in re.finditer(r'<link\b[^>]*>', text):
+            tag = match.group(0)
+            href = re.search(r'href="([^"]*)"', tag)
+            rel = re.search(r'rel="([^"]*)"', tag)
+            if href and is_external(href.group(1)) and rel and \
+                    rel.group(1) not in ("canonical", "alternate", "license"):
+                offenders.append(f"{path.relative_to(book_html)}: {tag}")
+        for cdn in ("cdn.jsdelivr.net", "unpkg.com", "cdnjs.cloudflare.com", "fonts.googleapis.com",
+                    "require.js", "@jupyter-widgets/html-manager"):
+            if cdn in text:
+                offenders.append(f"{path.relative_to(book_html)}: mentions {cdn}")
+    for css in sorted((book_html / "_static").rglob("*.css")):
+        for url in re.findall(r'url\(\s*["\']?(https?:)?//([^)"\']+)', css.read_text(errors="replace")):
+            offenders.append(f"_static/{css.relative_to(book_html / '_static')}: url(//{url[1]})")
+    assert not offenders, "resources from other hosts:\n" + "\n".join(offenders[:40])
+
+
+def test_mathjax_is_bundled_with_the_site(book_html, pages):
+    with_math = [p for p, page in pages.items() if page.classes["math"]]
+    assert with_math, "no page has math; the notation table in intro.md should"
+    for path in with_math:
+        srcs = [s for s in pages[path].script_srcs if "mathjax" in s.lower()]
+        assert srcs, f"{path.name} has math but loads no MathJax"
+        for src in srcs:
+            assert not is_external(src), f"{path.name} loads MathJax from {src}"
+            assert (path.parent / urlsplit(src).path).resolve().is_file(), f"{src} is not in the site"
+    assert (book_html / "_static" / "mathjax" / "output" / "chtml" / "fonts").is_dir(), \
+        "MathJax's CHTML fonts are not bundled"
+
+
+# ---------------------------------------------------------------- scripts
+_DECLARATION = re.compile(r"(?:^|[;{}\n])\s*(?:const|let|class)\s+([A-Za-z_$][\w$]*)")
+
+
+def test_no_script_declares_the_same_name_twice(book_html, pages):
+    """A top-level `const`/`let` declared by two inline scripts of one page is a SyntaxError
+    (Jupyter Book 1's sphinx-thebe did this with THEBE_JS_URL)."""
+    problems = []
+    for path, page in pages.items():
+        names = Counter()
+        for script in page.scripts:
+            # only top-level declarations: skip scripts that wrap their code in a function
+            if re.match(r"\s*(\(|!|;?\s*\(?\s*function|\{)", script):
+                continue
+            names.update(set(_DECLARATION.findall(script)))
+        twice = [name for name, n in names.items() if n > 1]
+        if twice:
+            problems.append(f"{path.relative_to(book_html)}: {', '.join(twice)}")
+        if "THEBE_JS_URL" in path.read_text(encoding="utf-8"):
+            problems.append(f"{path.relative_to(book_html)}: still carries sphinx-thebe's script")
+    assert not problems, "inline scripts declaring a name twice:\n" + "\n".join(problems)
+
+
+def test_no_widget_view_json_rendered(book_html, pages):
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        assert "application/vnd.jupyter.widget-view+json" not in text, (
+            f"{path.name} renders widget-view JSON (a widget placeholder with no kernel); "
+            "nb_mime_priority_overrides should drop it")
+
+
+# ---------------------------------------------------------------- interactive parts
+def test_book_has_explorers_and_answer_boxes(pages):
+    classes = sum((page.classes for page in pages.values()), Counter())
+    assert classes["roofline-explorer"] >= 1, "no static explorer (div.roofline-explorer) in the book"
+    assert classes["roofline-answer-box"] >= 1, "no answer box (div.roofline-answer-box) in the book"
+
+
+def test_explorers_and_answer_boxes_are_complete(book_html, pages):
+    from roofline.exercises import get_exercise
+
+    problems = []
+    for path, page in pages.items():
+        text = path.read_text(encoding="utf-8")
+        for block in _blocks(text, "roofline-explorer"):
+            where = f"{path.relative_to(book_html)} explorer"
+            if 'type="range"' not in block:
+                problems.append(f"{where}: no <input type=\"range\">")
+            if not re.search(r'<img\b[^>]*\balt="[^"]+"', block):
+                problems.append(f"{where}: no <img alt=...> frame")
+            if "<script" not in block:
+                problems.append(f"{where}: no inline script")
+            if "colab" not in block.lower():
+                problems.append(f"{where}: does not say that Colab gives the full version")
+        for block in _blocks(text, "roofline-answer-box"):
+            ident = re.search(r'data-exercise="([^"]+)"', block)
+            where = f"{path.relative_to(book_html)} answer box"
+            if not ident:
+                problems.append(f"{where}: no data-exercise")
+                continue
+            try:
+                get_exercise(ident.group(1))
+            except KeyError as error:
+                problems.append(f"{where}: {error}")
+            for needle in ("<input", "<button", "roofline-answer-feedback"):
+                if needle not in block:
+                    problems.append(f"{where} {ident.group(1)}: no {needle}")
+    assert not problems, "\n".join(problems)
+
+
+def _blocks(text: str, css_class: str) -> list[str]:
+    """The HTML of each <div class="... css_class ..."> element, up to its matching </div>."""
+    blocks = []
+    for match in re.finditer(r'<div\b[^>]*class="[^"]*\b%s\b[^"]*"' % re.escape(css_class), text):
+        depth, position = 0, match.start()
+        for tag in re.finditer(r"<(/?)div\b", text[match.start():]):
+            depth += -1 if tag.group(1) else 1
+            if depth == 0:
+                position = match.start() + tag.end()
+                break
+        blocks.append(text[match.start():position])
+    return blocks
+
+
+# ---------------------------------------------------------------- launch buttons
+def test_colab_button_opens_the_paired_notebook_on_every_notebook_page(book_html, pages):
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    repo = urlsplit(config["repository"]["url"]).path.strip("/")        # org/name
+    branch = config["repository"].get("branch", "main")
+    colab = config["launch_buttons"]["colab_url"].rstrip("/")
+    missing = []
+    for md in SOURCES:
+        notebook = md.with_suffix(".ipynb")
+        relative = notebook.relative_to(ROOT).as_posix()
+        assert notebook.exists(), f"{relative} (the Colab twin of {md.name}) does not exist"
+        expected = f"{colab}/github/{repo}/blob/{branch}/{relative}"
+        found = [url for tag, _, url in pages[notebook_page(book_html, md)].links
+                 if tag == "a" and "colab" in url]
+        if expected not in found:
+            missing.append(f"{md.name}: expected {expected}, found {found}")
+    assert not missing, "\n".join(missing)
+
+
+# ---------------------------------------------------------------- weight and theme
+@pytest.mark.parametrize("md", SOURCES, ids=lambda p: p.stem)
+def test_chapter_page_weighs_at_most_2_MB(book_html, pages, md):
+    path = notebook_page(book_html, md)
+    total = path.stat().st_size
+    seen = set()
+    for img in pages[path].images:
+        src = urlsplit(str(img.get("src", ""))).path
+        if src and not is_external(src) and not str(img.get("src")).startswith("data:"):
+            target = (path.parent / unquote(src)).resolve()
+            if target not in seen and target.is_file():
+                seen.add(target)
+                total += target.stat().st_size
+    assert total <= MAX_PAGE_BYTES, (
+        f"{md.name}: page plus its images is {total / 1e6:.2f} MB (> 2 MB); shrink figures "
+        "(dpi, fewer explorer frames, JPEG/WebP frames)")
+
+
+def test_dark_mode_stylesheet_is_on_every_page(book_html, pages):
+    assert (book_html / "_static" / "roofline-web.css").is_file()
+    without = [p.name for p, page in pages.items()
+               if "http-equiv=\"Refresh\"" not in p.read_text(encoding="utf-8")  # index.html
+               and not any(url.endswith("roofline-web.css") or "roofline-web.css?" in url
+                          for tag, _, url in page.links if tag == "link")]
+    assert not without, f"pages without _static/roofline-web.css: {without}"
