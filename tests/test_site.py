@@ -327,3 +327,28 @@ def test_dark_mode_stylesheet_is_on_every_page(book_html, pages):
                and not any(url.endswith("roofline-web.css") or "roofline-web.css?" in url
                           for tag, _, url in page.links if tag == "link")]
     assert not without, f"pages without _static/roofline-web.css: {without}"
+
+
+# ---------------------------------------------------------------- deployment
+def test_pages_workflow_builds_as_make_book_does():
+    """The GitHub Pages workflow: checkout, Python 3.11, `make book`, upload _build/html, deploy."""
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8"))
+    build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
+    steps = build["steps"]
+    uses = [step.get("uses", "").split("@")[0] for step in steps]
+    assert uses[0] == "actions/checkout"
+    python = next(step for step in steps if step.get("uses", "").startswith("actions/setup-python"))
+    assert str(python["with"]["python-version"]) == "3.11"
+    runs = [step["run"].strip() for step in steps if "run" in step]
+    assert runs == ["make book"], runs
+    upload = next(step for step in steps if step.get("uses", "").startswith("actions/upload-pages-artifact"))
+    assert upload["with"]["path"] == "_build/html"
+    assert uses.index("actions/upload-pages-artifact") > uses.index("actions/setup-python")
+    assert deploy["needs"] == "build"
+    assert any(step.get("uses", "").startswith("actions/deploy-pages") for step in deploy["steps"])
+    permissions = workflow["permissions"]
+    assert permissions["pages"] == "write" and permissions["id-token"] == "write"
+    # `make book` builds into _build/html: the Makefile runs tools/build_book.py without --out
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\nbook:", 1)[1].split("\n\n", 1)[0]
+    assert "tools/build_book.py" in recipe and "--out" not in recipe
