@@ -314,3 +314,16 @@ def test_chapter_structure_glue_and_checks(chapter):
     for exercise_id in re.findall(r"check\(\"([^\"]+)\"", text):
         get_exercise(exercise_id)   # raises KeyError for an unknown id
     assert "rl.widgets." in text
+
+
+def test_prefill_matmuls_compute_bound_on_every_chip_and_unfused_attention_near_d_h():
+    ops = tf.layer_costs(tf.LLAMA_8B, 1, 4096, "prefill")
+    chips = [c for c in rl.list_chips() if "bf16" in rl.get_chip(c).dtypes]
+    for op in ops:
+        if "attention" in op.name:
+            # writes/reads the T x T scores for d_h multiply-adds each: intensity just under d_h
+            assert 0.9 * tf.LLAMA_8B.head_dim < op.intensity < tf.LLAMA_8B.head_dim
+        else:
+            assert all(rl.estimate(op, c).bound == "compute" for c in chips), op.name
+    fused = tf.layer_costs(tf.LLAMA_8B, 1, 4096, "prefill", fused_attention_kernel=True)
+    assert next(o for o in fused if "fused" in o.name).intensity > 10 * tf.LLAMA_8B.head_dim
