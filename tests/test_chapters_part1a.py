@@ -169,6 +169,13 @@ def test_q4_same_matmul_bound_differs_between_h100_and_h200():
     assert get_exercise("intensity-matmul-regime-v5p").expected() == "compute"
 
 
+def test_q4_matmul_sits_on_the_v5e_ridge_where_overlap_matters_most():
+    intensity = hand_matmul_intensity(256, 8192, 8192)
+    assert intensity / raw_ridge("TPU v5e") == pytest.approx(1, abs=0.01)
+    est = rl.estimate(rl.matmul(256, 8192, 8192), "TPU v5e")
+    assert est.t_upper / est.t_lower == pytest.approx(2, abs=0.01)
+
+
 def test_q4_same_matmul_bound_differs_between_memory_levels():
     h100 = rl.get_chip("H100 SXM")
     pcie = h100.host_link.one_way_bytes_per_s
