@@ -342,3 +342,40 @@ def test_importing_roofline_does_not_import_measure_or_torch():
     code = "import roofline, sys; print('roofline.measure' in sys.modules, 'torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+# ------------------------------------------------------------ chapter 9 claims
+def test_chapter_add_intensity_is_one_flop_per_24_bytes_by_sympy_and_by_counting():
+    import sympy
+    N = sympy.symbols("N", positive=True)
+    add = rl.elementwise(N, "fp64", name="add")
+    assert sympy.simplify(add.intensity - sympy.Rational(1, 24)) == 0
+    # the same from the benchmark's own byte counting: 1 FLOP per element, 3 x 8 bytes
+    assert 1000 / bytes_counted("add", 1000) == pytest.approx(1 / 24)
+
+
+def test_chapter_mbw_counts_half_of_stream():
+    n = 2**20
+    mbw_bytes = np.empty(n).nbytes  # memcpy of one array: the bytes copied, once
+    assert bytes_counted("copy", n) == 2 * mbw_bytes
+
+
+def test_chapter_dot_is_below_a_cpu_ridge_and_the_measured_chip_says_so():
+    chip = synthetic_result().chip
+    intensity = rl.dot(10**7, "fp64").intensity
+    assert abs(intensity - 1 / 8) < 1e-6  # (2N - 1) / ((2N + 1) * 8)
+    assert intensity < chip.peak_flops_per_s("fp64") / chip.hbm_bytes_per_s
+    from roofline.exercises import check
+    assert check("measure-dot-regime", "bandwidth-bound", peak=chip.peak_flops_per_s("fp64"),
+                 bandwidth=chip.hbm_bytes_per_s).correct
+
+
+def test_ch09_exercise_answers_recomputed_independently():
+    from roofline.exercises import check
+    assert check("measure-add-bytes", "240 MB").correct
+    assert check("measure-copy-bandwidth", f"{2 * 8 * 2**24 / 0.01} B/s").correct
+    assert not check("measure-copy-bandwidth", f"{8 * 2**24 / 0.01} B/s").correct
+    assert check("measure-ridge-point", 5.0).correct  # 1e11 / 2e10
+    peak = rl.get_chip("H100 SXM").peak("bf16")
+    assert check("measure-gpu-fraction", 6.5e14 / peak.dense_flops_per_s).correct
+    assert not check("measure-gpu-fraction", 6.5e14 / peak.sparse_flops_per_s).correct
