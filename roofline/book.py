@@ -7,7 +7,7 @@ it does nothing visible.
 
 from __future__ import annotations
 
-__all__ = ["glue", "glue_text"]
+__all__ = ["glue", "glue_text", "table", "link", "Raw"]
 
 
 def glue(name: str, value, display: bool = False) -> None:
@@ -23,3 +23,33 @@ def glue_text(**values) -> None:
     """Glue several strings at once: glue_text(h100_time=format_time(t), ridge="295")."""
     for name, value in values.items():
         glue(name, value, display=False)
+
+
+class Raw(str):
+    """Text that `table` inserts as HTML without escaping (e.g. a link from `link`)."""
+
+
+def link(url: str, text: str) -> Raw:
+    """An HTML link for a table cell."""
+    import html
+    return Raw(f'<a href="{html.escape(url)}">{html.escape(text)}</a>')
+
+
+def table(header, rows):
+    """A small HTML table that looks the same on the web page, in Jupyter and in Colab.
+
+    Cells are escaped unless they are `Raw`; numbers should already be formatted
+    by `roofline.units`.
+    """
+    import html
+
+    from IPython.display import HTML
+
+    def cell(value, tag):
+        text = value if isinstance(value, Raw) else html.escape(str(value))
+        return f"<{tag}>{text}</{tag}>"
+
+    head = "".join(cell(h, "th") for h in header)
+    body = "".join("<tr>" + "".join(cell(c, "td") for c in row) + "</tr>" for row in rows)
+    return HTML(f"<table class='roofline-table'><thead><tr>{head}</tr></thead>"
+                f"<tbody>{body}</tbody></table>")

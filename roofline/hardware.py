@@ -139,6 +139,14 @@ class Chip:
                 out.append(peak.dtype)
         return tuple(out)
 
+    @property
+    def main_dtype(self) -> str:
+        """The dtype the book compares chips in: bf16, or fp16 where a chip has no bf16 (T4)."""
+        for dtype in ("bf16", "fp16"):
+            if dtype in self.dtypes:
+                return dtype
+        return self.dtypes[0]
+
     def peak(self, dtype="bf16", accumulate: str | None = None) -> Peak:
         """The `Peak` record (figures and source) for `dtype`."""
         name = canonical_dtype(dtype)
