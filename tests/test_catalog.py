@@ -133,3 +133,15 @@ def test_bad_chip_definitions_are_refused(kwargs, error):
 def test_link_count_must_be_whole():
     with pytest.raises(ValueError):
         Link("x", 1e9, Source("https://example.org", "a link"), count=0)
+
+
+def test_main_dtype_is_bf16_except_where_a_chip_lacks_it():
+    assert rl.get_chip("H100").main_dtype == "bf16"
+    assert rl.get_chip("T4").main_dtype == "fp16"     # Turing has no bf16
+
+
+def test_book_table_escapes_text_but_keeps_links():
+    from roofline.book import link, table
+    html = table(["chip", "source"], [["<b>x</b>", link("https://example.org/?a=1&b=2", "peak")]]).data
+    assert "&lt;b&gt;x&lt;/b&gt;" in html
+    assert '<a href="https://example.org/?a=1&amp;b=2">peak</a>' in html
