@@ -29,6 +29,9 @@ def teacher_config(tmp: Path) -> Path:
     """_config.yml with solutions hidden (sphinx-exercise's hide_solutions)."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     config.setdefault("sphinx", {}).setdefault("config", {})["hide_solutions"] = True
+    # sphinx-exercise's own hide_solutions leaves gated solutions (solution-start/-end,
+    # which may hold code cells) half removed; this extension removes them whole.
+    config["sphinx"].setdefault("extra_extensions", []).append("roofline.exercises.sphinx_hide_solutions")
     config["title"] = config.get("title", "") + " (without solutions)"
     path = tmp / "_config.yml"
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
@@ -51,7 +54,7 @@ def summarize_failures(log: str) -> list[str]:
                        + (f"\n  with {error.group(1)}" if error else ""))
     for match in re.finditer(r"^(.*(?:WARNING|ERROR).*)$", text, re.M):
         line = match.group(1)
-        if "Executing notebook failed" not in line and not summary:
+        if "Executing notebook failed" not in line and "[IPKernelApp]" not in line and not summary:
             summary.append(f"first warning (warnings are errors here): {line.strip()}")
             break
     return summary
