@@ -10,6 +10,11 @@ extension disconnects sphinx-thebe's event handlers and drops its stylesheet: no
 thebe script, no reference to unpkg.com, no JavaScript error. The `thebe-button`
 directive stays registered, so nothing that names it breaks the build.
 
+It also drops the saved ipywidgets state that MyST-NB embeds in a page whose notebook
+showed an explorer (a JSON blob of ~70 kB per explorer that only the ipywidgets
+JavaScript manager could use, and the book loads no such manager: each explorer
+brings its own static, still-interactive fallback instead).
+
 It lives in the package (not in a local folder) so that every build finds it,
 including the teacher build, whose `_config.yml` is written to a temporary folder.
 """
@@ -30,7 +35,14 @@ def _drop_thebe(app) -> None:
                                 and "THEBE" not in str(attributes.get("body", ""))]
 
 
+def _drop_widget_state(app, pagename, templatename, context, doctree) -> None:
+    metadata = getattr(app.env, "nb_metadata", None) or {}
+    metadata.get(pagename, {}).get("js_files", {}).pop("ipywidgets_state", None)
+
+
 def setup(app):
     app.setup_extension(THEBE_MODULE)  # make sure it is loaded before its handlers are dropped
     _drop_thebe(app)
+    # before MyST-NB's own html-page-context handler (priority 500) adds the page's scripts
+    app.connect("html-page-context", _drop_widget_state, priority=400)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -228,6 +228,9 @@ def test_no_widget_view_json_rendered(book_html, pages):
         assert "application/vnd.jupyter.widget-view+json" not in text, (
             f"{path.name} renders widget-view JSON (a widget placeholder with no kernel); "
             "nb_mime_priority_overrides should drop it")
+        # the saved widget state is dead weight without the ipywidgets manager
+        assert "application/vnd.jupyter.widget-state+json" not in text, (
+            f"{path.name} embeds saved ipywidgets state; roofline._sphinx_web should drop it")
 
 
 # ---------------------------------------------------------------- interactive parts
