@@ -264,13 +264,16 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
         for k, (name, bw) in enumerate(levels.items()):
             y = attainable_flops_per_s(x, chip, dt, sparse=sparse, bandwidth_bytes_per_s=bw)
             label = f"{prefix}: {name} {format_bandwidth(bw)}" if prefix else f"{name} {format_bandwidth(bw)}"
+            if prefix and k == 0:
+                # several flat roofs close together cannot all carry a label: the legend does
+                label += f", peak {format_flops_rate(peak)}"
             ax.plot(x, y, color=colour, linestyle=_LINESTYLES[k % len(_LINESTYLES)], linewidth=2,
                     label=label, gid=f"roof:{chip.name}:{dt}:{name}")
             y_low = min(y_low, float(y[0]))
         y_high = max(y_high, peak)
-        ax.annotate(f"peak {format_flops_rate(peak)}" + (f" ({prefix})" if prefix else ""),
-                    xy=(hi, peak), xytext=(-4, -3), textcoords="offset points",
-                    ha="right", va="top", fontsize=7, color=colour)
+        if not prefix:
+            ax.annotate(f"peak {format_flops_rate(peak)}", xy=(hi, peak), xytext=(-4, -3),
+                        textcoords="offset points", ha="right", va="top", fontsize=7, color=colour)
 
     # -- ridge points, marked and labelled with their value
     colours_by_series = {(c.name, d): col for c, d, _, _, col in series}
@@ -279,15 +282,16 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
         ax.plot([r["intensity"]], [r["peak_flops_per_s"]], linestyle="none", marker="o",
                 color=colour, markersize=6, markerfacecolor="white", markeredgecolor=colour, markeredgewidth=2,
                 zorder=5, gid=f"ridge:{r['chip']}:{r['dtype']}:{r['bandwidth']}")
-    for k, r in enumerate(ridges):
+    for r in ridges:
+        # a thin guide from the ridge down to the intensity axis, and the value written
+        # up along it: labels of nearby ridges then sit side by side instead of on top
+        # of each other
         colour = colours_by_series[(r["chip"], r["dtype"])]
-        same_roof = [q for q in ridges if q["peak_flops_per_s"] == r["peak_flops_per_s"]]
-        level = same_roof.index(r)  # stagger labels of ridges on the same flat roof
-        ax.annotate(f"ridge {format_intensity(r['intensity'])}", xy=(r["intensity"], r["peak_flops_per_s"]),
-                    xytext=(0, 8 + 10 * level), textcoords="offset points", ha="center",
-                    va="bottom", fontsize=7, color=colour,
-                    bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none",
-                          "alpha": 0.8})
+        ax.plot([r["intensity"], r["intensity"]], [1e-300, r["peak_flops_per_s"]], color=colour,
+                linewidth=0.8, linestyle=(0, (1, 2)), zorder=2, gid=f"ridge-guide:{r['chip']}")
+        ax.text(r["intensity"], 0.03, f" ridge {format_intensity(r['intensity'])}", rotation=90,
+                transform=ax.get_xaxis_transform(), ha="right", va="bottom", fontsize=7,
+                color=colour, zorder=4, gid=f"ridge-label:{r['chip']}:{r['dtype']}:{r['bandwidth']}")
 
     # -- operations
     violations = []
@@ -323,8 +327,8 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
             right_half = math.log(op.intensity / lo) > 0.5 * math.log(hi / lo)
             note = ABOVE_ROOF_NOTE.replace(": ", ":\n", 1)
             ax.annotate(f"{op.label}: {note}", xy=(op.intensity, op.flops_per_s),
-                        xytext=(-8 if right_half else 8, -6), textcoords="offset points",
-                        ha="right" if right_half else "left", va="top",
+                        xytext=(-8 if right_half else 8, 8), textcoords="offset points",
+                        ha="right" if right_half else "left", va="bottom",
                         fontsize=7, color=PALETTE["vermillion"], fontweight="bold",
                         bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
                               "edgecolor": PALETTE["vermillion"], "linewidth": 0.8})
@@ -395,7 +399,14 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
             ax.axvline(edge, color=PALETTE["black"], alpha=0.6, linewidth=0.8, linestyle=(0, (2, 2)), zorder=1,
                        gid="region-boundary")
 
-    ax.legend(loc="lower right", fontsize=7, frameon=True, facecolor="white", framealpha=0.9)
+    if own_figure:
+        # below the plot: inside it, a legend would cover a region label, a ridge label or
+        # a point, depending on the chip
+        handles = len(ax.get_legend_handles_labels()[0])
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1 if handles > 2 else handles,
+                  fontsize=7, frameon=False)
+    else:  # drawn into a caller's fixed layout (the explorers): keep it inside
+        ax.legend(loc="lower right", fontsize=7, frameon=True, facecolor="white", framealpha=0.9)
     if title is None:
         what = ", ".join(c.name for c in chip_list) + " (" + ", ".join(dtype_list) \
             + (", 2:4 sparse" if sparse else ", dense") + ")"

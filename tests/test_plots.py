@@ -210,3 +210,27 @@ def test_point_rejects_non_positive_values():
         Point("x", 0, 1e12)
     with pytest.raises(ValueError, match="positive number"):
         Point("x", 1, math.nan)
+
+
+def test_every_ridge_is_labelled_with_its_value_at_its_intensity():
+    import roofline as rl
+    chip = rl.get_chip("TPU v5e")
+    fig = rl.plots.roofline_figure(chip, "bf16", bandwidths="all")
+    ax = fig.axes[0]
+    labels = {t.get_text().strip(): t.get_position()[0] for t in ax.texts
+              if t.get_text().strip().startswith("ridge ")}
+    bandwidths = [chip.hbm_bytes_per_s, chip.interconnect.one_way_bytes_per_s,
+                  chip.host_link.one_way_bytes_per_s]
+    for bw in bandwidths:
+        ridge = chip.peak("bf16").dense_flops_per_s / bw      # independent of critical_intensity
+        text = f"ridge {rl.format_intensity(ridge)}"
+        assert text in labels, f"{text} missing from {sorted(labels)}"
+        assert labels[text] == pytest.approx(ridge)
+
+
+def test_several_chips_name_their_peaks_in_the_legend():
+    import roofline as rl
+    fig = rl.plots.roofline_figure(["TPU v5e", "A100 SXM"], "bf16")
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert any("TPU v5e" in t and rl.format_flops_rate(197e12) in t for t in legend)
+    assert any("A100 SXM" in t and rl.format_flops_rate(312e12) in t for t in legend)
