@@ -25,7 +25,7 @@ test: $(STAMP)
 notebooks: $(STAMP)
 	$(BIN)/python tools/notebooks.py sync
 
-## The book without solutions, for teachers to hand out (into _build/teacher/html).
+## The book without solutions, for teachers to hand out (into _build/teacher/_build/html).
 teacher-book: $(STAMP)
 	$(BIN)/python tools/build_book.py --no-solutions
 
