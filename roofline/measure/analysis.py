@@ -25,10 +25,25 @@ to be a plateau (otherwise the sweep stopped before the caches ran out and
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 
-__all__ = ["Plateau", "Levels", "find_plateaus", "memory_levels", "running_median3",
+__all__ = ["TimedSample", "Plateau", "Levels", "find_plateaus", "memory_levels", "running_median3",
            "combine_best"]
+
+
+class TimedSample:
+    """For a sample with `times` (seconds per repeat): its best and median time."""
+
+    times: list
+
+    @property
+    def best_time(self) -> float:
+        return min(self.times)
+
+    @property
+    def median_time(self) -> float:
+        return float(statistics.median(self.times))
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .analysis import TimedSample
+
 __all__ = ["KERNELS", "Kernel", "BandwidthSample", "bytes_counted", "working_set_bytes",
            "sweep_sizes", "measure_kernel", "ITEMSIZE"]
 
@@ -90,7 +92,7 @@ def sweep_sizes(min_bytes: float, max_bytes: float, per_octave: int = 2) -> list
 
 
 @dataclass
-class BandwidthSample:
+class BandwidthSample(TimedSample):
     """Timings of one kernel at one size. `times` are seconds per call, one per repeat."""
 
     kernel: str
@@ -105,14 +107,6 @@ class BandwidthSample:
     @property
     def working_set(self) -> int:
         return working_set_bytes(self.kernel, self.n_elements, self.itemsize)
-
-    @property
-    def best_time(self) -> float:
-        return min(self.times)
-
-    @property
-    def median_time(self) -> float:
-        return float(np.median(self.times))
 
     @property
     def best(self) -> float:

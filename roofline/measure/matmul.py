@@ -7,13 +7,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .analysis import TimedSample
+
 __all__ = ["MatmulSample", "measure_matmul", "NUMPY_DTYPES"]
 
 NUMPY_DTYPES = {"fp64": np.float64, "fp32": np.float32}
 
 
 @dataclass
-class MatmulSample:
+class MatmulSample(TimedSample):
     """Timings of an [m, k] x [k, n] matmul in one dtype; `times` in seconds per call."""
 
     dtype: str
@@ -29,11 +31,11 @@ class MatmulSample:
     @property
     def best(self) -> float:
         """FLOP/s at the fastest repeat."""
-        return self.flops / min(self.times)
+        return self.flops / self.best_time
 
     @property
     def median(self) -> float:
-        return self.flops / float(np.median(self.times))
+        return self.flops / self.median_time
 
     def to_dict(self) -> dict:
         return {"dtype": self.dtype, "m": self.m, "k": self.k, "n": self.n, "times": list(self.times)}

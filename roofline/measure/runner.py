@@ -26,7 +26,7 @@ from ..estimate import estimate
 from ..hardware import Chip, Peak, Source
 from ..units import format_bandwidth, format_bytes, format_flops_rate, format_intensity, format_time
 from .accelerator import AcceleratorResult, measure_accelerator
-from .analysis import Levels, combine_best, memory_levels
+from .analysis import Levels, TimedSample, combine_best, memory_levels
 from .bandwidth import KERNELS, BandwidthSample, measure_kernel, sweep_sizes
 from .matmul import MatmulSample, measure_matmul
 
@@ -176,21 +176,13 @@ class Progress:
 
 # ------------------------------------------------------------ operations
 @dataclass
-class OperationSample:
+class OperationSample(TimedSample):
     """An operation timed for the roofline plot: its cost (FLOPs, bytes) and its times."""
 
     label: str
     cost: Cost
     working_set: float
     times: list = field(default_factory=list)
-
-    @property
-    def best_time(self) -> float:
-        return min(self.times)
-
-    @property
-    def median_time(self) -> float:
-        return float(np.median(self.times))
 
     @property
     def flops_per_s(self) -> float:
