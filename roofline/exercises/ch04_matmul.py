@@ -10,11 +10,6 @@ from .. import (critical_batch_size, critical_intensity, estimate, exact_critica
 from .core import Exercise, Mistake, register
 
 
-def _ridge_with(chip, dtype, accumulate):
-    chip = get_chip(chip)
-    return chip.peak_flops_per_s(dtype, accumulate=accumulate) / chip.hbm_bytes_per_s
-
-
 register(Exercise(
     id="matmul-flops-relative-error",
     question="A matmul X[B, D] @ W[D, F] does exactly BF(2D - 1) FLOPs. By what fraction of "
@@ -119,11 +114,10 @@ register(Exercise(
     params={"chip": "RTX 3090"},
     hints=("Use the dense bf16 figure with FP32 accumulate and the card's GDDR6X bandwidth.",),
     mistakes=lambda p: [
-        Mistake(_ridge_with(p["chip"], "fp16", "fp16"),
+        Mistake(critical_batch_size(p["chip"], "fp16", accumulate="fp16"),
                 "That uses the FP16-accumulate rate, twice the rate a training matmul with FP32 "
                 "accumulate gets on a GeForce card."),
-        Mistake(get_chip(p["chip"]).peak_flops_per_s("fp16", sparse=True, accumulate="fp16")
-                / get_chip(p["chip"]).hbm_bytes_per_s,
+        Mistake(critical_intensity(p["chip"], "fp16", sparse=True, accumulate="fp16"),
                 "That uses the sparse FP16-accumulate figure: 2:4 sparsity and the FP16 "
                 "accumulator each double the rate; a dense bf16 matmul gets neither."),
         Mistake(268e12 / get_chip(p["chip"]).hbm_bytes_per_s,
