@@ -105,12 +105,15 @@ class Estimate:
     t_comms: object
     extra: tuple = ()
     memory_name: str = "memory"
+    data_kind: str = "memory"
+    """What `t_comms` waits for: "memory" (the chip's own memory, the default) or "link"
+    (an estimate whose bytes all come over a link)."""
 
     @property
     def terms(self) -> tuple:
         """Every resource as a `Term`: math, main memory, then the extra ones."""
         return ((Term("math", "compute", self.cost.flops, self.peak_flops_per_s),
-                 Term(self.memory_name, "memory", self.cost.bytes, self.bandwidth_bytes_per_s))
+                 Term(self.memory_name, self.data_kind, self.cost.bytes, self.bandwidth_bytes_per_s))
                 + tuple(self.extra))
 
     @property
@@ -159,7 +162,7 @@ class Estimate:
     def bound(self):
         """"compute", "memory" or "link": the kind of the slowest resource (ties go to compute,
         then memory). Numpy arrays give an array of these words."""
-        kinds = ["compute", "memory"] + [t.kind for t in self.extra]
+        kinds = ["compute", self.data_kind] + [t.kind for t in self.extra]
         return self._argmax(kinds)
 
     def _argmax(self, labels):
@@ -211,22 +214,26 @@ def _max_all(values):
     return out
 
 
-def estimate(cost: Cost, chip, dtype=None, sparse=False, bandwidth_bytes_per_s=None) -> Estimate:
+def estimate(cost: Cost, chip, dtype=None, sparse=False, bandwidth_bytes_per_s=None,
+             bandwidth_kind="memory") -> Estimate:
     """Time bounds for `cost` on `chip`: t_math = FLOPs / peak, t_comms = bytes / bandwidth.
 
     `dtype` picks the peak (defaults to the dtype the cost's math runs in); the
     dense peak is used unless `sparse=True`. `bandwidth_bytes_per_s` replaces the
-    chip's memory bandwidth (for another memory level or a link).
+    chip's memory bandwidth (for another memory level or a link); say which with
+    `bandwidth_kind` ("memory" or "link"), so that `bound` names it right.
     """
     if not isinstance(cost, Cost):
         raise TypeError(f"estimate needs a Cost from roofline.matmul, dot, ... got {cost!r}")
+    if bandwidth_kind not in ("memory", "link"):
+        raise ValueError(f"bandwidth_kind is 'memory' or 'link', got {bandwidth_kind!r}")
     chip = get_chip(chip)
     dtype = canonical_dtype(dtype if dtype is not None else cost.dtype)
     peak = chip.peak_flops_per_s(dtype, sparse=sparse)
     bandwidth = _bandwidth(chip, bandwidth_bytes_per_s)
-    memory_name = chip.memory_kind if bandwidth_bytes_per_s is None else "memory"
+    memory_name = chip.memory_kind if bandwidth_bytes_per_s is None else bandwidth_kind
     return Estimate(cost, chip.name, peak, bandwidth, cost.flops / peak, cost.bytes / bandwidth,
-                    memory_name=memory_name)
+                    memory_name=memory_name, data_kind=bandwidth_kind)
 
 
 def critical_batch_size(chip, dtype="bf16", weights=None, sparse=False, accumulate=None):
