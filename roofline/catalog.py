@@ -103,10 +103,11 @@ _TPUS = [
         interconnect=Link("ICI", 9e10, Source(_SCALING, "TPU v5p: ICI one-way bandwidth 9e10 bytes/s per link, 6 links (3D torus)"), count=6,
                           topology="torus", domain_chips=8960,
                           vendor=Source(_V5P, "Bidirectional inter-chip interconnect (ICI) bandwidth (per chip): "
-                                              "1200 GBps; Interconnect topology: 3D torus (6 ports: two neighbours "
-                                              "per axis, our count)"),
+                                              "1200 GBps; Interconnect topology: 3D torus"),
                           vendor_one_way_bytes_per_s=1200 * G / 6 / 2),
         host_link=Link("PCIe", 1.6e10, Source(_SCALING, "PCIe host link ~1.6e10 bytes/s per TPU, one way")),
+        notes="Google's page gives no ICI port count for v5p; the one-way per-port figure "
+              "divides 1200 GBps by 6 ports (a 3D torus: two neighbours per axis) and 2 directions.",
     ),
     Chip(
         name="TPU v6e", vendor="Google", aliases=("v6e", "tpuv6e", "trillium"),

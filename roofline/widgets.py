@@ -618,5 +618,5 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
         return text, alt, full
 
     frames = [2 ** k for k in range(8, 21)]
-    return Explorer("sharded_matmul", "Sharded matmul explorer: math vs link time per chip", controls,
+    return Explorer("sharded_matmul", "Sharded matmul explorer: math, memory and link time per chip", controls,
                     render, "D", _frame_values(frames, D), lambda v: f"D = {v}")
