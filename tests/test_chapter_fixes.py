@@ -47,3 +47,11 @@ def test_problem_4_intensity_does_not_depend_on_B():
     assert sympy.simplify(intensity - D * F / (D * F + D + F)) == 0
     problem = _section(CH08, "Problem 4")
     assert not re.search(r"limit\([^)]*,\s*B\s*,", problem), "a limit in B of a B-free intensity"
+
+
+def test_chapter_9_pairs_peak_and_bandwidth_by_threads_and_says_so():
+    text = (ROOT / "chapters" / "09_measuring_a_roofline.md").read_text(encoding="utf-8")
+    assert "same number of" in text and "threads**" in text
+    assert "result.ridges(" in text                          # both ridges, each with its threads
+    assert "measured_roofline_figure(result" in text          # labels in the legend, not on the plot
+    assert "rl.plots.roofline_figure(chip, dtype=\"fp64\", bandwidths=\"all\", operations" not in text

@@ -145,6 +145,9 @@ def settings_for(mode: str = "full", llc_bytes: int | None = None, max_bytes: fl
             raise ValueError(f"max_bytes must be at least {format_bytes(s['min_ws'], binary=True)}")
         s["max_ws"] = min(s["max_ws"], max_bytes)
     s["op_large"] = int(s["max_ws"] // (3 * 8))  # three fp64 arrays fill the largest working set
+    # the all-thread main-memory step: every kernel in full mode, the add alone in short runs
+    s["threaded_kernels"] = list(KERNELS) if mode == "full" else ["add"]
+    s["threaded_dtypes"] = ["fp64", "fp32"] if mode == "full" else ["fp64"]
     s["mode"] = mode
     s["llc_bytes"] = llc
     return s
@@ -618,7 +621,8 @@ def measure(quick: bool = False, *, mode: str | None = None, kernels=tuple(KERNE
 
     The sweep, the matmul peak and the operations run on one thread; with
     `all_threads` (and more than one BLAS thread) a last step measures the matmul
-    peak and the main-memory bandwidth again on all of BLAS's threads.
+    peak and the main-memory bandwidth again on all of BLAS's threads (every kernel and
+    dtype in full mode; in quick mode, to keep it short, the add kernel and fp64 alone).
     `mode` ("full", "quick", "tiny") overrides `quick`; "tiny" is for tests.
     `timer` (seconds, like time.perf_counter) and `available_bytes` can be injected.
     Raises InsufficientMemoryError before allocating if the sizes will not fit.
@@ -638,8 +642,10 @@ def measure(quick: bool = False, *, mode: str | None = None, kernels=tuple(KERNE
     plan = _operation_plan(settings) if operations else []
     threads = blas_threads() if all_threads else 1
     threaded = threads > 1
+    threaded_kernels = [k for k in kernels if k in settings["threaded_kernels"]] or list(kernels)[:1]
+    threaded_dtypes = [d for d in dtypes if d in settings["threaded_dtypes"]] or list(dtypes)[:1]
     steps = (len(sizes) * len(kernels) + len(dtypes) + len(plan) + (1 if accelerator else 0)
-             + (len(dtypes) + len(kernels) if threaded else 0))
+             + (len(threaded_dtypes) + len(threaded_kernels) if threaded else 0))
     bar = Progress(steps, sys.stderr.isatty() if progress is None else progress)
     start = time.perf_counter()
     label = "start"
@@ -673,14 +679,14 @@ def measure(quick: bool = False, *, mode: str | None = None, kernels=tuple(KERNE
                 _time_calls(fn, settings["op_repeats"], inner, timer, op)
                 del fn
         if threaded:
-            for dtype in dtypes:
+            for dtype in threaded_dtypes:
                 label = f"matmul: {dtype}, n={settings['matmul_n']}, {threads} threads"
                 bar.step(label)
                 sample = MatmulSample(dtype, settings["matmul_n"], settings["matmul_n"], settings["matmul_n"])
                 result.matmuls.append(sample)
                 measure_matmul(settings["matmul_n"], dtype, settings["matmul_repeats"], timer=timer,
                                sample=sample, threads=threads)
-            for k in kernels:
+            for k in threaded_kernels:
                 label = f"bandwidth: {k}, main memory, {threads} threads"
                 bar.step(label)
                 ws = sizes[-1]
