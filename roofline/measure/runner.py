@@ -148,6 +148,8 @@ def settings_for(mode: str = "full", llc_bytes: int | None = None, max_bytes: fl
     # the all-thread main-memory step: every kernel in full mode, the add alone in short runs
     s["threaded_kernels"] = list(KERNELS) if mode == "full" else ["add"]
     s["threaded_dtypes"] = ["fp64", "fp32"] if mode == "full" else ["fp64"]
+    s["threaded_matmul_n"] = s["matmul_n"] // 2 if mode == "quick" else s["matmul_n"]
+    s["threaded_ws"] = s["max_ws"] // 2 if mode == "quick" else s["max_ws"]
     s["mode"] = mode
     s["llc_bytes"] = llc
     return s
@@ -622,7 +624,8 @@ def measure(quick: bool = False, *, mode: str | None = None, kernels=tuple(KERNE
     The sweep, the matmul peak and the operations run on one thread; with
     `all_threads` (and more than one BLAS thread) a last step measures the matmul
     peak and the main-memory bandwidth again on all of BLAS's threads (every kernel and
-    dtype in full mode; in quick mode, to keep it short, the add kernel and fp64 alone).
+    dtype in full mode; in quick mode, to keep it short, the add kernel on half the largest
+    working set and an fp64 matmul of half the size).
     `mode` ("full", "quick", "tiny") overrides `quick`; "tiny" is for tests.
     `timer` (seconds, like time.perf_counter) and `available_bytes` can be injected.
     Raises InsufficientMemoryError before allocating if the sizes will not fit.
@@ -679,17 +682,18 @@ def measure(quick: bool = False, *, mode: str | None = None, kernels=tuple(KERNE
                 _time_calls(fn, settings["op_repeats"], inner, timer, op)
                 del fn
         if threaded:
+            n_all = settings.get("threaded_matmul_n", settings["matmul_n"])
             for dtype in threaded_dtypes:
-                label = f"matmul: {dtype}, n={settings['matmul_n']}, {threads} threads"
+                label = f"matmul: {dtype}, n={n_all}, {threads} threads"
                 bar.step(label)
-                sample = MatmulSample(dtype, settings["matmul_n"], settings["matmul_n"], settings["matmul_n"])
+                sample = MatmulSample(dtype, n_all, n_all, n_all)
                 result.matmuls.append(sample)
-                measure_matmul(settings["matmul_n"], dtype, settings["matmul_repeats"], timer=timer,
+                measure_matmul(n_all, dtype, settings["matmul_repeats"], timer=timer,
                                sample=sample, threads=threads)
             for k in threaded_kernels:
                 label = f"bandwidth: {k}, main memory, {threads} threads"
                 bar.step(label)
-                ws = sizes[-1]
+                ws = min(settings.get("threaded_ws", sizes[-1]), sizes[-1])
                 sample = BandwidthSample(k, max(1, ws // (KERNELS[k].arrays * 8)), threads=threads)
                 result.threaded_bandwidth.append(sample)
                 measure_kernel(k, ws, settings["repeats"], target_bytes=settings["target_bytes"],
