@@ -1,6 +1,8 @@
 """Exercises of chapter 7, "A transformer layer on the roofline" (ids start with "xformer-")."""
 
-from .. import critical_intensity, estimate
+import math
+
+from .. import critical_intensity, estimate, get_chip
 from .. import transformer as tf
 from ..dtypes import bytes_per_element
 from .core import Exercise, Mistake, register
@@ -80,5 +82,37 @@ register(Exercise(
     mistakes=lambda p: [
         Mistake("H*T*d_h", "A multiply and an add are 2 FLOPs."),
         Mistake("2*H*T**2*d_h", "That is prefill (T queries); in decode there is one new query per sequence."),
+    ],
+))
+
+def _free(p):
+    """Bytes left on the chip for KV cache once the whole model's weights are in."""
+    return get_chip(p["chip"]).hbm_bytes - tf.weight_bytes(tf.LLAMA_8B_MODEL)
+
+
+register(Exercise(
+    id="xformer-max-batch",
+    question="Serve the whole Llama-style 8B model (32 layers, bf16 weights and KV cache) on one H200 "
+             "(141 GB) with sequences of T = 8192 tokens. How many sequences can decode together, "
+             "at most, before their KV cache no longer fits next to the weights?",
+    answer=lambda p: tf.max_batch(tf.LLAMA_8B_MODEL, p["T"], p["chip"]),
+    kind="number",
+    params={"T": 8192, "chip": "H200"},
+    tolerance=0.005,
+    hints=("Free memory = the chip's memory minus the weights (2 bytes per weight, embedding and "
+           "output head included).",
+           "One sequence's cache: K and V, each T x H_kv x d_h numbers of 2 bytes, in every one of "
+           "the 32 layers. Round down: a sequence fits whole or not at all."),
+    mistakes=lambda p: [
+        Mistake(math.floor(get_chip(p["chip"]).hbm_bytes / tf.kv_cache_bytes(tf.LLAMA_8B_MODEL, p["T"])),
+                "The weights take memory too: subtract their bytes before dividing by the cache "
+                "of one sequence."),
+        Mistake(math.floor(_free(p) / (tf.kv_cache_bytes(tf.LLAMA_8B_MODEL, p["T"]) / 2)),
+                "That counts half the cache per sequence: K alone (or V alone), or the chapter's "
+                "T = 4096 instead of 8192. The cache holds both K and V for all T tokens."),
+        Mistake(math.floor(_free(p) / (tf.kv_cache_bytes(tf.LLAMA_8B_MODEL, p["T"]) / 32)),
+                "That is one layer's cache per sequence; every one of the 32 layers keeps its own."),
+        Mistake(math.floor(_free(p) / (tf.kv_cache_bytes(tf.LLAMA_8B_MODEL, p["T"]) * 4)),
+                "You used the 32 query heads; grouped-query attention caches only the 8 KV heads."),
     ],
 ))

@@ -129,3 +129,24 @@ register(Exercise(
     hints=("Compare the intensity (about B for B << D, F) with the A100's ridge point.",),
     mistakes=lambda p: [Mistake("compute", "128 is below the A100's ridge point in bf16 (dense).")],
 ))
+
+register(Exercise(
+    id="problems-min-square-tile",
+    question="A bf16 matmul on an H100 SXM runs with square t x t output tiles whose inputs stream from "
+             "HBM. What is the smallest t for which the tile loop is compute-bound?",
+    answer=lambda p: 2 * critical_intensity(p["chip"]),
+    kind="number",
+    params={"chip": "H100 SXM"},
+    tolerance=0.01,
+    hints=("One step loads a [t, b_k] and a [b_k, t] tile (2 bytes per number) and does 2 t^2 b_k FLOPs: "
+           "the intensity is t / 2, whatever b_k.",
+           "Set t / 2 equal to the ridge point."),
+    mistakes=lambda p: [
+        Mistake(critical_intensity(p["chip"]),
+                "That is the ridge point itself; a t x t tile's intensity is t / 2 in bf16, so t must be "
+                "twice the ridge."),
+        Mistake(4 * critical_intensity(p["chip"]),
+                "The intensity of a t x t tile is t / 2 (2 t^2 b_k FLOPs for 2 t b_k numbers of 2 bytes), "
+                "not t / 4."),
+    ],
+))
