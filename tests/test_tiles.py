@@ -26,7 +26,7 @@ def test_smallest_compute_bound_square_tile():
     assert tiles.min_square_tile("TPU v5e") == pytest.approx(2 * 197e12 / 819e9)
     assert tiles.min_square_tile("H100 SXM") == pytest.approx(590.746, abs=1e-3)
     t = tiles.min_square_tile("TPU v5e")
-    assert rl.estimate(rl.tiled_matmul(0.99 * t, 512, 0.99 * t), "TPU v5e").bound == "bandwidth"
+    assert rl.estimate(rl.tiled_matmul(0.99 * t, 512, 0.99 * t), "TPU v5e").bound == "memory"
     assert rl.estimate(rl.tiled_matmul(1.01 * t, 512, 1.01 * t), "TPU v5e").bound == "compute"
 
 
