@@ -37,23 +37,73 @@ def test_every_exercise_accepts_its_own_answer(exercise_id):
             assert not check(exercise_id, value * (1 + 2 * exercise.tolerance + 0.01)).correct
 
 
-@pytest.mark.parametrize("exercise_id", ALL)
+#: The base unit written after a mistake's value, so a mistake reads as a student types it.
+BASE_UNIT = {"time": "s", "rate": "FLOP/s", "bandwidth": "B/s", "size": "B", "count": "FLOPs",
+             "intensity": "FLOPs/B", "number": ""}
+
+
+#: Exercises of modules the lead is rewriting (issue 11) whose table has a known flaw; strict,
+#: so the test says when the rewrite has fixed it.
+KNOWN_FLAWED = {"comms-critical-d-v5e": "two of its mistakes share one value (bidirectional "
+                                        "link and half the FLOPs): the second never fires"}
+
+
+def _flawed(ids):
+    return [pytest.param(i, marks=pytest.mark.xfail(strict=True, reason=KNOWN_FLAWED[i]))
+            if i in KNOWN_FLAWED else i for i in ids]
+
+
+def _typed(exercise, value):
+    """A value as a student types it: with the base unit where the question wants a unit."""
+    return f"{float(value)!r} {BASE_UNIT[exercise.kind]}".strip()
+
+
+@pytest.mark.parametrize("exercise_id", _flawed(ALL))
 def test_every_listed_mistake_gets_its_diagnosis(exercise_id):
     exercise = get_exercise(exercise_id)
+    if exercise.kind == "parts":
+        pytest.skip("each part is checked on its own by test_parts_*")
     table = exercise.mistake_table()
     if exercise.kind == "symbolic":
         pytest.importorskip("sympy")
     for mistake in table:
-        feedback = check(exercise_id, mistake.value)
         if exercise.kind in ("symbolic", "choice"):
+            feedback = check(exercise_id, mistake.value)
             assert not feedback.correct and feedback.diagnosis == mistake.message, (mistake, feedback)
             continue
-        expected, wrong = float(exercise.expected()), float(mistake.value)
-        if core._close(wrong, expected, exercise.tolerance):
-            continue  # a mistake that is numerically the right answer here cannot be told apart
+        feedback = check(exercise_id, _typed(exercise, mistake.value))
         assert not feedback.correct, (mistake, feedback)
-        first = next(m for m in table if core._close(wrong, float(m.value), exercise.tolerance))
-        assert feedback.diagnosis == first.message, (mistake, feedback)
+        assert feedback.diagnosis == mistake.message, (mistake, feedback)
+
+
+def _collisions(exercise, params, table):
+    """Pairs (a, b) of the answer and mistakes that a student could not tell apart."""
+    expected = float(exercise.expected(**params))
+    values = [("answer", expected)] + [(m.message[:50], float(m.value)) for m in table]
+    return [(a, b) for i, a in enumerate(values) for b in values[i + 1:]
+            if core.collide(a[1], b[1], exercise.tolerance)]
+
+
+@pytest.mark.parametrize("exercise_id", _flawed([e for e in ALL if not e.startswith("hw-")]))
+def test_no_two_mistakes_of_an_exercise_fall_within_tolerance(exercise_id):
+    """Each listed mistake, typed exactly, gets its own diagnosis; none passes as the answer."""
+    exercise = get_exercise(exercise_id)
+    if exercise.kind in ("symbolic", "choice", "parts"):
+        return
+    assert not _collisions(exercise, {}, exercise.specific_mistakes())
+    assert not _collisions(exercise, {}, exercise.mistake_table())
+
+
+@pytest.mark.parametrize("set_id", ["part1", "part3"])
+def test_no_two_homework_mistakes_fall_within_tolerance_over_many_ids(set_id):
+    for i in range(300):
+        params = homework.parameters(set_id, f"student-{i}", quiet=True)
+        for q in homework.questions(set_id):
+            exercise = get_exercise(homework.exercise_id(set_id, q))
+            if exercise.kind in ("symbolic", "choice", "parts"):
+                continue
+            found = _collisions(exercise, params, exercise.mistake_table(**params))
+            assert not found, (q, i, params, found)
 
 
 @pytest.mark.parametrize("set_id", ["part1", "part2", "part3"])
@@ -103,7 +153,7 @@ def test_units_and_wrong_kinds_are_named():
     assert not f.correct and "1000 times too small" in f.message
     f = check("time-1e12-flops-h100", "989 TFLOP/s")
     assert f.diagnosis == "wrong unit kind" and "rate" in f.message and "time" in f.message
-    assert "unknown unit" in check("time-1e12-flops-h100", "1.01 parsecs").message
+    assert "Unknown unit" in check("time-1e12-flops-h100", "1.01 parsecs").message
     # GB vs GiB on a size
     size = Exercise("t-size", "?", lambda p: 16e9, kind="size")
     assert size.check("16 GB").correct and size.check("16e9").correct
@@ -196,7 +246,7 @@ def test_answer_box_embeds_the_right_data():
     assert math.isclose(payload["expected"], 1e12 / dense, rel_tol=1e-12)
     assert payload["tolerance"] == 0.02 and payload["kind"] == "time" and payload["wanted"] == "time"
     table = get_exercise("time-1e12-flops-h100").mistake_table()
-    assert payload["mistakes"] == [[m.value, m.message] for m in table]
+    assert payload["mistakes"] == [[m.value, m.message, m.tag] for m in table]
     visible = html.split("<script>")[0]
     assert "1.01" not in visible and "0.00101" not in visible  # the answer is not in plain view
     # an answered check shows no box
