@@ -29,7 +29,7 @@ def test_every_exercise_accepts_its_own_answer(exercise_id):
     feedback = check(exercise_id, expected)
     assert isinstance(feedback, Feedback)
     assert feedback.correct, feedback.message
-    if exercise.kind not in ("symbolic", "choice"):
+    if exercise.kind not in ("symbolic", "choice", "parts"):
         value = float(expected)
         if math.isfinite(value) and value > 0:
             # within the tolerance is right, twice the tolerance away is not
@@ -278,33 +278,98 @@ def _node_verdicts(cases):
     return json.loads(result.stdout)
 
 
+def _node_cases(pairs):
+    """[(exercise, params, text)] -> (kernel verdicts, page verdicts), each [correct, message]."""
+    cases, kernel = [], []
+    encoded = {}
+    for exercise, params, text in pairs:
+        key = (exercise.id, json.dumps(params, sort_keys=True, default=str))
+        if key not in encoded:
+            encoded[key] = answerbox.encode_payload(answerbox.answer_payload(exercise, params))
+        cases.append([encoded[key], text])
+        f = core.check_answer(exercise, text, exercise.resolve(params))
+        kernel.append([f.correct, f.message])
+    return kernel, _node_verdicts(cases)
+
+
+def _students():
+    return [(homework.exercise_id(s, q), homework.parameters(s, student, quiet=True))
+            for student in ("alice", "s1234567") for s in ("part1", "part2", "part3")
+            for q in homework.questions(s)]
+
+
+_TEXTS = ["", "abc", "1.01 ms", "1.01 us", "1 TFLOP/s", "-3", "0", "1e999", "240", "2x", "16 GiB",
+          "compute", "Bandwidth-bound", "memory", "maybe", "5 parsec", "989 TFLOPS", "1,000 ns",
+          "1/6", "1,01 ms", "2*989e12", "1.5x10^12 FLOP/s", "25 GB/sec", "4378 flops/byte",
+          "34.4 gigabytes", "3 Tflop/s", "2 millisecond", "Bandwidth.", "link-bound",
+          "It is compute-bound.", "(1+2", "1/0", "inf", "74%", "5 Gbps", "1 GiFLOP/s", "3 ;4",
+          "2*B*D*F", "1 + x; 2"]
+
+
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_answer_box_in_javascript_gives_the_kernels_verdicts():
-    texts = ["", "abc", "1.01 ms", "1.01 us", "1 TFLOP/s", "-3", "0", "1e999", "240", "2x", "16 GiB",
-             "compute", "Bandwidth-bound", "memory", "maybe", "5 parsec", "989 TFLOPS", "1,000 ns"]
-    cases, wanted = [], []
-    exercises = [(eid, {}) for eid in ALL if get_exercise(eid).kind != "symbolic"]
-    exercises += [(homework.exercise_id(s, q), homework.parameters(s, "alice", quiet=True))
-                  for s in ("part1", "part2", "part3") for q in homework.questions(s)
-                  if get_exercise(homework.exercise_id(s, q)).kind != "symbolic"]
-    for eid, params in exercises:
-        exercise = get_exercise(eid)
-        encoded = answerbox.encode_payload(answerbox.answer_payload(exercise, params))
-        inputs = list(texts)
-        if exercise.kind != "choice":
+    pairs = []
+    exercises = [(get_exercise(e), {}) for e in ALL if not e.startswith("hw-")]
+    exercises += [(get_exercise(e), p) for e, p in _students()]
+    for exercise, params in exercises:
+        inputs = list(_TEXTS)
+        if exercise.kind not in ("choice", "symbolic", "parts"):
             expected = float(exercise.expected(**params))
-            inputs += [repr(expected)] + [repr(float(m.value)) for m in exercise.mistake_table(**params)]
-            inputs += [repr(expected * 3.7), repr(expected / 123.4)]
-        else:
-            inputs += [str(exercise.expected(**params))]
+            inputs += [repr(expected), _typed(exercise, expected)]
+            inputs += [_typed(exercise, m.value) for m in exercise.mistake_table(**params)]
+            inputs += [repr(float(m.value)) for m in exercise.mistake_table(**params)]
+            inputs += [repr(expected * 3.7), repr(expected / 123.4), f"{expected:.4g}",
+                       f"{expected * 0.9799:.7g}", f"{expected * 1.0201:.7g}"]
+        elif exercise.kind == "choice":
+            inputs += [str(exercise.expected(**params))] + [str(c) + "." for c in exercise.choices]
         for text in inputs:
-            cases.append([encoded, text])
-            f = core.check_answer(exercise, text, exercise.resolve(params))
-            wanted.append([f.correct, f.message])
-    got = _node_verdicts(cases)
-    mismatches = [(c[1], w, g) for c, w, g in zip(cases, wanted, got) if w != g]
-    assert not mismatches, mismatches[:5]
-    assert len(cases) > 200
+            pairs.append((exercise, params, text))
+    kernel, page = _node_cases(pairs)
+    mismatches = [(p[0].id, p[2], k, g) for p, k, g in zip(pairs, kernel, page) if k != g]
+    assert not mismatches, "\n".join(map(str, mismatches[:8]))
+    assert len(pairs) > 2000
+
+
+def _formula_inputs(exercise, params):
+    import sympy
+    expected = sympy.sstr(sympy.sympify(exercise.answer(exercise.resolve(params)),
+                                        locals=core._symbols(exercise)))
+    names = exercise.symbols
+    inputs = [expected, f"3*({expected})", f"({expected})/2", f"({expected})*7/12",
+              f"({expected}) + 1", f"({expected})^2", "1", "0", "", "  ", "2 2", "x^x",
+              f"{names[0]}^99", f"{names[0]}^(1/2)", f"sqrt({names[0]})", "__import__('os')",
+              "exit()", "lambda: 1", "B" * 400, "9**9**9**9", f"({names[0]}", f"{names[0]}/0",
+              f"{''.join(names)}", f"2{''.join(names)}", f"{names[0]}-{names[0]}", "😀", "q",
+              f"{names[0]} ** 2", f"2.5e1*{names[0]}", f"-{names[0]}", f"1/(1/{names[0]})"]
+    inputs += [sympy.sstr(sympy.sympify(m.value, locals=core._symbols(exercise)))
+               for m in exercise.specific_mistakes(**params)]
+    return inputs
+
+
+def _formula_exercises():
+    found = []
+    for eid in ALL:
+        exercise = get_exercise(eid)
+        params = homework.parameters(eid.split("-")[1], "alice", quiet=True) if eid.startswith("hw-") else {}
+        for ex in (exercise.parts if exercise.kind == "parts" else (exercise,)):
+            if ex.kind == "symbolic":
+                found.append((ex, exercise.resolve(params)))
+    return found
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_formula_boxes_on_the_page_agree_with_sympy():
+    """Every formula exercise: the page (values at random points) and the kernel (sympy)
+    give the same verdict and message on right, wrong, scaled and malformed formulas."""
+    pytest.importorskip("sympy")
+    pairs = [(ex, params, text) for ex, params in _formula_exercises()
+             for text in _formula_inputs(ex, params)]
+    assert len({ex.id for ex, _, _ in pairs}) >= 10
+    kernel, page = _node_cases(pairs)
+    mismatches = [(p[0].id, p[2], k, g) for p, k, g in zip(pairs, kernel, page) if k != g]
+    assert not mismatches, "\n".join(map(str, mismatches[:8]))
+    # the right formula passes in both, a wrong constant is named in both
+    assert sum(k[0] for k in kernel) >= len({ex.id for ex, _, _ in pairs})
 
 
 def test_check_is_fast():

@@ -514,7 +514,10 @@ BOX_SCRIPT = r"""
     }
     function atom() {
       var t = take();
-      if (t[0] === "num") { return ["num", t[1]]; }
+      if (t[0] === "num") {
+        if (!isFinite(parseFloat(t[1]))) { fail("That formula has a number too large to be the answer."); }
+        return ["num", t[1]];
+      }
       if (t[0] === "name" && F.functions.indexOf(t[1]) >= 0) {
         if (!isOp(take(), "(")) { bad(); }
         var inner = expression();

@@ -510,7 +510,8 @@ def correct_message(exercise: Exercise, expected) -> str:
         return f"{expected} is right."
     if exercise.kind == "symbolic":
         import sympy
-        return f"{sympy.sstr(expected)} is right."
+        names = _symbols(exercise)
+        return f"{sympy.sstr(_by_name(sympy.sympify(expected, locals=names), names))} is right."
     if math.isinf(float(expected)):
         return "Right: there is no finite value."
     wanted = None if exercise.kind == "number" else exercise.kind
@@ -797,6 +798,8 @@ def formula_tree(text: str, names) -> list:
     def atom():
         token = take()
         if token[0] == "num":
+            if not math.isfinite(float(token[1])):
+                raise _Unreadable("That formula has a number too large to be the answer.")
             return ["num", token[1]]
         if token[0] == "name" and token[1] in functions:
             if take() != ["op", "("]:
