@@ -372,6 +372,165 @@ def test_formula_boxes_on_the_page_agree_with_sympy():
     assert sum(k[0] for k in kernel) >= len({ex.id for ex, _, _ in pairs})
 
 
+# ---------------------------------------------------------------- the issue's inputs, one table
+def _hw(set_id, q):
+    """(exercise id, params) of a homework question for the student 'bob'."""
+    return homework.exercise_id(set_id, q), homework.parameters(set_id, "bob", quiet=True)
+
+
+def _hw1_b():
+    return str(homework.parameters("part1", "bob", quiet=True)["B"])
+
+
+def _hw1_q1_times(factor):
+    exercise_id, params = _hw("part1", "q1")
+    return f"{get_exercise(exercise_id).expected(**params) * factor!r} s"
+
+
+#: (exercise id, params or None, typed answer, correct?, a phrase the message must hold).
+#: The expected verdicts come from the question (by hand), not from the checker.
+ISSUE_TABLE = [
+    # right answers that were rejected
+    ("intensity-elementwise-add-bf16", None, "1/6", True, "is right"),
+    ("plot-ridge-v5e-int8", None, "481 OPs/B", True, "is right"),
+    ("plot-ridge-v5e-int8", None, "481 OPs per byte", True, "is right"),
+    ("spec-h100-dense-bf16", None, "989.5 teraFLOPS", True, "is right"),
+    ("spec-h100-dense-bf16", None, "989.5 Tflop/s", True, "is right"),
+    ("spec-h100-dense-bf16", None, "2*494.75e12", True, "is right"),
+    ("spec-nvlink-one-way-per-link", None, "25 GB/sec", True, "is right"),
+    ("plot-ridge-ici-v5e", None, "4378 flops/byte", True, "is right"),
+    ("spec-tpu-v4-hbm-bytes", None, "34.4 gigabytes", True, "is right"),
+    ("time-1e12-flops-h100", None, "1.01 millisecond", True, "is right"),
+    ("time-1e12-flops-h100", None, "1.01 ms.", True, "is right"),
+    ("time-which-bound-h100", None, "Bandwidth.", True, "is right"),
+    ("time-which-bound-h100", None, "It is bandwidth-bound!", True, "is right"),
+    ("plot-three-regions-v5e", None, "link-bound", True, "is right"),
+    ("xformer-weights-critical-batch", None, "325.6", True, "is right"),
+    ("xformer-weights-critical-batch", None, "325.5576", True, "is right"),
+    ("spec-above-roof", None, "Impossible.", True, "is right"),
+    # wrong answers that were accepted or misread
+    ("time-1e12-flops-h100", None, "1,01 ms", False, "Write 1.01, not 1,01"),
+    ("spec-tpu-v4-hbm-bytes", None, "32 GiB", False, "repeats the figure the question gives"),
+    ("intensity-ridge-h100", None, "300", False, "often quoted"),
+    ("intensity-ridge-h100", None, "295", True, "is right"),
+    ("hw-part1-q3", "B", None, False, "approximate value"),
+    # diagnoses
+    ("time-1e12-flops-h100", None, "1.01", False, "Add a unit"),
+    ("spec-flops-in-1ms", None, "989.5", False, "Add a unit"),
+    ("time-1e12-flops-h100", None, "989.5 s", False, "a time is the work divided by the rate"),
+    ("intensity-elementwise-add-bf16", None, "6", False, "FLOPs per byte, not bytes per FLOP"),
+    ("time-1e12-flops-h100", None, "1.01 us", False, "1000 times too small"),
+    ("time-1e12-flops-h100", None, "989 TFLOP/s", False, "asks for a time"),
+    ("time-1e12-flops-h100", None, "5 Gbps", False, "lower-case b is a bit"),
+    # questions in two parts
+    ("time-bound-ratio-symbolic", None, "1 + x; 2", True, "(2) the largest value: right"),
+    ("time-bound-ratio-symbolic", None, "1 + x; 1", False, "(2) the largest value: not yet"),
+    ("time-bound-ratio-symbolic", None, "1 + x", False, "asks for 2 answers"),
+    ("measure-copy-bandwidth", None, "26.8 GB/s; 13.4 GB/s", True, "(1) STREAM: right"),
+    ("measure-copy-bandwidth", None, "13.4 GB/s; 13.4 GB/s", False, "counts the bytes copied once"),
+    ("problems-int8-weights-exact", None, "136.3; 226.8", True, "(2) D = F = 1024: right"),
+    # formulas
+    ("plot-half-peak-intensity", None, "P/(2W)", True, "is right"),
+    ("plot-half-peak-intensity", None, "P/W", False, "ridge point"),
+    ("plot-half-peak-intensity", None, "P/(4*W)", False, "yours is 1/2 times the answer"),
+    ("measure-triad-formula", None, "24N/t", True, "is right"),
+    ("measure-triad-formula", None, "16*N/t", False, "counts two arrays"),
+    # homework: the kind of slip, never the ratio
+    ("hw-part1-q1", "x6.68", None, False, "too large, by a factor between 1.5 and 10"),
+    ("hw-part1-q1", "x1.3", None, False, "too large, but by less than 50%"),
+    ("hw-part1-q1", "x0.01", None, False, "too small, by more than a factor of 10"),
+]
+
+
+def _issue_rows():
+    rows = []
+    for exercise_id, special, text, correct, phrase in ISSUE_TABLE:
+        params = {}
+        if exercise_id.startswith("hw-"):
+            exercise_id, params = _hw(*exercise_id.split("-")[1:])
+            if special == "B":
+                text = _hw1_b()
+            elif special.startswith("x"):
+                text = _hw1_q1_times(float(special[1:]))
+        rows.append((get_exercise(exercise_id), params, text, correct, phrase))
+    return rows
+
+
+@pytest.mark.parametrize("row", range(len(ISSUE_TABLE)))
+def test_issue_inputs_in_the_kernel(row):
+    exercise, params, text, correct, phrase = _issue_rows()[row]
+    feedback = check(exercise.id, text, **params)
+    assert feedback.correct is correct and phrase in feedback.message, (text, feedback.message)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_issue_inputs_on_the_page():
+    rows = _issue_rows()
+    kernel, page = _node_cases([(ex, params, text) for ex, params, text, _, _ in rows])
+    for (exercise, _, text, correct, phrase), k, g in zip(rows, kernel, page):
+        assert g == k, (exercise.id, text, k, g)
+        assert g[0] is correct and phrase in g[1], (exercise.id, text, g)
+
+
+def test_no_ratio_and_no_expected_value_in_homework_output():
+    for set_id in ("part1", "part3"):
+        params = homework.parameters(set_id, "bob", quiet=True)
+        for q in homework.questions(set_id):
+            exercise = get_exercise(homework.exercise_id(set_id, q))
+            html = homework.check("bob", set_id, q, None)._repr_html_()
+            payload = answerbox.decode_payload(html.split('data-payload="')[1].split('"')[0])
+            assert payload["kind"] == "private" and "expected" not in payload
+            assert "mistakes" not in payload and "correct_message" not in payload
+            if exercise.kind in ("choice", "symbolic"):
+                continue
+            expected = float(exercise.expected(**params))
+            for factor in (6.68, 0.137, 1.3, 25.0):
+                feedback = homework.check("bob", set_id, q, expected * factor)
+                assert not feedback.correct
+                text = str(feedback) + feedback._repr_html_()
+                assert "times too" not in text and "6.68" not in text, text
+    # chapter exercises keep the full diagnosis
+    assert "about 6.68 times too large" in check("time-1e12-flops-h100", f"{6.68 * 1.0106e-3} s").message
+
+
+def test_an_unknown_exercise_id_is_named_with_the_nearest_ids():
+    feedback = check("time-1e12-flops-h10", "1.01 ms")
+    assert feedback.unknown and not feedback.correct
+    assert "There is no exercise 'time-1e12-flops-h10'" in feedback.message
+    assert "time-1e12-flops-h100" in feedback.message
+    assert "Unknown exercise" in str(feedback) and "Unknown exercise" in feedback._repr_html_()
+    assert "Not yet" not in str(feedback)
+    assert not check("time-1e12-flops-h100", "1.02 s").unknown
+
+
+@pytest.mark.parametrize("set_id, question", [("part1", "q5"), ("part3", "q5")])
+def test_homework_choice_answers_vary_over_2000_ids(set_id, question):
+    """Each value of a choice question is the answer for at least 20% of student ids."""
+    exercise = get_exercise(homework.exercise_id(set_id, question))
+    counts = {c: 0 for c in exercise.choices}
+    for i in range(2000):
+        counts[exercise.expected(**homework.parameters(set_id, f"id-{i}", quiet=True))] += 1
+    assert min(counts.values()) >= 400, counts
+
+
+def test_homework_part3_q5_intensity_is_shown_as_it_is_checked():
+    for i in range(50):
+        p = homework.parameters("part3", f"id-{i}", quiet=True)
+        shown = dict(homework.given("part3", p).rows)["q5 asks about intensity"]
+        value = rl.parse_quantity(shown)[0]
+        from roofline.exercises import hw3_measured
+        assert value == hw3_measured.regime_intensity(p)
+
+
+def test_answer_boxes_carry_a_human_label():
+    html = check("time-1e12-flops-h100", None)._repr_html_()
+    assert "Your answer to &ldquo;A teraFLOP on an H100 (chapter 1)&rdquo;" in html
+    assert "Your answer to <code>" not in html
+    for exercise_id in ALL:
+        label = get_exercise(exercise_id).label()
+        assert label and not label.startswith(("hw-", "time-", "plot-")), exercise_id
+
+
 def test_check_is_fast():
     check("hw-part2-q8", "2*B*D*F/n")  # import sympy once
     for exercise_id, answer in [("time-1e12-flops-h100", "1.01 ms"), ("hw-part2-q8", "2*B*D*F"),

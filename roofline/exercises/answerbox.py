@@ -114,8 +114,9 @@ def answer_payload(exercise: core.Exercise, params: dict | None = None) -> dict:
 #: What a homework box carries: no expected value, no mistakes (nothing to back out).
 def private_payload(exercise: core.Exercise) -> dict:
     return {"id": exercise.id, "kind": "private", "hint": "",
-            "message": ("Homework answers are checked in the notebook (Jupyter or Colab), with "
-                        "your own student id and numbers: run the check cell there.")}
+            "message": ("Homework is checked with your own student id and numbers: put your "
+                        "answer in the notebook cell above and run it (in Jupyter or Colab). "
+                        "This box does not check homework.")}
 
 
 def encode_payload(payload: dict) -> str:
