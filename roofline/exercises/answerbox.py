@@ -3,12 +3,20 @@
 When the book is built, every exercise's check cell runs with `answer = None`; its
 Feedback then renders `render_answer_box(exercise, params)`: an input, a button and
 a feedback line, with an inline script (no CDN, no external file). The box carries,
-base64-encoded so the answer is not in plain view in the page text, the expected
-value, the tolerance, the answer kind and the exercise's `mistake_table`, all
-computed by `roofline` at build time. The script mirrors `roofline.units.parse_quantity`
-and the numeric/choice checks of `roofline.exercises.core`, so it gives the same
-verdicts and diagnoses as `check` in a kernel. Symbolic answers need sympy: their
-box says so and points to Colab.
+base64-encoded so the answer is not in plain view in the page text, what `roofline`
+computed at build time: the expected value, the tolerance, the `mistake_table`, the
+given quantities (to recognise an echo); for a formula, its values and its mistakes'
+values at a few random points; for a question in parts, one such payload per part.
+
+The script reads answers with the same tables as the kernel (`roofline.units.GRAMMAR`
+for quantities, `core.FORMULA_GRAMMAR` for formulas, `core.CHOICE_SYNONYMS` and
+`CHOICE_FILLER` for choices) and follows `parse_quantity_details`, `numeric_verdict`,
+`choice_verdict` and `formula_tree` step by step, so it gives the kernel's verdicts and
+messages (tests/test_exercises.py runs it in node on every exercise). A formula is
+checked by evaluating it at the points: the kernel's sympy check gives the same verdict.
+
+A homework box (`exercise.homework`) carries no expected value and no mistakes: it
+says to check in the notebook, with the student's own id.
 
 DOM contract (tested in a browser by tests of the web page; keep these names):
     <div class="roofline-answer-box" data-exercise="ID" id="...">
@@ -139,9 +147,10 @@ _SHARED = {
     "unit_examples": core.ADD_UNIT_EXAMPLES,
 }
 
-# The checker in the browser. It mirrors core._check_numeric / _check_choice and
-# units.parse_quantity step by step; keep them in sync (tests/test_exercises.py
-# checks the shared tables and messages it is given).
+# The checker in the browser. It mirrors core.numeric_verdict / choice_verdict /
+# _check_symbolic / _check_parts and units.parse_quantity_details step by step, with
+# the shared tables above; keep them in sync (tests/test_exercises.py compares the
+# two on every exercise and on the issue's table of typed answers).
 BOX_SCRIPT = r"""
 (function () {
   if (window.RooflineAnswerBox) { return; }
