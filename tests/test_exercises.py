@@ -62,7 +62,7 @@ def _typed(exercise, value):
 def test_every_listed_mistake_gets_its_diagnosis(exercise_id):
     exercise = get_exercise(exercise_id)
     if exercise.kind == "parts":
-        pytest.skip("each part is checked on its own by test_parts_*")
+        pytest.skip("each part is checked on its own by test_each_part_gets_its_own_diagnosis")
     table = exercise.mistake_table()
     if exercise.kind == "symbolic":
         pytest.importorskip("sympy")
@@ -74,6 +74,23 @@ def test_every_listed_mistake_gets_its_diagnosis(exercise_id):
         feedback = check(exercise_id, _typed(exercise, mistake.value))
         assert not feedback.correct, (mistake, feedback)
         assert feedback.diagnosis == mistake.message, (mistake, feedback)
+
+
+@pytest.mark.parametrize("exercise_id", [e for e in ALL if get_exercise(e).kind == "parts"])
+def test_each_part_gets_its_own_diagnosis(exercise_id):
+    """A question in parts: right in every part passes; one part's mistake, with the other
+    parts right, fails with that part's diagnosis; a single answer asks for all parts."""
+    exercise = get_exercise(exercise_id)
+    expected = list(exercise.expected())
+    assert check(exercise_id, tuple(expected)).correct
+    assert "asks for" in check(exercise_id, expected[0]).message
+    for i, part in enumerate(exercise.parts):
+        for mistake in part.mistake_table():
+            answer = list(expected)
+            answer[i] = mistake.value if part.kind in ("symbolic", "choice") else _typed(part, mistake.value)
+            feedback = check(exercise_id, tuple(answer))
+            assert not feedback.correct and mistake.message in feedback.message, (i, mistake, feedback)
+            assert f"({i + 1}) {part.label()}: not yet" in feedback.message
 
 
 def _collisions(exercise, params, table):
