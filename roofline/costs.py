@@ -27,12 +27,15 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Cost:
-    """FLOPs done and bytes moved by one operation, and the dtype its math runs in."""
+    """FLOPs done and bytes moved by one operation, the dtype its math runs in, and the
+    execution unit it runs on: "matrix" (matmuls: tensor cores, MXU), "vector" (dot products,
+    elementwise ops, reductions: CUDA cores, VPU) or None (not said: the chip's main peak)."""
 
     name: str
     flops: object
     bytes: object
     dtype: str = "bf16"
+    unit: str | None = None
 
     @property
     def intensity(self):
@@ -40,7 +43,9 @@ class Cost:
         return self.flops / self.bytes
 
     def __repr__(self) -> str:
-        return f"Cost({self.name!r}, flops={self.flops!r}, bytes={self.bytes!r}, dtype={self.dtype!r})"
+        unit = "" if self.unit is None else f", unit={self.unit!r}"
+        return (f"Cost({self.name!r}, flops={self.flops!r}, bytes={self.bytes!r}, "
+                f"dtype={self.dtype!r}{unit})")
 
 
 def dot(N, dtype="bf16") -> Cost:
@@ -51,7 +56,7 @@ def dot(N, dtype="bf16") -> Cost:
     """
     check_size("N", N)
     size = bytes_per_element(dtype)
-    return Cost("dot", 2 * N - 1, (2 * N + 1) * size, canonical_dtype(dtype))
+    return Cost("dot", 2 * N - 1, (2 * N + 1) * size, canonical_dtype(dtype), "vector")
 
 
 def elementwise(N, dtype="bf16", flops_per_element=1, inputs=2, outputs=1, name="elementwise") -> Cost:
@@ -61,7 +66,7 @@ def elementwise(N, dtype="bf16", flops_per_element=1, inputs=2, outputs=1, name=
     check_size("inputs", inputs)
     check_size("outputs", outputs)
     size = bytes_per_element(dtype)
-    return Cost(name, flops_per_element * N, (inputs + outputs) * N * size, canonical_dtype(dtype))
+    return Cost(name, flops_per_element * N, (inputs + outputs) * N * size, canonical_dtype(dtype), "vector")
 
 
 def _operand_bytes(dtype, activations, weights, output):
@@ -83,7 +88,7 @@ def matmul(B, D, F, dtype="bf16", activations=None, weights=None, output=None) -
     for name, value in (("B", B), ("D", D), ("F", F)):
         check_size(name, value)
     a, w, o = _operand_bytes(dtype, activations, weights, output)
-    return Cost("matmul", 2 * B * D * F, a * B * D + w * D * F + o * B * F, canonical_dtype(dtype))
+    return Cost("matmul", 2 * B * D * F, a * B * D + w * D * F + o * B * F, canonical_dtype(dtype), "matrix")
 
 
 def matmul_exact_flops(B, D, F):
@@ -104,7 +109,7 @@ def per_example_matmul(B, D, F, dtype="bf16", activations=None, weights=None, ou
         check_size(name, value)
     a, w, o = _operand_bytes(dtype, activations, weights, output)
     return Cost("per-example matmul", 2 * B * D * F, a * B * D + w * B * D * F + o * B * F,
-                canonical_dtype(dtype))
+                canonical_dtype(dtype), "matrix")
 
 
 def tiled_matmul(bm, bk, bn, dtype="bf16") -> Cost:
@@ -118,7 +123,8 @@ def tiled_matmul(bm, bk, bn, dtype="bf16") -> Cost:
     for name, value in (("bm", bm), ("bk", bk), ("bn", bn)):
         check_size(name, value)
     size = bytes_per_element(dtype)
-    return Cost("tiled matmul step", 2 * bm * bk * bn, (bm * bk + bk * bn) * size, canonical_dtype(dtype))
+    return Cost("tiled matmul step", 2 * bm * bk * bn, (bm * bk + bk * bn) * size, canonical_dtype(dtype),
+                "matrix")
 
 
 @dataclass(frozen=True)
@@ -126,18 +132,20 @@ class ShardedMatmul:
     """A matmul split over n chips along the contraction dimension D.
 
     Each chip holds X[:, D/n] and W[D/n, :], computes a partial Y[B, F] and the n
-    partial sums are added with a ring all-reduce. Counts are **per chip**.
+    partial sums are added with an all-reduce. Counts are **per chip**.
     """
 
     n: object
     per_chip: Cost
-    """FLOPs each chip does (2BDF/n) and the bytes it reads from its own memory."""
+    """FLOPs each chip does (2BDF/n) and the bytes it reads from and writes to its own memory
+    (its X and W shards and its partial sum)."""
     send_bytes_per_direction: object
-    """Bytes each chip sends over one link in one direction: 2(n-1)/n partial sums.
-
-    For n = 2 that is one whole partial sum (2BF bytes in bf16); links are full
-    duplex, so the partial sum coming back in the other direction costs no extra time.
-    """
+    """Bytes each chip sends over its one link in one direction for a **one-way ring**
+    all-reduce: 2(n-1)/n partial sums. For n = 2 that is one whole partial sum (2BF bytes in
+    bf16); links are full duplex, so the partial sum coming back costs no extra time. Other
+    topologies: `roofline.collective_bytes_per_link("all-reduce", partial_sum_bytes, n, ...)`."""
+    partial_sum_bytes: object = None
+    """Bytes of one partial sum Y[B, F]: the array the all-reduce adds up (V)."""
 
     @property
     def total_flops(self):
@@ -157,4 +165,6 @@ def sharded_matmul(B, D, F, n=2, dtype="bf16") -> ShardedMatmul:
     local = matmul(B, D / n, F, dtype=dtype)
     partial_sum_bytes = B * F * bytes_per_element(dtype)
     send = 2 * (n - 1) * partial_sum_bytes / n
-    return ShardedMatmul(n, Cost(f"matmul on 1 of {n} chips", local.flops, local.bytes, local.dtype), send)
+    return ShardedMatmul(n, Cost(f"matmul on 1 of {n} chips", local.flops, local.bytes, local.dtype,
+                                 "matrix"),
+                         send, partial_sum_bytes)

@@ -81,6 +81,7 @@ register(Exercise(
     answer=_link_regime,
     kind="choice",
     choices=("compute", "bandwidth"),
+    choice_words={"link": "bandwidth"},  # the question's own word: its bandwidth is the link's
     params={"chip": "TPU v5e", "intensity": 1000},
     hints=("Compare 1000 with the ICI ridge point, not with the HBM one.",),
     mistakes=lambda p: [Mistake("compute" if _link_regime(p) == "bandwidth" else "bandwidth",
