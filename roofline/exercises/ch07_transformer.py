@@ -14,6 +14,7 @@ def _op(name, B, T, mode, shape=tf.LLAMA_8B):
 
 register(Exercise(
     id="xformer-mlp-decode-intensity",
+    title="MLP intensity in decode (chapter 7)",
     question="Decode step of the Llama-style 8B layer with B = 16 sequences (bf16): what is the "
              "arithmetic intensity of the MLP up matmul, in FLOPs per byte?",
     answer=lambda p: _op("MLP up", p["B"], p["T"], "decode").intensity,
@@ -27,6 +28,7 @@ register(Exercise(
 
 register(Exercise(
     id="xformer-kv-cache-bytes",
+    title="Size of the KV cache (chapter 7)",
     question="How many bytes of KV cache does one sequence of T = 4096 tokens hold in ONE layer of the "
              "Llama-style 8B model (8 KV heads of 128, bf16)?",
     answer=lambda p: 2 * p["T"] * tf.LLAMA_8B.n_kv_heads * tf.LLAMA_8B.head_dim * bytes_per_element("bf16"),
@@ -43,6 +45,7 @@ register(Exercise(
 
 register(Exercise(
     id="xformer-decode-regime",
+    title="Which regime? (chapter 7)",
     question="One decode step of the Llama-style 8B layer with B = 64 sequences of T = 4096 tokens on an "
              "H100 SXM: is the layer as a whole 'compute'-bound or 'bandwidth'-bound?",
     answer=lambda p: estimate(tf.layer_total(tf.LLAMA_8B, p["B"], p["T"], "decode"), p["chip"]).bound,
@@ -57,6 +60,7 @@ register(Exercise(
 
 register(Exercise(
     id="xformer-weights-critical-batch",
+    title="The weight matmuls' crossover (chapter 7)",
     question="Keep only the weight matmuls of a Llama-style 8B layer (Q, K, V, O projections and the MLP). "
              "In decode on an H100 SXM (bf16), at what batch B do they stop being bandwidth-bound? "
              "Use the exact bytes, not B << D.",
@@ -73,6 +77,7 @@ register(Exercise(
 
 register(Exercise(
     id="xformer-qk-decode-flops",
+    title="Attention FLOPs in decode (chapter 7)",
     question="In decode, how many FLOPs does Q K^T take for ONE sequence in one layer? Write it in terms of "
              "H (query heads), T (tokens in the cache) and d_h (head dimension).",
     answer=lambda p: "2*H*T*d_h",
