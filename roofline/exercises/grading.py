@@ -128,14 +128,16 @@ def %NAME%():
     g = globals()
     sid, ans = g.get("STUDENT_ID", None), g.get("answers", None)
     try:
+        length = len(sid) if isinstance(sid, str) else 0
         sid = sid[:1000] if isinstance(sid, str) else (None if sid is None else repr(sid)[:200])
     except Exception:
-        sid = "<unprintable>"
+        length, sid = 0, "<unprintable>"
     try:
         ans = {str(k)[:50]: enc(v) for k, v in list(ans.items())[:100]} if isinstance(ans, dict) else None
     except Exception:
         ans = None
-    return json.dumps({"has_id": "STUDENT_ID" in g, "student_id": sid, "answers": ans})
+    return json.dumps({"has_id": "STUDENT_ID" in g, "student_id": sid, "id_length": length,
+                       "answers": ans})
 '''
 _MAX_MESSAGE_BYTES = 8 * MIB  # larger messages from a kernel are dropped by zmq
 
@@ -167,7 +169,10 @@ def _parse_snapshot(reply_content) -> dict | None:
         for key, value in answers.items():
             if not (isinstance(value, dict) and isinstance(value.get("type"), str)):
                 return None
-    return {"has_id": report["has_id"], "student_id": sid, "answers": answers}
+    length = report.get("id_length")
+    length = length if isinstance(length, int) and not isinstance(length, bool) and length >= 0 else 0
+    return {"has_id": report["has_id"], "student_id": sid, "id_length": max(length, len(sid or "")),
+            "answers": answers}
 
 
 # ---------------------------------------------------------------- the sandbox
@@ -344,6 +349,11 @@ class _Sandbox:
 
 
 # ---------------------------------------------------------------- one notebook
+# ipykernel_launcher without the debugger (debugpy's import is a quarter of a kernel's start-up).
+_LAUNCH = ("import sys; sys.modules['debugpy'] = None; "
+           "from ipykernel import kernelapp; kernelapp.launch_new_instance()")
+
+
 class _KernelGone(Exception):
     pass
 
@@ -367,7 +377,7 @@ class _Kernel:
                               ip=f"{sandbox.inside_run}/k", key=key, **ports)
         if sandbox.uid is not None:
             os.chown(sandbox.run / "kernel.json", sandbox.uid, sandbox.uid)
-        kernel = [sys.executable, "-s", "-m", "ipykernel_launcher", "-f",
+        kernel = [sys.executable, "-s", "-c", _LAUNCH, "-f",
                   f"{sandbox.inside_run}/kernel.json",
                   "--HistoryManager.enabled=False", "--IPKernelApp.quiet=True"]
         command = sandbox.command(kernel, processes, hidden)
@@ -509,6 +519,8 @@ def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid
     live_lock = live_lock or threading.Lock()
     own_base = base is None
     base = Path(tempfile.mkdtemp(prefix="rlg-")) if own_base else base
+    if own_base and uid is not None:
+        os.chmod(base, 0o711)
     deadline = time.monotonic() + limits.notebook_s
     processes = limits.processes if uid is not None else _count_processes(os.getuid()) + limits.processes
     notes: dict[int, str] = {}
@@ -539,7 +551,7 @@ def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid
                     if number in skip or not source.strip():
                         continue
                     try:
-                        msg_id = kernel.send(source)
+                        msg_id = kernel.send(source, user_expressions=snapshot)
                         reply = kernel.wait_reply(msg_id, time.monotonic() + limits.cell_s)
                         if reply is None and time.monotonic() < deadline:
                             kernel.interrupt()
@@ -567,11 +579,12 @@ def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid
                         skip.add(number)
                         restart = True
                         break
-                    try:
-                        content = kernel.execute("", time.monotonic() + min(10.0, limits.startup_s),
-                                                 silent=True, user_expressions=snapshot)
-                    except _KernelGone:
-                        content = None
+                    if content.get("status") != "ok":  # no user_expressions in the reply: ask
+                        try:
+                            content = kernel.execute("", time.monotonic() + min(10.0, limits.startup_s),
+                                                     silent=True, user_expressions=snapshot)
+                        except _KernelGone:
+                            content = None
                     fresh = _parse_snapshot(content) if content else None
                     if fresh is not None:
                         report = fresh
@@ -634,9 +647,10 @@ def grade_submission(path: Path, report: dict, set_override: str | None = None,
     notes = [row("NOTE", feedback=note) for note in report.get("notes", [])]
     if "error" in report:
         return [row("ERROR", feedback=report["error"])] + notes
-    if sid is not None and len(sid) > ID_CAP:
-        notes.append(row("NOTE", feedback=f"STUDENT_ID is {len(sid)} characters long; it is cut to "
-                                          f"{ID_CAP} in this file (grading used all of it)"))
+    length = max(report.get("id_length") or 0, len(sid or ""))
+    if length > ID_CAP:
+        notes.append(row("NOTE", feedback=f"STUDENT_ID is {length} characters long; it is cut to "
+                                          f"{ID_CAP} characters in this file (and to 1000 for grading)"))
     set_id = set_override or report.get("set")
     if set_id not in homework.sets():
         return [row("ERROR", feedback="cannot tell which homework set this is (no "
@@ -779,6 +793,34 @@ def _roster_rows(rows: list[dict], roster: list[str], names: dict[str, str]) -> 
     return out
 
 
+def _probe(kind: str, uid: int | None, limits: Limits, base: Path, notebook: Path) -> None:
+    """Start Python the way kernels will be started (no student code): a clear error up front
+    instead of an ERROR row per notebook when the sandbox cannot work here."""
+    sandbox = _Sandbox(base, kind, uid, limits, notebook)
+    processes = limits.processes if uid is not None else _count_processes(os.getuid()) + limits.processes
+    command = sandbox.command([sys.executable, "-s", "-c", "import ipykernel, zmq, roofline"], processes, [])
+    extra = {}
+    if kind != "bwrap":
+        extra = {"env": sandbox.env(), "cwd": str(sandbox.home)}
+        if uid is not None:
+            extra.update(user=uid, group=uid, extra_groups=[])
+    try:
+        result = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, timeout=max(60.0, limits.startup_s), **extra)
+        why = result.stderr.decode(errors="replace").strip()[-500:] or f"exit status {result.returncode}"
+        failed = result.returncode != 0
+    except (OSError, subprocess.TimeoutExpired) as error:
+        failed, why = True, str(error)
+    finally:
+        sandbox.cleanup()
+    if failed:
+        who = f" as uid {uid}" if uid is not None else ""
+        hint = (" (that uid must be able to read and run this Python and its packages: a venv under "
+                "/root is not; install bubblewrap, or put the venv where every user can read it)"
+                if kind != "bwrap" and uid is not None else "")
+        raise RuntimeError(f"the {kind} sandbox cannot start Python{who}{hint}: {why}")
+
+
 class _Slots:
     """Sandbox uids for the notebooks running at once (root only): one uid per slot, so a
     process limit or a `kill -1` in one sandbox never touches another."""
@@ -850,6 +892,13 @@ def grade_folder(folder, timeout: float = 120, jobs: int | None = None,
     base = Path(tempfile.mkdtemp(prefix="rlg-"))
     if root:
         os.chmod(base, 0o711)
+    if todo:
+        try:
+            _probe(kind, sandbox_uid if root else None, limits, base, todo[0][1])
+        except BaseException:
+            shutil.rmtree(base, ignore_errors=True)
+            context.destroy(linger=0)
+            raise
     live, live_lock = set(), threading.Lock()
     journal_lock = threading.Lock()
     journal_handle = open(journal, "a", encoding="utf-8") if journal else None
