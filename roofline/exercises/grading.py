@@ -478,6 +478,8 @@ def _preexec_limits(limits: Limits, processes: int):
 def _describe_exit(code) -> str:
     if code is None:
         return "stopped answering"
+    if code > 128:  # bwrap and shells report a child killed by signal N as 128 + N
+        code = 128 - code
     if code < 0:
         try:
             name = signal.Signals(-code).name
@@ -718,6 +720,8 @@ def _survey(folder: Path) -> tuple[list[tuple[str, Path]], list[dict]]:
             else:
                 what = f"a {full.suffix} file" if full.suffix else "a file without an extension"
                 skip(rel, f"not a notebook ({what}); rename it to .ipynb if it is one")
+    notebooks.sort(key=lambda item: (item[0].casefold(), item[0]))
+    skipped.sort(key=lambda row: (row["file"].casefold(), row["file"]))
     return notebooks, skipped
 
 
