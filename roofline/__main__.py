@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"processes and threads per sandbox (default {d.processes})")
     grade.add_argument("--file-mb", type=_positive(float), default=d.file_bytes / 2 ** 20,
                        help=f"largest file a notebook may write, MiB (default {d.file_bytes // 2 ** 20})")
+    grade.add_argument("--disk-mb", type=_positive(float), default=d.disk_bytes / 2 ** 20,
+                       help=f"size of the sandbox's home and of its /tmp, MiB each; counts as memory "
+                            f"(default {d.disk_bytes // 2 ** 20})")
     grade.add_argument("--open-files", type=_positive(int), default=d.open_files,
                        help=f"open files per sandboxed process (default {d.open_files})")
     grade.add_argument("--sandbox-uid", type=_positive(int), default=64000,

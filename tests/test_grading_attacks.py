@@ -32,7 +32,7 @@ pytestmark = [pytest.mark.xdist_group("grading-attacks"),
               pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("bwrap") is None,
                                  reason="the sandbox needs Linux and bubblewrap (apt-get install bubblewrap)")]
 
-CELL_S, PROCESSES, MEMORY_MB, JOBS = 6, 64, 2000, 2
+CELL_S, PROCESSES, MEMORY_MB, DISK_MB, JOBS = 6, 64, 2000, 32, 2
 QUESTIONS = [f"q{i}" for i in range(1, 9)]
 PACKAGE_FILES = [Path(roofline.__file__).parent / "exercises" / name for name in ("core.py", "homework.py")]
 ROSTER = ["alice", "bob", "zoe", "wendy", "ghost", "uma", "dee", "nina", "sam", "dora", "hank"]
@@ -203,6 +203,20 @@ def _attacks(folder: Path, out: Path, port: int) -> dict:
         # 14. a cell that ignores the interrupt: killed, the rest still graded
         "hung_kernel": ("hank", make_samples.CORRECT, {"q3": (
             "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass")}),
+        # 17. snooping: environment, home folder, filling the disk
+        "snoop": ("mallory-snoop", make_samples.CORRECT, {"q7": (
+            "import os\n"
+            "secret = os.environ.get('ROOFLINE_TEST_SECRET', 'none')\n"
+            "home = sorted(n for n in os.listdir(os.path.expanduser('~')) if not n.startswith('.'))\n"
+            "written = 0\n"
+            "try:\n"
+            "    for i in range(10000):\n"
+            "        for d in (os.path.expanduser('~'), '/tmp'):\n"
+            "            with open(os.path.join(d, f'fill{i}'), 'wb') as h: h.write(b'x' * 2 ** 20)\n"
+            "            written += 1\n"
+            "except OSError:\n"
+            "    pass\n"
+            "raise RuntimeError(f'secret={secret} home={\",\".join(home)} filled={written}MiB')")}),
         # 15. spreadsheet formulas in the id and the answers
         "formula": ('=HYPERLINK("http://evil.example","x")',
                     {"q1": '"@SUM(A1:A9)"', "q2": '"+1+cmd|\' /C calc\'!A0"', "q3": "-5",
@@ -249,8 +263,9 @@ def graded(tmp_path_factory):
             [sys.executable, "-m", "roofline", "grade", str(folder), "--out", str(out),
              "--timeout", str(CELL_S), "--jobs", str(JOBS), "--processes", str(PROCESSES),
              "--memory-mb", str(MEMORY_MB), "--roster", str(roster), "--sandbox", "bwrap",
-             "--sandbox-uid", str(UID_BASE)],
-            cwd=ROOT, capture_output=True, text=True, timeout=600)
+             "--sandbox-uid", str(UID_BASE), "--disk-mb", str(DISK_MB)],
+            cwd=ROOT, capture_output=True, text=True, timeout=600,
+            env={**os.environ, "ROOFLINE_TEST_SECRET": "s3cr3t"})
         seconds = time.monotonic() - start
         time.sleep(1.0)  # give a surviving background writer time to strike
         leftovers = _sandbox_processes(UID_BASE, JOBS) if os.geteuid() == 0 else []
@@ -392,6 +407,16 @@ def test_cell_ignoring_interrupt_is_killed_and_the_rest_graded(graded):
     notes = _notes(graded, "hung_kernel.ipynb")
     assert any("could not be stopped" in n for n in notes), notes
     assert _total(graded, "hung_kernel.ipynb") == "8/8"
+
+
+def test_clean_environment_private_home_and_capped_disk(graded):
+    notes = [n for n in _notes(graded, "snoop.ipynb") if "secret=" in n]
+    assert len(notes) == 1, _notes(graded, "snoop.ipynb")
+    assert "secret=none" in notes[0] and "home=submission.ipynb " in notes[0], notes
+    filled = int(notes[0].split("filled=")[1].split("MiB")[0])
+    assert DISK_MB - 4 <= filled <= 2 * DISK_MB, notes  # home and /tmp: DISK_MB each, then full
+    assert _total(graded, "snoop.ipynb") == "8/8"
+    _neighbours_intact(graded)
 
 
 def test_formulas_are_neutralised(graded):

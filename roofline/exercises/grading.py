@@ -77,6 +77,8 @@ class Limits:
     """largest file a sandboxed process may write (RLIMIT_FSIZE)."""
     open_files: int = 256
     """open file descriptors per process (RLIMIT_NOFILE)."""
+    disk_bytes: int = 256 * MIB
+    """size of the sandbox's home and of its /tmp (each a tmpfs, so it counts as memory)."""
     startup_s: float = 60.0
     """time a kernel may take to start and answer (a busy machine is slow)."""
     interrupt_grace_s: float = 3.0
@@ -330,8 +332,12 @@ class _Sandbox:
         for path in hidden:  # submissions or output inside a shown folder: hide them
             if path.exists() and any(str(path).startswith(p + os.sep) for p in _python_paths()):
                 args += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
+        # home and /tmp: size-capped tmpfs (a notebook cannot fill the grader's disk)
+        size = str(self.limits.disk_bytes)
         args += ["--perms", "0755", "--dir", "/home", "--perms", "0755", "--dir", "/run",
-                 "--bind", str(self.home), "/home/student", "--bind", str(self.tmp), "/tmp",
+                 "--perms", "01777", "--size", size, "--tmpfs", "/home/student",
+                 "--perms", "01777", "--size", size, "--tmpfs", "/tmp",
+                 "--ro-bind", str(self.home / "submission.ipynb"), "/home/student/submission.ipynb",
                  "--bind", str(self.run), self.inside_run, "--chdir", "/home/student",
                  "--hostname", "sandbox", "--clearenv"]
         for name, value in self.env().items():
@@ -397,6 +403,8 @@ class _Kernel:
         self.client.load_connection_file()
         self.client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=True)
 
+    stop = threading.Event()  # replaced per grading run; set: every wait ends now
+
     def alive(self) -> bool:
         return self.process.poll() is None
 
@@ -405,7 +413,7 @@ class _Kernel:
         get = self.client.get_shell_msg if channel == "shell" else self.client.get_control_msg
         while True:
             left = min(until, self.deadline) - time.monotonic()
-            if left <= 0:
+            if left <= 0 or self.stop.is_set():
                 return None
             try:
                 message = get(timeout=min(0.2, left))
@@ -496,7 +504,8 @@ def _clean_text(text, cap: int) -> str:
 
 
 def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid: int | None = None,
-                 base: Path | None = None, context=None, hidden=(), live=None, live_lock=None) -> dict:
+                 base: Path | None = None, context=None, hidden=(), live=None, live_lock=None,
+                 stop: threading.Event | None = None) -> dict:
     """Execute one submission in sandboxed kernels; return its set, id, answers and notes.
 
     Cells run one by one; after each, the id and answers are asked for over the protocol.
@@ -531,10 +540,15 @@ def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid
     failure = None
     try:
         for attempt in range(limits.restarts + 1):
+            if stop is not None and stop.is_set():
+                failure = "the grader was stopped"
+                break
             sandbox = _Sandbox(base, kind, uid, limits, path)
             kernel = None
             try:
                 kernel = _Kernel(sandbox, context, processes, list(hidden), deadline, live, live_lock)
+                if stop is not None:
+                    kernel.stop = stop
                 if not kernel.ready(limits.startup_s):
                     failure = (f"the kernel did not start within {limits.startup_s:g} s"
                                if time.monotonic() < deadline else None)
@@ -903,7 +917,7 @@ def grade_folder(folder, timeout: float = 120, jobs: int | None = None,
             shutil.rmtree(base, ignore_errors=True)
             context.destroy(linger=0)
             raise
-    live, live_lock = set(), threading.Lock()
+    live, live_lock, stop = set(), threading.Lock(), threading.Event()
     journal_lock = threading.Lock()
     journal_handle = open(journal, "a", encoding="utf-8") if journal else None
 
@@ -911,7 +925,8 @@ def grade_folder(folder, timeout: float = 120, jobs: int | None = None,
         uid = slots.free.get()
         try:
             try:
-                report = run_notebook(path, limits, kind, uid, base, context, hidden, live, live_lock)
+                report = run_notebook(path, limits, kind, uid, base, context, hidden, live, live_lock,
+                                      stop)
             except Exception as error:  # nothing may be lost: record and go on
                 report = {"error": f"the grader failed on this notebook: {type(error).__name__}: "
                                    f"{_clean_text(error, 300)}"}
@@ -935,7 +950,8 @@ def grade_folder(folder, timeout: float = 120, jobs: int | None = None,
                     reports[name] = future.result()
                     if progress:
                         progress(name, reports[name], False)
-            except BaseException:
+            except BaseException:  # Ctrl-C: stop every notebook now; the journal keeps what is done
+                stop.set()
                 for future in futures:
                     future.cancel()
                 with live_lock:
@@ -1028,6 +1044,7 @@ def main(args) -> int:
     limits = Limits(cell_s=args.timeout, notebook_s=args.notebook_timeout,
                     memory_bytes=int(args.memory_mb * MIB), cpu_s=int(args.cpu_seconds),
                     processes=args.processes, file_bytes=int(args.file_mb * MIB),
+                    disk_bytes=int(args.disk_mb * MIB),
                     open_files=args.open_files)
     roster = None
     if args.roster is not None:
