@@ -319,3 +319,20 @@ def test_killed_grader_leaves_no_process_and_a_rerun_resumes(tmp_path):
     with open(out, newline="", encoding="utf-8") as handle:
         totals = {r["file"]: r["correct"] for r in csv.DictReader(handle) if r["exercise"] == "TOTAL"}
     assert totals == {"a1.ipynb": "8/8", "a2.ipynb": "8/8", "a3.ipynb": "8/8"}
+
+
+def test_readme_and_help_state_the_default_limits():
+    """The teacher reads the limits in the README and in --help: they must be the code's."""
+    d = grading.Limits()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    teachers = readme[readme.index("## For teachers"):]
+    for text in (f"{d.memory_bytes // grading.MIB} MiB of address space", f"{d.cpu_s} s of CPU time",
+                 f"{d.processes} processes", f"{d.file_bytes // grading.MIB} MiB per file",
+                 f"{d.open_files} open files", f"default {d.disk_bytes // grading.MIB} MiB each",
+                 f"(default {d.cell_s:g})", f"(default {d.notebook_s:g} s"):
+        assert text in teachers, text
+    from roofline.__main__ import build_parser
+    help_text = build_parser()._subparsers._group_actions[0].choices["grade"].format_help()
+    for text in (f"(default {d.cell_s:g})", f"(default {d.notebook_s:g})",
+                 f"(default {d.memory_bytes // grading.MIB})", f"(default {d.processes})"):
+        assert text in " ".join(help_text.split()), text

@@ -220,7 +220,7 @@ def _bwrap_base() -> list[str]:
             "--die-with-parent", "--proc", "/proc", "--dev", "/dev"]
     if os.geteuid() != 0:
         args += ["--unshare-user"]
-    for top in ("/usr", "/etc", "/opt"):
+    for top in ("/usr", "/etc"):
         if os.path.isdir(top):
             args += ["--ro-bind", top, top]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
@@ -246,7 +246,7 @@ def _python_paths() -> list[str]:
             wanted.add(entry)
     paths = sorted({os.path.realpath(p) for p in wanted if os.path.isdir(p)} |
                    {os.path.abspath(p) for p in wanted if os.path.isdir(p)})
-    system = ("/usr/", "/etc/", "/opt/", "/bin/", "/lib/", "/lib64/", "/sbin/")
+    system = ("/usr/", "/etc/", "/bin/", "/lib/", "/lib64/", "/sbin/")
     paths = [p for p in paths if not (p + "/").startswith(system)]
     return [p for p in paths if not any(p.startswith(q + os.sep) for q in paths)]
 
@@ -329,8 +329,9 @@ class _Sandbox:
                     made.add(str(parent))
                     args += ["--perms", "0755", "--dir", str(parent)]
             args += ["--ro-bind", path, path]
+        shown = _python_paths() + ["/usr", "/etc"]
         for path in hidden:  # submissions or output inside a shown folder: hide them
-            if path.exists() and any(str(path).startswith(p + os.sep) for p in _python_paths()):
+            if path.exists() and any(str(path) == p or str(path).startswith(p + os.sep) for p in shown):
                 args += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
         # home and /tmp: size-capped tmpfs (a notebook cannot fill the grader's disk)
         size = str(self.limits.disk_bytes)
@@ -599,13 +600,21 @@ def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid
                         try:
                             content = kernel.execute("", time.monotonic() + min(10.0, limits.startup_s),
                                                      silent=True, user_expressions=snapshot)
-                        except _KernelGone:
-                            content = None
+                        except _KernelGone as gone:  # it died just after this cell: its doing
+                            notes[number] = (f"code cell {number} stopped its kernel (the kernel "
+                                             f"{_describe_exit(gone.args[0])}); it was skipped and the "
+                                             "notebook run again without it")
+                            skip.add(number)
+                            restart = True
+                            break
                     fresh = _parse_snapshot(content) if content else None
                     if fresh is not None:
                         report = fresh
                 if not restart:
                     break
+                if attempt == limits.restarts:
+                    notes[len(cells) + 1] = (f"its kernel was restarted {limits.restarts} times; the "
+                                             "cells after the last failure were not run")
             except _KernelGone as gone:
                 failure = f"the kernel {_describe_exit(gone.args[0])} before the notebook's cells ran"
                 break
@@ -614,13 +623,15 @@ def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid
                     kernel.kill()
                 sandbox.cleanup()
         if time.monotonic() >= deadline:
-            notes[len(cells) + 1] = (f"the notebook ran longer than {limits.notebook_s:g} s in all and "
+            notes[len(cells) + 3] = (f"the notebook ran longer than {limits.notebook_s:g} s in all and "
                                      "was stopped; answers recorded until then are graded")
     finally:
         if own_base:
             shutil.rmtree(base, ignore_errors=True)
         if own_context:
             context.destroy(linger=0)
+    if report is not None and failure:
+        notes[len(cells) + 2] = f"after a restart {failure}; the later cells were not run"
     ordered = [notes[k] for k in sorted(notes)]
     if report is None:
         error = failure or "the notebook's STUDENT_ID and answers could not be read after running it"
