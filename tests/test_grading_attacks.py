@@ -488,8 +488,3 @@ def test_roster_flags_strangers_missing_students_and_borrowed_names(graded):
     missing = {r["student_id"] for r in graded["rows"] if r["exercise"] == "MISSING"}
     assert missing == {"wendy", "ghost"}
     assert not any("not on the roster" in n for n in _notes(graded, "alice.ipynb"))
-
-
-def test_the_grader_ran_in_bounded_time(graded):
-    # 23 notebooks, a few cells at the limit; generous for a loaded 2-core machine
-    assert graded["seconds"] < 240, graded["seconds"]
