@@ -268,6 +268,7 @@ def _sandbox_processes(base, count):
     return left
 
 
+@pytest.mark.slow
 def test_limits_without_sandbox_tool_memory_and_notebook_time(tmp_path):
     """The fallback (no bwrap, as the current user): limits still hold, answers before a stop count."""
     notebook = make_samples.make(tmp_path / "m.ipynb", "mia", make_samples.CORRECT,
@@ -284,6 +285,7 @@ def test_limits_without_sandbox_tool_memory_and_notebook_time(tmp_path):
     assert correct["TOTAL"] == "4/8"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAVE_BWRAP, reason="needs bubblewrap")
 def test_killed_grader_leaves_no_process_and_a_rerun_resumes(tmp_path):
     folder, out = tmp_path / "subs", tmp_path / "grades.csv"

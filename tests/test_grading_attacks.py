@@ -28,7 +28,7 @@ import make_samples  # noqa: E402
 import roofline  # noqa: E402
 from roofline.exercises import grading  # noqa: E402
 
-pytestmark = [pytest.mark.xdist_group("grading-attacks"),
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("grading-attacks"),
               pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("bwrap") is None,
                                  reason="the sandbox needs Linux and bubblewrap (apt-get install bubblewrap)")]
 
