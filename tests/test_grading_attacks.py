@@ -11,7 +11,6 @@ import hashlib
 import os
 import random
 import shutil
-import signal
 import socket
 import subprocess
 import sys

@@ -890,6 +890,8 @@ def grade_folder(folder, timeout: float = 120, jobs: int | None = None,
         raise FileNotFoundError(f"{folder} is not a folder of submitted .ipynb files")
     import zmq
 
+    from . import homework
+    homework.sets()  # imports every exercise module here first: their .pyc are then ready for the kernels
     limits = limits or Limits(cell_s=timeout)
     kind = sandbox_kind(sandbox)
     jobs = max(1, jobs or os.cpu_count() or 1)
@@ -978,7 +980,6 @@ def grade_folder(folder, timeout: float = 120, jobs: int | None = None,
         context.destroy(linger=0)
         shutil.rmtree(base, ignore_errors=True)
 
-    from . import homework
     owners: dict[str, list[str]] = {}
     for name, _ in notebooks:
         key = homework.normalise_id(reports[name].get("student_id"))
@@ -1048,10 +1049,11 @@ def main(args) -> int:
     try:
         import jupyter_client  # noqa: F401
         import ipykernel  # noqa: F401
+        import nbformat  # noqa: F401
         import zmq  # noqa: F401
     except ImportError:
-        print("grading needs jupyter_client and ipykernel: pip install jupyter_client ipykernel",
-              file=sys.stderr)
+        print("grading needs ipykernel, jupyter_client, pyzmq and nbformat: pip install -e \".[grade]\" "
+              "(or pip install ipykernel jupyter_client pyzmq nbformat)", file=sys.stderr)
         return 2
     start = time.perf_counter()
     limits = Limits(cell_s=args.timeout, notebook_s=args.notebook_timeout,
