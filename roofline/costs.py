@@ -39,8 +39,25 @@ class Cost:
         """Arithmetic intensity in FLOPs per byte."""
         return self.flops / self.bytes
 
+    def summary(self):
+        """FLOPs, bytes and intensity with units, as a `roofline.display.Summary`."""
+        from .display import Summary, quantity
+        from .units import format_bytes, format_flops, format_intensity
+        try:
+            intensity = quantity(self.intensity, format_intensity)
+        except Exception:  # e.g. bytes of 0 in an array: show the rest anyway
+            intensity = "(undefined)"
+        return Summary(f"Cost of {self.name} ({self.dtype} math)", [
+            ("FLOPs", quantity(self.flops, format_flops)),
+            ("bytes moved", quantity(self.bytes, format_bytes)),
+            ("intensity", intensity),
+        ])
+
     def __repr__(self) -> str:
-        return f"Cost({self.name!r}, flops={self.flops!r}, bytes={self.bytes!r}, dtype={self.dtype!r})"
+        return self.summary().text()
+
+    def _repr_html_(self) -> str:
+        return self.summary().html()
 
 
 def dot(N, dtype="bf16") -> Cost:
@@ -143,6 +160,23 @@ class ShardedMatmul:
     def total_flops(self):
         """All chips together: the same 2BDF as on one chip."""
         return self.n * self.per_chip.flops
+
+    def summary(self):
+        """Per-chip FLOPs, memory bytes and link bytes with units (a `roofline.display.Summary`)."""
+        from .display import Summary, quantity
+        from .units import format_bytes, format_flops
+        return Summary(f"Matmul sharded over {self.n} chips ({self.per_chip.dtype}), per chip", [
+            ("FLOPs", quantity(self.per_chip.flops, format_flops)),
+            ("bytes from memory", quantity(self.per_chip.bytes, format_bytes)),
+            ("bytes sent per link direction", quantity(self.send_bytes_per_direction, format_bytes)),
+            ("FLOPs, all chips", quantity(self.total_flops, format_flops)),
+        ])
+
+    def __repr__(self) -> str:
+        return self.summary().text()
+
+    def _repr_html_(self) -> str:
+        return self.summary().html()
 
 
 def sharded_matmul(B, D, F, n=2, dtype="bf16") -> ShardedMatmul:

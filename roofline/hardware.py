@@ -211,3 +211,34 @@ class Chip:
 
     def __str__(self) -> str:
         return self.name
+
+    # -- display in a notebook (roofline.display): a short summary instead of every field
+    def summary(self):
+        """The chip's main figures with units, as a `roofline.display.Summary`."""
+        from .display import Summary
+        from .units import format_bandwidth, format_bytes, format_flops_rate, format_intensity
+        rows = [("vendor", self.vendor)]
+        for p in self.peaks:
+            label = f"{p.dtype} peak" + ("" if p.accumulate == "fp32" else f" ({p.accumulate} acc.)")
+            text = f"{format_flops_rate(p.dense_flops_per_s)} dense"
+            if p.sparse_flops_per_s is not None:
+                text += f", {format_flops_rate(p.sparse_flops_per_s)} 2:4 sparse"
+            rows.append((label, text))
+        rows.append((f"{self.memory_kind} memory", f"{format_bytes(self.hbm_bytes)} at "
+                     f"{format_bandwidth(self.hbm_bytes_per_s)}"))
+        main = self.peak(self.main_dtype)
+        rows.append((f"ridge point ({main.dtype})",
+                     format_intensity(main.dense_flops_per_s / self.hbm_bytes_per_s)))
+        for link, what in ((self.interconnect, "chip-to-chip"), (self.host_link, "host link")):
+            if link is not None:
+                rows.append((what, f"{link.count} x {link.name}, {format_bandwidth(link.one_way_bytes_per_s)} "
+                                   "one way per link"))
+        for name, bw in self.extra_memories:
+            rows.append((name, format_bandwidth(bw)))
+        return Summary(f"Chip {self.name}", rows)
+
+    def __repr__(self) -> str:
+        return self.summary().text()
+
+    def _repr_html_(self) -> str:
+        return self.summary().html()
