@@ -129,25 +129,30 @@ def run_notebook(path: Path, python: Path, kernels: Path) -> list[str]:
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         cell.metadata.pop("tags", None)  # Colab ignores tags (raises-exception included)
-    client = NotebookClient(nb, km=kernel_manager(python, kernels), timeout=CELL_TIMEOUT_S,
-                            allow_errors=False, resources={"metadata": {"path": str(path.parent)}})
+    km = kernel_manager(python, kernels)
+    client = NotebookClient(nb, km=km, timeout=CELL_TIMEOUT_S, allow_errors=False,
+                            resources={"metadata": {"path": str(path.parent)}})
     problems = []
     try:
         client.execute()
     except CellExecutionError as error:
-        problems.append(f"{path.name}: Run all stopped: {str(error).strip().splitlines()[-1][:300]}")
+        last = re.sub(r"\x1b\[[0-9;]*m", "", str(error)).strip().splitlines()[-1]
+        problems.append(f"{path.name}: Run all stopped: {last[:300]}")
     except Exception as error:  # a timeout or a dead kernel
         problems.append(f"{path.name}: Run all failed: {type(error).__name__}: {str(error)[:300]}")
+    finally:
+        if km.has_kernel:  # a client given its kernel manager leaves the kernel running
+            km.shutdown_kernel(now=True)
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
                 problems.append(f"{path.name} cell {index}: {output['ename']}: {output['evalue'][:300]}")
-            for text in _output_texts(output):
-                if CORRECT.search(text):
-                    problems.append(f"{path.name} cell {index}: an exercise is reported correct under "
-                                    f"Run all, before the student answered: {text.strip()[:200]}")
+            said = [text for text in _output_texts(output) if CORRECT.search(text)]
+            if said:  # once per output (its text and HTML forms both say it)
+                problems.append(f"{path.name} cell {index}: an exercise is reported correct under "
+                                f"Run all, before the student answered: {said[0].strip()[:200]}")
     return problems
 
 
