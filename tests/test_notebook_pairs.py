@@ -236,12 +236,12 @@ def test_twin_shows_the_numbers_the_web_page_shows(book_html, md):
     prose = "\n".join(twin_markdown(md))
     for name, on_page in zip(names, web):
         in_twin = glue.get(name)
-        assert in_twin, f"{md.name}: the twin has no value for {name}: run `make book` then `make notebooks`"
+        assert in_twin, f"{md.name}: the twin has no value for {name}: run {notebooks.REFRESH_HINT}"
         assert in_twin in prose
         if measured is not None and measured.match(name):
             continue  # measured on the building machine: differs from build to build
         assert in_twin == on_page, (f"{md.name}: {name} is {in_twin!r} in the twin but {on_page!r} on "
-                                    "the web page: run `make book` then `make notebooks`")
+                                    f"the web page: run {notebooks.REFRESH_HINT}")
 
 
 @pytest.mark.slow

@@ -386,6 +386,24 @@ def problems() -> list[str]:
     return out
 
 
+#: The fix for twins whose numbers differ from the web page's. `make book` alone may not do:
+#: its execution cache reruns a notebook only when the notebook changed, not the package.
+REFRESH_HINT = "rm -rf _build/.jupyter_cache && make book && make notebooks"
+
+
+def _stale_cache_note() -> str | None:
+    """A warning when the executed book is older than the package (its numbers may be old)."""
+    executed = list(EXECUTED_DIR.glob("**/*.glue.json"))
+    if not executed:
+        return None
+    built = min(path.stat().st_mtime for path in executed)
+    newer = [path for path in (ROOT / "roofline").rglob("*.py") if path.stat().st_mtime > built]
+    if not newer:
+        return None
+    return (f"note: {newer[0].relative_to(ROOT)} changed after the book was executed; if a number "
+            f"in the prose moved, refresh with: {REFRESH_HINT}")
+
+
 def sync() -> int:
     """Rewrite every twin; glued values from the executed book where it is up to date."""
     failures, stale = [], []
@@ -411,7 +429,10 @@ def sync() -> int:
     if stale:
         print("glued values kept from the previous twins (no up-to-date executed book in "
               f"{EXECUTED_DIR}) for: {', '.join(stale)}; "
-              "run `make book` and `make notebooks` again if their numbers changed", file=sys.stderr)
+              f"if their numbers changed: {REFRESH_HINT}", file=sys.stderr)
+    note = _stale_cache_note()
+    if note:
+        print(note, file=sys.stderr)
     for failure in failures:
         print(failure, file=sys.stderr)
     return 1 if failures else 0
