@@ -67,7 +67,10 @@ _TPUS = [
         ),
         hbm_bytes=32 * GiB, hbm_bytes_per_s=1200 * G, memory_kind="HBM2",
         memory_source=Source(_V4, "HBM2 capacity and bandwidth: 32 GiB, 1200 GBps"),
-        interconnect=Link("ICI", 4.5e10, Source(_SCALING, "TPU v4: ICI one-way bandwidth 4.5e10 bytes/s per link, 6 links (3D torus)"), count=6),
+        interconnect=Link("ICI", 4.5e10, Source(_SCALING, "TPU v4: ICI one-way bandwidth 4.5e10 bytes/s per link, 6 links (3D torus)"), count=6,
+                          topology="torus", domain_chips=4096,
+                          vendor=Source(_V4, "Interconnect topology: 3D mesh; the connections can be configured "
+                                             "as a 3D torus (Google quotes no per-chip ICI bandwidth for v4)")),
         host_link=Link("PCIe", 1.6e10, Source(_SCALING, "PCIe host link ~1.6e10 bytes/s per TPU, one way")),
     ),
     Chip(
@@ -78,7 +81,11 @@ _TPUS = [
         ),
         hbm_bytes=16 * G, hbm_bytes_per_s=819 * G, memory_kind="HBM2",
         memory_source=Source(_V5E, "HBM2 capacity and bandwidth: 16 GB, 819 GBps"),
-        interconnect=Link("ICI", 4.5e10, Source(_SCALING, "TPU v5e: ICI one-way bandwidth 4.5e10 bytes/s per link, 4 links (2D torus)"), count=4),
+        interconnect=Link("ICI", 4.5e10, Source(_SCALING, "TPU v5e: ICI one-way bandwidth 4.5e10 bytes/s per link, 4 links (2D torus)"), count=4,
+                          topology="torus", domain_chips=256,
+                          vendor=Source(_V5E, "Bidirectional inter-chip interconnect (ICI) bandwidth (per chip): "
+                                              "400 GBps; ICI ports per chip: 4; Interconnect topology: 2D torus"),
+                          vendor_one_way_bytes_per_s=400 * G / 4 / 2),
         host_link=Link("PCIe", 1.6e10, Source(_SCALING, "PCIe host link ~1.6e10 bytes/s per TPU, one way")),
         notes="HBM bandwidth is 8.19e11 B/s (819 GBps); some texts round it to 8.1e11 or 8.2e11. "
               "Google quotes ICI as 400 GBps bidirectional per chip over 4 ports (5e10 B/s per "
@@ -93,7 +100,12 @@ _TPUS = [
         ),
         hbm_bytes=95 * G, hbm_bytes_per_s=2765 * G, memory_kind="HBM2e",
         memory_source=Source(_V5P, "HBM2e capacity and bandwidth: 95 GB, 2765 GBps"),
-        interconnect=Link("ICI", 9e10, Source(_SCALING, "TPU v5p: ICI one-way bandwidth 9e10 bytes/s per link, 6 links (3D torus)"), count=6),
+        interconnect=Link("ICI", 9e10, Source(_SCALING, "TPU v5p: ICI one-way bandwidth 9e10 bytes/s per link, 6 links (3D torus)"), count=6,
+                          topology="torus", domain_chips=8960,
+                          vendor=Source(_V5P, "Bidirectional inter-chip interconnect (ICI) bandwidth (per chip): "
+                                              "1200 GBps; Interconnect topology: 3D torus (6 ports: two neighbours "
+                                              "per axis, our count)"),
+                          vendor_one_way_bytes_per_s=1200 * G / 6 / 2),
         host_link=Link("PCIe", 1.6e10, Source(_SCALING, "PCIe host link ~1.6e10 bytes/s per TPU, one way")),
     ),
     Chip(
@@ -104,7 +116,11 @@ _TPUS = [
         ),
         hbm_bytes=32 * G, hbm_bytes_per_s=1638 * G, memory_kind="HBM",
         memory_source=Source(_V6E, "HBM capacity per chip: 32 GB; HBM bandwidth per chip: 1638 GBps"),
-        interconnect=Link("ICI", 9e10, Source(_SCALING, "TPU v6e: ICI one-way bandwidth 9e10 bytes/s per link, 4 links (2D torus)"), count=4),
+        interconnect=Link("ICI", 9e10, Source(_SCALING, "TPU v6e: ICI one-way bandwidth 9e10 bytes/s per link, 4 links (2D torus)"), count=4,
+                          topology="torus", domain_chips=256,
+                          vendor=Source(_V6E, "Bidirectional inter-chip interconnect (ICI) bandwidth (per chip): "
+                                              "800 GBps; ICI ports per chip: 4; Interconnect topology: 2D torus"),
+                          vendor_one_way_bytes_per_s=800 * G / 4 / 2),
         host_link=Link("PCIe", 3.2e10, Source(_SCALING, "PCIe host link ~3.2e10 bytes/s per TPU on v6e, one way")),
         notes="Some texts print 9.1e14 or 9.2e14 for bf16; Google's page says 918 TFLOPs, kept here. "
               "Google quotes ICI as 800 GBps bidirectional per chip over 4 ports.",
@@ -139,7 +155,8 @@ _NVIDIA = [
         ),
         hbm_bytes=80 * G, hbm_bytes_per_s=2039 * G, memory_kind="HBM2e",
         memory_source=Source(_A100, "A100 80GB SXM: GPU memory 80GB HBM2e, memory bandwidth 2,039 GB/s"),
-        interconnect=Link("NVLink 3", 25 * G, Source(_A100, "NVLink: 600 GB/s (12 links x 50 GB/s bidirectional = 25 GB/s per link each way)"), count=12),
+        interconnect=Link("NVLink 3", 25 * G, Source(_A100, "NVLink: 600 GB/s (12 links x 50 GB/s bidirectional = 25 GB/s per link each way)"), count=12,
+                          topology="switch", domain_chips=8),
         host_link=_pcie(4, _A100, "PCIe Gen4: 64 GB/s (both directions together; 32 GB/s each way before encoding)"),
     ),
     Chip(
@@ -155,7 +172,8 @@ _NVIDIA = [
         ),
         hbm_bytes=80 * G, hbm_bytes_per_s=3.35 * T, memory_kind="HBM3",
         memory_source=Source(_H100, "H100 SXM: GPU memory 80GB, GPU memory bandwidth 3.35TB/s"),
-        interconnect=Link("NVLink 4", 25 * G, Source(_H100, "NVIDIA NVLink: 900GB/s (18 links; 25 GB/s per link each way)"), count=18),
+        interconnect=Link("NVLink 4", 25 * G, Source(_H100, "NVIDIA NVLink: 900GB/s (18 links; 25 GB/s per link each way)"), count=18,
+                          topology="switch", domain_chips=8),
         host_link=_pcie(5, _H100, "PCIe Gen5: 128GB/s (both directions together)"),
         notes="Dense bf16 is 1,979/2 = 989.5 TFLOP/s, usually rounded to 989 TFLOP/s; "
               "the 1.98e15 often quoted is the 2:4-sparse figure.",
@@ -173,7 +191,8 @@ _NVIDIA = [
         ),
         hbm_bytes=80 * G, hbm_bytes_per_s=2.0 * T, memory_kind="HBM2e",
         memory_source=Source(_H100, "H100 PCIe: GPU memory 80GB, GPU memory bandwidth 2TB/s"),
-        interconnect=Link("NVLink bridge", 25 * G, Source(_H100, "NVLink: 600GB/s (bridge for 2 GPUs; 12 links, 25 GB/s per link each way)"), count=12),
+        interconnect=Link("NVLink bridge", 25 * G, Source(_H100, "NVLink: 600GB/s (bridge for 2 GPUs; 12 links, 25 GB/s per link each way)"), count=12,
+                          topology="switch", domain_chips=2),
         host_link=_pcie(5, _H100, "PCIe Gen5: 128GB/s (both directions together)"),
     ),
     Chip(
@@ -189,7 +208,8 @@ _NVIDIA = [
         ),
         hbm_bytes=141 * G, hbm_bytes_per_s=4.8 * T, memory_kind="HBM3e",
         memory_source=Source(_H200, "H200 SXM: GPU memory 141GB, GPU memory bandwidth 4.8TB/s"),
-        interconnect=Link("NVLink 4", 25 * G, Source(_H200, "NVIDIA NVLink: 900GB/s (18 links; 25 GB/s per link each way)"), count=18),
+        interconnect=Link("NVLink 4", 25 * G, Source(_H200, "NVIDIA NVLink: 900GB/s (18 links; 25 GB/s per link each way)"), count=18,
+                          topology="switch", domain_chips=8),
         host_link=_pcie(5, _H200, "PCIe Gen5: 128GB/s (both directions together)"),
     ),
     Chip(
@@ -205,7 +225,8 @@ _NVIDIA = [
         ),
         hbm_bytes=180 * G, hbm_bytes_per_s=7.7 * T, memory_kind="HBM3e",
         memory_source=Source(_B200, "HGX B200: total memory 1.4TB for 8 GPUs (180 GB each), memory bandwidth 62TB/s (7.7 TB/s each)"),
-        interconnect=Link("NVLink 5", 50 * G, Source(_B200, "NVLink 5: 1.8TB/s per GPU (18 links, 50 GB/s per link each way)"), count=18),
+        interconnect=Link("NVLink 5", 50 * G, Source(_B200, "NVLink 5: 1.8TB/s per GPU (18 links, 50 GB/s per link each way)"), count=18,
+                          topology="switch", domain_chips=8),
         notes="Other NVIDIA material quotes 192 GB and 8 TB/s for B200; the catalog keeps the "
               "HGX B200 figures (180 GB, 7.7 TB/s) that ship in systems.",
     ),
@@ -222,14 +243,16 @@ _NVIDIA = [
         ),
         hbm_bytes=186 * G, hbm_bytes_per_s=8 * T, memory_kind="HBM3e",
         memory_source=Source(_GB200, "GB200 NVL72: up to 13.4 TB HBM3e at 576 TB/s for 72 GPUs (186 GB, 8 TB/s each)"),
-        interconnect=Link("NVLink 5", 50 * G, Source(_GB200, "NVLink bandwidth 130 TB/s for 72 GPUs: 1.8 TB/s per GPU (18 links, 50 GB/s per link each way)"), count=18),
+        interconnect=Link("NVLink 5", 50 * G, Source(_GB200, "NVLink bandwidth 130 TB/s for 72 GPUs: 1.8 TB/s per GPU (18 links, 50 GB/s per link each way)"), count=18,
+                          topology="switch", domain_chips=72),
         notes="One Blackwell GPU of a GB200 NVL72 rack; rack figures divided by 72.",
     ),
 ]
 
 # -- AMD Instinct: spec pages print dense and "with structured sparsity" figures -
 _AMD_SPARSE = "(with structured sparsity: 2x)"
-_NVIDIA_STYLE_IF = "AMD Infinity Fabric: 7 links, 128 GB/s peak per link (64 GB/s each way)"
+_NVIDIA_STYLE_IF = ("AMD Infinity Fabric: 7 links, 128 GB/s peak per link (64 GB/s each way); "
+                    "8 GPUs fully connected (a link to each of the other 7)")
 
 
 def _amd(name, url, aliases, bf16, fp8, fp32, fp64, hbm_gb, tbps, mem_kind):
@@ -245,7 +268,8 @@ def _amd(name, url, aliases, bf16, fp8, fp32, fp64, hbm_gb, tbps, mem_kind):
         ),
         hbm_bytes=hbm_gb * G, hbm_bytes_per_s=tbps * T, memory_kind=mem_kind,
         memory_source=Source(url, f"Memory: {hbm_gb} GB {mem_kind}; peak memory bandwidth {tbps} TB/s"),
-        interconnect=Link("Infinity Fabric", 64 * G, Source(url, _NVIDIA_STYLE_IF), count=7),
+        interconnect=Link("Infinity Fabric", 64 * G, Source(url, _NVIDIA_STYLE_IF), count=7,
+                          topology="mesh", domain_chips=8),
         host_link=_pcie(5, url, "PCIe Gen 5 x16: 128 GB/s (both directions together)"),
     )
 

@@ -143,18 +143,20 @@ class ShardedMatmul:
     """A matmul split over n chips along the contraction dimension D.
 
     Each chip holds X[:, D/n] and W[D/n, :], computes a partial Y[B, F] and the n
-    partial sums are added with a ring all-reduce. Counts are **per chip**.
+    partial sums are added with an all-reduce. Counts are **per chip**.
     """
 
     n: object
     per_chip: Cost
-    """FLOPs each chip does (2BDF/n) and the bytes it reads from its own memory."""
+    """FLOPs each chip does (2BDF/n) and the bytes it reads from and writes to its own memory
+    (its X and W shards and its partial sum)."""
     send_bytes_per_direction: object
-    """Bytes each chip sends over one link in one direction: 2(n-1)/n partial sums.
-
-    For n = 2 that is one whole partial sum (2BF bytes in bf16); links are full
-    duplex, so the partial sum coming back in the other direction costs no extra time.
-    """
+    """Bytes each chip sends over its one link in one direction for a **one-way ring**
+    all-reduce: 2(n-1)/n partial sums. For n = 2 that is one whole partial sum (2BF bytes in
+    bf16); links are full duplex, so the partial sum coming back costs no extra time. Other
+    topologies: `roofline.collective_bytes_per_link("all-reduce", partial_sum_bytes, n, ...)`."""
+    partial_sum_bytes: object = None
+    """Bytes of one partial sum Y[B, F]: the array the all-reduce adds up (V)."""
 
     @property
     def total_flops(self):
@@ -165,12 +167,13 @@ class ShardedMatmul:
         """Per-chip FLOPs, memory bytes and link bytes with units (a `roofline.display.Summary`)."""
         from .display import Summary, quantity
         from .units import format_bytes, format_flops
-        return Summary(f"Matmul sharded over {self.n} chips ({self.per_chip.dtype}), per chip", [
-            ("FLOPs", quantity(self.per_chip.flops, format_flops)),
-            ("bytes from memory", quantity(self.per_chip.bytes, format_bytes)),
-            ("bytes sent per link direction", quantity(self.send_bytes_per_direction, format_bytes)),
-            ("FLOPs, all chips", quantity(self.total_flops, format_flops)),
-        ])
+        rows = [("FLOPs", quantity(self.per_chip.flops, format_flops)),
+                ("memory bytes", quantity(self.per_chip.bytes, format_bytes))]
+        if self.partial_sum_bytes is not None:
+            rows.append(("partial sum (all-reduced)", quantity(self.partial_sum_bytes, format_bytes)))
+        rows += [("sent per link, one way (ring)", quantity(self.send_bytes_per_direction, format_bytes)),
+                 ("FLOPs, all chips", quantity(self.total_flops, format_flops))]
+        return Summary(f"Matmul sharded over {self.n} chips ({self.per_chip.dtype}), per chip", rows)
 
     def __repr__(self) -> str:
         return self.summary().text()
@@ -191,4 +194,5 @@ def sharded_matmul(B, D, F, n=2, dtype="bf16") -> ShardedMatmul:
     local = matmul(B, D / n, F, dtype=dtype)
     partial_sum_bytes = B * F * bytes_per_element(dtype)
     send = 2 * (n - 1) * partial_sum_bytes / n
-    return ShardedMatmul(n, Cost(f"matmul on 1 of {n} chips", local.flops, local.bytes, local.dtype), send)
+    return ShardedMatmul(n, Cost(f"matmul on 1 of {n} chips", local.flops, local.bytes, local.dtype),
+                         send, partial_sum_bytes)

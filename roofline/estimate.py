@@ -13,7 +13,7 @@ from .validate import check_size, is_symbolic
 __all__ = [
     "Estimate", "estimate", "critical_intensity", "critical_batch_size",
     "exact_critical_batch_size", "attainable_flops_per_s", "sharded_estimate",
-    "sharded_critical_D", "check_below_roof",
+    "sharded_critical_D", "sharded_topology", "check_below_roof", "Term", "BOUNDS",
 ]
 
 
@@ -53,36 +53,130 @@ def attainable_flops_per_s(intensity, chip, dtype="bf16", sparse=False, bandwidt
 
 
 @dataclass(frozen=True)
+class Term:
+    """One resource's share of an estimate: `amount` of work at `rate` per second.
+
+    `kind` is "compute" (amount in FLOPs, rate in FLOP/s), "memory" (bytes from a memory
+    level such as HBM, bytes/s) or "link" (bytes sent one way over a chip-to-chip link,
+    one-way bytes/s). `resource` names it for people ("HBM", "ICI (ring)").
+    """
+
+    resource: str
+    kind: str
+    amount: object
+    rate: object
+    fixed_s: object = 0
+    """Time that does not scale with the amount (latency per step x steps), seconds."""
+
+    def __post_init__(self):
+        if self.kind not in BOUNDS:
+            raise ValueError(f"a Term's kind is one of {', '.join(BOUNDS)}, got {self.kind!r}")
+
+    @property
+    def seconds(self):
+        """amount / rate (+ fixed_s), in seconds."""
+        t = self.amount / self.rate
+        return t + self.fixed_s if not (isinstance(self.fixed_s, (int, float)) and self.fixed_s == 0) else t
+
+
+#: What an estimate can be bound by, in the order ties are broken (compute wins a tie).
+BOUNDS = ("compute", "memory", "link")
+#: Words readers and exercises use for the same bound ("bandwidth" is the book's older word
+#: for "memory": bytes from the chip's own memory).
+BOUND_SYNONYMS = {"bandwidth": "memory", "hbm": "memory", "mem": "memory", "math": "compute",
+                  "flops": "compute", "comms": "link", "network": "link", "interconnect": "link"}
+
+
+@dataclass(frozen=True)
 class Estimate:
-    """Roofline time bounds for one operation on one chip, in seconds."""
+    """Roofline time bounds for one operation on one chip, in seconds, one time per resource.
+
+    The math (`t_math` = FLOPs / peak FLOP/s) and the main memory (`t_comms` = bytes /
+    memory bandwidth, the book's T_comms; also `t_memory`) are always there; `extra`
+    holds further terms: each link the operation uses, other memory levels. All bounds
+    assume the datasheet peak rates: real kernels run slower.
+    """
 
     cost: Cost
     chip_name: str
-    peak_flops_per_s: float
-    bandwidth_bytes_per_s: float
+    peak_flops_per_s: object
+    bandwidth_bytes_per_s: object
     t_math: object
     t_comms: object
+    extra: tuple = ()
+    memory_name: str = "memory"
+
+    @property
+    def terms(self) -> tuple:
+        """Every resource as a `Term`: math, main memory, then the extra ones."""
+        return ((Term("math", "compute", self.cost.flops, self.peak_flops_per_s),
+                 Term(self.memory_name, "memory", self.cost.bytes, self.bandwidth_bytes_per_s))
+                + tuple(self.extra))
+
+    @property
+    def times(self) -> dict:
+        """resource name -> seconds, for every resource."""
+        out = {"math": self.t_math, self.memory_name: self.t_comms}
+        for term in self.extra:
+            out[term.resource] = term.seconds
+        return out
+
+    @property
+    def t_memory(self):
+        """Time to move the bytes through the main memory (same as `t_comms`)."""
+        return self.t_comms
+
+    @property
+    def t_link(self):
+        """The slowest link's time (0 when the operation uses no link)."""
+        links = [t.seconds for t in self.extra if t.kind == "link"]
+        return _max_all(links) if links else 0
+
+    def _all_times(self):
+        return [self.t_math, self.t_comms] + [t.seconds for t in self.extra]
 
     @property
     def t_lower(self):
-        """Perfect overlap of math and data movement: max(t_math, t_comms)."""
-        return _max(self.t_math, self.t_comms)
+        """Perfect overlap of every resource: the largest time."""
+        return _max_all(self._all_times())
 
     @property
     def t_upper(self):
-        """No overlap at all: t_math + t_comms (at most twice t_lower)."""
-        return self.t_math + self.t_comms
+        """No overlap at all: the sum of every resource's time (at most k times t_lower for k
+        resources). Both are bounds of the model at peak rates, not of real kernels."""
+        total = 0
+        for t in self._all_times():
+            total = total + t
+        return total
+
+    @property
+    def slowest(self):
+        """Name of the resource with the largest time ("math", "HBM", "ICI (ring)", ...)."""
+        names = ["math", self.memory_name] + [t.resource for t in self.extra]
+        return self._argmax(names)
 
     @property
     def bound(self):
-        """"compute" when the math takes at least as long as moving the bytes, else "bandwidth"."""
-        if is_symbolic(self.t_math) or is_symbolic(self.t_comms):
+        """"compute", "memory" or "link": the kind of the slowest resource (ties go to compute,
+        then memory). Numpy arrays give an array of these words."""
+        kinds = ["compute", "memory"] + [t.kind for t in self.extra]
+        return self._argmax(kinds)
+
+    def _argmax(self, labels):
+        times = self._all_times()
+        if any(is_symbolic(t) for t in times):
             raise TypeError("the bound of a symbolic estimate depends on the symbols' values; "
                             "substitute numbers first")
         np = sys.modules.get("numpy")
-        if np is not None and (isinstance(self.t_math, np.ndarray) or isinstance(self.t_comms, np.ndarray)):
-            return np.where(np.asarray(self.t_math) >= np.asarray(self.t_comms), "compute", "bandwidth")
-        return "compute" if self.t_math >= self.t_comms else "bandwidth"
+        if np is not None and any(isinstance(t, np.ndarray) for t in times):
+            stacked = np.broadcast_arrays(*[np.asarray(t, dtype=float) for t in times])
+            index = np.argmax(np.stack(stacked), axis=0)     # first maximum: ties keep order
+            return np.asarray(labels, dtype=object)[index].astype(str)
+        best = 0
+        for i, t in enumerate(times):
+            if t > times[best]:
+                best = i
+        return labels[best]
 
     @property
     def achieved_flops_per_s(self):
@@ -92,9 +186,10 @@ class Estimate:
     def __str__(self) -> str:
         from .units import format_time
         try:
-            return (f"{self.cost.name} on {self.chip_name}: math {format_time(self.t_math)}, "
-                    f"memory {format_time(self.t_comms)}, between {format_time(self.t_lower)} "
-                    f"and {format_time(self.t_upper)}, {self.bound}-bound")
+            parts = ", ".join(f"{name} {format_time(t)}" for name, t in self.times.items())
+            return (f"{self.cost.name} on {self.chip_name}: {parts}; between "
+                    f"{format_time(self.t_lower)} and {format_time(self.t_upper)}, "
+                    f"{self.bound}-bound")
         except TypeError:
             return repr(self)
 
@@ -107,6 +202,13 @@ def _max(a, b):
     if np is not None and (isinstance(a, np.ndarray) or isinstance(b, np.ndarray)):
         return np.maximum(a, b)
     return max(a, b)
+
+
+def _max_all(values):
+    out = values[0]
+    for v in values[1:]:
+        out = _max(out, v)
+    return out
 
 
 def estimate(cost: Cost, chip, dtype=None, sparse=False, bandwidth_bytes_per_s=None) -> Estimate:
@@ -122,7 +224,9 @@ def estimate(cost: Cost, chip, dtype=None, sparse=False, bandwidth_bytes_per_s=N
     dtype = canonical_dtype(dtype if dtype is not None else cost.dtype)
     peak = chip.peak_flops_per_s(dtype, sparse=sparse)
     bandwidth = _bandwidth(chip, bandwidth_bytes_per_s)
-    return Estimate(cost, chip.name, peak, bandwidth, cost.flops / peak, cost.bytes / bandwidth)
+    memory_name = chip.memory_kind if bandwidth_bytes_per_s is None else "memory"
+    return Estimate(cost, chip.name, peak, bandwidth, cost.flops / peak, cost.bytes / bandwidth,
+                    memory_name=memory_name)
 
 
 def critical_batch_size(chip, dtype="bf16", weights=None, sparse=False, accumulate=None):
@@ -172,29 +276,79 @@ def _link(chip, link_bytes_per_s):
     return chip.link_bytes_per_s
 
 
-def sharded_estimate(B, D, F, chip, n=2, dtype="bf16", link_bytes_per_s=None) -> Estimate:
-    """Time on each chip for a matmul with D split over n chips, counting only the link.
+def sharded_topology(chip, n=2, topology=None) -> str:
+    """The collective topology a D-split matmul on `n` chips of `chip` uses by default.
 
-    t_math = (2BDF/n) / peak; t_comms = bytes each chip sends one way / one-way link
-    bandwidth. Memory traffic inside each chip is left out, as in the two-chip example.
+    TPU ICI ("torus"): two chips share one link ("ring"); n >= 3 chips along one torus axis
+    form a "bidirectional-ring". NVLink with NVSwitch or a bridge: "switch" (all the chip's
+    links at once). AMD Infinity Fabric: "mesh". Pass `topology` to choose another.
+    """
+    from .collectives import canonical_topology
+    chip = get_chip(chip)
+    link = chip.interconnect
+    if topology is not None:
+        chosen = canonical_topology(topology)
+    elif link is None or link.topology is None:
+        chosen = "ring"
+    elif link.topology == "torus":
+        chosen = "ring" if (not is_symbolic(n) and n == 2) else "bidirectional-ring"
+    else:
+        chosen = canonical_topology(link.topology)
+    if (link is not None and link.domain_chips and not is_symbolic(n) and n > link.domain_chips
+            and link.topology in ("switch", "mesh")):
+        raise ValueError(f"{link.name} joins at most {link.domain_chips} {chip.name} chips; "
+                         f"n = {n} needs another network between groups (not modelled here)")
+    return chosen
+
+
+def _link_term(chip, plan, n, link_bytes_per_s, topology, latency_s):
+    from .collectives import collective_bytes_per_link, collective_steps
+    link = _link(chip, link_bytes_per_s)
+    chosen = sharded_topology(chip, n, topology)
+    links = chip.link_count or 1
+    per_link = collective_bytes_per_link("all-reduce", plan.partial_sum_bytes, n, chosen, links)
+    name = chip.interconnect.name if chip.interconnect is not None else "link"
+    return Term(f"{name} all-reduce ({chosen})", "link", per_link, link,
+                collective_steps("all-reduce", n, chosen) * latency_s)
+
+
+def sharded_estimate(B, D, F, chip, n=2, dtype="bf16", link_bytes_per_s=None, topology=None,
+                     latency_s=0.0) -> Estimate:
+    """Time on each chip for X[B, D] @ W[D, F] with D split over n chips: math, HBM and link.
+
+    Per chip: t_math = (2BDF/n) / peak; t_memory = the chip's own HBM traffic (its X and W
+    shards read once, its [B, F] partial sum written once) / HBM bandwidth; t_link = the
+    all-reduce of the partial sums (B*F elements) on `topology` (default:
+    `sharded_topology(chip, n)`): bytes on the busiest link, one way, / one-way bandwidth of
+    one link (`link_bytes_per_s` replaces the catalog's per-link figure), plus
+    steps x `latency_s`. The all-reduce's own HBM reads and writes are not counted.
     """
     chip = get_chip(chip)
     plan: ShardedMatmul = sharded_matmul(B, D, F, n=n, dtype=dtype)
-    link = _link(chip, link_bytes_per_s)
-    cost = Cost(plan.per_chip.name, plan.per_chip.flops, plan.send_bytes_per_direction, plan.per_chip.dtype)
-    return estimate(cost, chip, dtype=dtype, bandwidth_bytes_per_s=link)
+    est = estimate(plan.per_chip, chip, dtype=dtype)
+    single = not is_symbolic(n) and n == 1
+    extra = () if single else (_link_term(chip, plan, n, link_bytes_per_s, topology, latency_s),)
+    return Estimate(est.cost, est.chip_name, est.peak_flops_per_s, est.bandwidth_bytes_per_s,
+                    est.t_math, est.t_comms, extra, est.memory_name)
 
 
-def sharded_critical_D(chip, n=2, dtype="bf16", link_bytes_per_s=None):
-    """The contraction size D above which the n-chip sharded matmul is compute-bound.
+def sharded_critical_D(chip, n=2, dtype="bf16", link_bytes_per_s=None, topology=None):
+    """The contraction size D above which each chip's math outlasts its all-reduce (link only).
 
-    2BDF/(n * peak) > 2(n-1)/n * (bytes per element) * BF / link; B and F cancel:
-    D > (n - 1) * (bytes per element) * peak / link. For n = 2 in bf16: D > 2 * peak / link.
+    Solves 2BDF/(n * peak) = (bytes on the busiest link) / link for D; B and F cancel. On a
+    one-way ring (and for two chips on one link) D* = (n - 1) * bytes per element * peak / link;
+    on a bidirectional ring half that; on a switch the link is all the chip's links together.
+    This is the **link** condition only: each chip is compute-bound only if its math also
+    outlasts its HBM traffic (B above `exact_critical_batch_size(chip, D/n, F)`).
     """
+    from .collectives import collective_bytes_per_link
     chip = get_chip(chip)
     check_size("n", n)
     link = _link(chip, link_bytes_per_s)
-    return (n - 1) * bytes_per_element(dtype) * chip.peak_flops_per_s(dtype) / link
+    chosen = sharded_topology(chip, n, topology)
+    per_element = collective_bytes_per_link("all-reduce", bytes_per_element(dtype), n, chosen,
+                                            chip.link_count or 1)
+    return n * per_element * chip.peak_flops_per_s(dtype) / (2 * link)
 
 
 def check_below_roof(flops_per_s, intensity, chip, dtype="bf16", bandwidth_bytes_per_s=None,

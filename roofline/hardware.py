@@ -59,11 +59,29 @@ class Link:
     one_way_bytes_per_s: float
     source: Source
     count: int = 1
+    topology: str | None = None
+    """How the chips are joined: "torus" (TPU ICI: each chip links to its neighbours, a
+    collective along one axis is a bidirectional ring), "switch" (NVLink into NVSwitch, or a
+    bridge joining two GPUs: all `count` links at once), "mesh" (a direct link to every
+    other chip), or None (a host link, not for chip-to-chip collectives)."""
+    domain_chips: int | None = None
+    """The most chips this topology joins without another kind of network (8 GPUs on one
+    NVSwitch board, 72 in a GB200 NVL72 rack, 2 over an NVLink bridge, 256 in a v5e pod)."""
+    vendor: Source | None = None
+    """The vendor's own words, where `source` (the figure the book uses) is another text."""
+    vendor_one_way_bytes_per_s: float | None = None
+    """The one-way per-link figure the vendor's text gives (derived from it where the vendor
+    quotes a bidirectional per-chip total), when it differs from `one_way_bytes_per_s`."""
 
     def __post_init__(self):
         _require_positive(f"{self.name} one-way bandwidth", self.one_way_bytes_per_s)
         if not isinstance(self.count, int) or self.count < 1:
             raise ValueError(f"{self.name}: count must be a positive whole number of links")
+        if self.topology not in (None, "torus", "switch", "mesh", "ring"):
+            raise ValueError(f"{self.name}: topology must be 'torus', 'switch', 'mesh', 'ring' "
+                             f"or None, got {self.topology!r}")
+        if self.vendor_one_way_bytes_per_s is not None:
+            _require_positive(f"{self.name} vendor one-way bandwidth", self.vendor_one_way_bytes_per_s)
 
     @property
     def bidirectional_bytes_per_s(self) -> float:
@@ -231,8 +249,9 @@ class Chip:
                      format_intensity(main.dense_flops_per_s / self.hbm_bytes_per_s)))
         for link, what in ((self.interconnect, "chip-to-chip"), (self.host_link, "host link")):
             if link is not None:
-                rows.append((what, f"{link.count} x {link.name}, {format_bandwidth(link.one_way_bytes_per_s)} "
-                                   "one way per link"))
+                kind = f" ({link.topology})" if link.topology else ""
+                rows.append((what, f"{link.count} x {link.name}{kind}, "
+                                   f"{format_bandwidth(link.one_way_bytes_per_s)} one way per link"))
         for name, bw in self.extra_memories:
             rows.append((name, format_bandwidth(bw)))
         return Summary(f"Chip {self.name}", rows)

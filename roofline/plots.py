@@ -35,6 +35,7 @@ from .hardware import Chip
 from .units import format_bandwidth, format_flops_rate, format_intensity
 
 __all__ = ["PALETTE", "Point", "roofline_figure", "linear_and_log_figure", "alt_text",
+           "resource_figure",
            "ABOVE_ROOF_NOTE", "ROOF_TOLERANCE"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, name -> hex.
@@ -499,6 +500,114 @@ def linear_and_log_figure(chip="H100 SXM", dtype="bf16"):
                    f"curve as a slope-1 line then flat; a log axis has no zero, so no origin.")
     fig.roofline_description = description
     fig.roofline_regions = []
+    fig.roofline_violations = []
+    fig.set_layout_engine("tight")
+    return fig
+
+
+def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=None, title=None):
+    """Where a D-split matmul sits against two roofs at once: its chip's memory and its links.
+
+    A sharded matmul has one intensity per resource: x = FLOPs per byte of the chip's own
+    memory traffic, y = FLOPs per byte on its busiest link (one way). Each has its ridge
+    (peak / bandwidth): right of x* the math outlasts the memory, above y* the math outlasts
+    the link. Below and left of both, the slower of memory and link wins; they tie on the
+    diagonal y = x * (memory bandwidth / link bandwidth), which passes through (x*, y*).
+
+    operations: (label, B, D, F) tuples, each placed with `roofline.sharded_estimate` on
+    `n` chips (topology: `roofline.sharded_topology` unless given).
+    """
+    import numpy as np
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    from .estimate import sharded_estimate, sharded_topology
+    own = get_chip(chip)
+    if own.interconnect is None:
+        raise ValueError(f"{own.name} has no chip-to-chip link in the catalog; pick a chip with one")
+    chosen = sharded_topology(own, n, topology)
+    peak = own.peak_flops_per_s(dtype)
+    memory_bw, link_bw = own.hbm_bytes_per_s, own.link_bytes_per_s
+    x_star, y_star = peak / memory_bw, peak / link_bw
+    ratio = memory_bw / link_bw
+
+    placed = []
+    for item in operations:
+        try:
+            label, B, D, F = item
+        except (TypeError, ValueError):
+            raise TypeError(f"each operation is (label, B, D, F), got {item!r}") from None
+        est = sharded_estimate(B, D, F, own, n=n, dtype=dtype, topology=chosen)
+        link_term = est.extra[0]
+        placed.append((str(label), est.cost.flops / est.cost.bytes, est.cost.flops / link_term.amount,
+                       est.bound))
+
+    xs = [x_star] + [p[1] for p in placed]
+    ys = [y_star] + [p[2] for p in placed]
+    lo_x, hi_x = _decade_floor(min(xs) / 10), _decade_ceil(max(xs) * 10)
+    lo_y, hi_y = _decade_floor(min(ys) / 10), _decade_ceil(max(ys) * 10)
+
+    fig, ax = _new_figure(figsize=(6.4, 4.6))
+    _style_axes(ax)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo_x, hi_x)
+    ax.set_ylim(lo_y, hi_y)
+    grid = np.geomspace(lo_x, hi_x, 400)
+    left = grid[grid <= x_star]
+    fills = (
+        ("memory", left, np.maximum(ratio * left, lo_y), np.full_like(left, hi_y), "bluish green"),
+        ("link", grid, np.full_like(grid, lo_y), np.minimum(ratio * grid, y_star), "vermillion"),
+        ("compute", grid[grid >= x_star], np.full(int((grid >= x_star).sum()), y_star),
+         np.full(int((grid >= x_star).sum()), hi_y), "blue"),
+    )
+    for kind, x, y0, y1, colour in fills:
+        ax.fill_between(x, y0, y1, color=PALETTE[colour], alpha=0.15, linewidth=0, gid=f"region:{kind}")
+    ax.axvline(x_star, color=PALETTE["black"], linewidth=1, linestyle=(0, (3, 2)), gid="ridge:memory")
+    ax.axhline(y_star, color=PALETTE["black"], linewidth=1, linestyle=(0, (1, 2)), gid="ridge:link")
+    diag = grid[grid <= x_star]
+    ax.plot(diag, ratio * diag, color="#555555", linewidth=0.8, gid="tie:memory-link")
+
+    def at(fx, fy):  # a point at fractions of the log axes
+        return (lo_x * (hi_x / lo_x) ** fx, lo_y * (hi_y / lo_y) ** fy)
+
+    ax.text(*at(0.97, 0.95), "compute-bound", ha="right", va="top", fontsize=8, color="#000000")
+    ax.text(*at(0.03, 0.95), f"{own.memory_kind}-bound", ha="left", va="top", fontsize=8, color="#000000")
+    ax.text(*at(0.97, 0.05), "link-bound", ha="right", va="bottom", fontsize=8, color="#000000")
+    ax.annotate(f"memory ridge {format_intensity(x_star)}", xy=(x_star, hi_y), xytext=(3, -3),
+                textcoords="offset points", ha="left", va="top", fontsize=7, rotation=90, color="#333333")
+    ax.annotate(f"link ridge {format_intensity(y_star)}", xy=(hi_x, y_star), xytext=(-3, 3),
+                textcoords="offset points", ha="right", va="bottom", fontsize=7, color="#333333")
+
+    markers = ("o", "s", "D", "^", "v", "P", "X")
+    colours = [PALETTE[c] for c in _SERIES_COLOURS]
+    for i, (label, x, y, bound) in enumerate(placed):
+        ax.plot([x], [y], linestyle="none", marker=markers[i % len(markers)], markersize=8,
+                color=colours[i % len(colours)], markeredgecolor="#000000", zorder=5,
+                label=f"{label}: {bound}-bound", gid=f"operation:{label}")
+
+    ax.set_xlabel(f"Intensity against {own.memory_kind} (FLOPs per byte of the chip's memory traffic)",
+                  fontsize=9)
+    ax.set_ylabel("Intensity against the link\n(FLOPs per byte on the busiest link)", fontsize=9)
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(LogLocator(base=10))
+        axis.set_major_formatter(FuncFormatter(_intensity_tick))
+        axis.set_minor_formatter(NullFormatter())
+    if placed:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1, fontsize=7, frameon=False)
+    ax.set_title(title if title is not None else
+                 f"{n} × {own.name}, {dtype}, D split, all-reduce on a {chosen}", fontsize=10)
+    where = "; ".join(f"{label} at {format_intensity(x)} against memory and {format_intensity(y)} "
+                      f"against the link: {bound}-bound" for label, x, y, bound in placed)
+    fig.roofline_description = (
+        f"Two intensities of a matmul split over {n} {own.name} chips ({dtype}): FLOPs per byte of "
+        f"memory traffic across, FLOPs per byte on the busiest link up, both log scales. The memory "
+        f"ridge at {format_intensity(x_star)} and the link ridge at {format_intensity(y_star)} split "
+        f"the plane: compute-bound above and right of both; to the left the memory or the link is "
+        f"slower, with a diagonal where they tie." + (f" Points: {where}." if where else ""))
+    fig.roofline_regions = [("compute", x_star, y_star), ("memory", None, None), ("link", None, None)]
+    fig.roofline_points = placed
+    fig.roofline_ridges = [{"resource": "memory", "intensity": x_star},
+                           {"resource": "link", "intensity": y_star}]
     fig.roofline_violations = []
     fig.set_layout_engine("tight")
     return fig

@@ -35,7 +35,8 @@ from .catalog import get_chip, list_chips
 from .costs import matmul
 from .dtypes import DTYPE_BYTES, canonical_dtype
 from .estimate import (attainable_flops_per_s, critical_batch_size, critical_intensity, estimate,
-                       exact_critical_batch_size, sharded_critical_D, sharded_estimate)
+                       exact_critical_batch_size, sharded_critical_D, sharded_estimate,
+                       sharded_topology)
 from .hardware import Chip
 from .units import (format_bandwidth, format_flops_rate, format_intensity, format_si,
                     format_time)
@@ -499,7 +500,12 @@ def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights
 
 def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
                             link_bytes_per_s=None) -> Explorer:
-    """D split over n chips: time per chip for the math vs the link, and the threshold D."""
+    """D split over n chips: time per chip for the math, the chip's HBM and its link.
+
+    The link carries the all-reduce of the partial sums on the chip's own topology
+    (`roofline.sharded_topology`: one link for two TPUs, a bidirectional ring along a torus
+    axis for more, all NVLinks at once through NVSwitch); the slider sets one link's one-way
+    bandwidth."""
     import numpy as np
     from matplotlib.ticker import FuncFormatter
     from .plots import PALETTE, _style_axes
@@ -521,8 +527,13 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
     if not 1e9 <= link_bytes_per_s <= 1e13:
         raise ValueError("link_bytes_per_s must be between 1e9 and 1e13 bytes/s (one way, per link)")
     dtype = "bf16"
+    most = own.interconnect.domain_chips if own.interconnect is not None else None
+    n_options = [k for k in (2, 4, 8, 16, 32, 64) if most is None or k <= most
+                 or own.interconnect.topology == "torus"]
+    if n not in n_options and most is not None and n > most and own.interconnect.topology != "torus":
+        raise ValueError(f"{own.interconnect.name} joins at most {most} {own.name} chips; pick n <= {most}")
     controls = {
-        "n": widgets.SelectionSlider(options=_snap_options([2, 4, 8, 16, 32, 64], n), value=n,
+        "n": widgets.SelectionSlider(options=_snap_options(n_options, n), value=n,
                                      description="n chips"),
         "D": widgets.SelectionSlider(options=_pow2_options(8, 20, D), value=D, description="D"),
         "link_bytes_per_s": widgets.FloatLogSlider(value=link_bytes_per_s, base=10, min=9, max=13,
@@ -544,14 +555,18 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
             ax.set_yscale("log")
             state["math"], = ax.plot([], [], color=PALETTE["blue"], linewidth=2,
                                      label="math per chip: (2BDF/n) / peak")
+            state["hbm"], = ax.plot([], [], color=PALETTE["bluish green"], linewidth=2, linestyle="-.",
+                                    label=f"{own.memory_kind} per chip: its shards and partial sum")
             state["comms"], = ax.plot([], [], color=PALETTE["vermillion"], linewidth=2, linestyle="--",
-                                      label="link per chip: 2(n-1)/n · 2BF bytes / link")
+                                      label="link per chip: all-reduce of the 2BF-byte partial sums")
             state["threshold"] = ax.axvline(1, color=PALETTE["black"], alpha=0.7, linestyle=":", linewidth=1.2,
-                                            label="threshold D")
+                                            label="threshold D (math = link)")
             state["pm"], = ax.plot([], [], "o", color=PALETTE["blue"], markersize=7,
                                    markeredgecolor="#000000", zorder=5, gid="explorer-math")
             state["pc"], = ax.plot([], [], "s", color=PALETTE["vermillion"], markersize=7,
                                    markeredgecolor="#000000", zorder=5, gid="explorer-link")
+            state["ph"], = ax.plot([], [], "D", color=PALETTE["bluish green"], markersize=6,
+                                   markeredgecolor="#000000", zorder=5, gid="explorer-hbm")
             state["label"] = ax.annotate("", xy=(1, 1), xytext=(4, 6), textcoords="offset points",
                                          fontsize=7, ha="left", va="bottom", color="#333333")
             ax.set_xlim(d_axis[0], d_axis[-1])
@@ -566,34 +581,40 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
             for n_opt in (min(c["n"].options), max(c["n"].options)):
                 for bw in (10 ** c["link_bytes_per_s"].min, 10 ** c["link_bytes_per_s"].max):
                     e = sharded_estimate(B, d_axis, F, own, n=n_opt, dtype=dtype, link_bytes_per_s=bw)
-                    lows.append(min(float(np.min(e.t_math)), float(e.t_comms)))
-                    highs.append(max(float(np.max(e.t_math)), float(e.t_comms)))
+                    lows.append(min(float(np.min(e.t_math)), float(np.min(e.t_memory)), float(e.t_link)))
+                    highs.append(max(float(np.max(e.t_math)), float(np.max(e.t_memory)), float(e.t_link)))
             ax.set_ylim(10 ** math.floor(math.log10(min(lows))), 10 ** math.ceil(math.log10(max(highs))))
             ax.set_title(f"{own.name} × n, bf16: B={B}, F={F}", fontsize=9)
             state["ax"] = ax
-            ex._moving = [state["math"], state["comms"], state["threshold"], state["label"],
-                          state["pm"], state["pc"]]
+            ex._moving = [state["math"], state["hbm"], state["comms"], state["threshold"], state["label"],
+                          state["pm"], state["pc"], state["ph"]]
         ax = state["ax"]
         curve = sharded_estimate(B, d_axis, F, own, n=nn, dtype=dtype, link_bytes_per_s=link)
         t_math = np.asarray(curve.t_math, dtype=float)
-        t_comms = np.broadcast_to(np.asarray(curve.t_comms, dtype=float), d_axis.shape)
+        t_link = np.broadcast_to(np.asarray(curve.t_link, dtype=float), d_axis.shape)
         state["math"].set_data(d_axis, t_math)
-        state["comms"].set_data(d_axis, t_comms)
+        state["hbm"].set_data(d_axis, np.asarray(curve.t_memory, dtype=float))
+        state["comms"].set_data(d_axis, t_link)
         threshold = sharded_critical_D(own, n=nn, dtype=dtype, link_bytes_per_s=link)
         state["threshold"].set_xdata([threshold, threshold])
         here = sharded_estimate(B, d, F, own, n=nn, dtype=dtype, link_bytes_per_s=link)
         state["pm"].set_data([d], [here.t_math])
-        state["pc"].set_data([d], [here.t_comms])
+        state["pc"].set_data([d], [here.t_link])
+        state["ph"].set_data([d], [here.t_memory])
         state["label"].set_text(f"threshold D = {threshold:,.0f}")
         state["label"].xy = (min(max(threshold, d_axis[0]), d_axis[-1]), ax.get_ylim()[0])
         bound = here.bound
-        text = (f"{nn} × {own.name}, bf16, B={B}, D={d}, F={F}, link {format_bandwidth(link)} one way\n"
-                f"per chip: math {format_time(here.t_math)}, link {format_time(here.t_comms)} -> "
-                f"{bound}-bound\n"
-                f"threshold: compute-bound when D > {threshold:,.0f} (B and F cancel)")
+        topology = sharded_topology(own, nn)
+        text = (f"{nn} × {own.name}, bf16, B={B}, D={d}, F={F}, one link {format_bandwidth(link)} one way, "
+                f"{topology}\n"
+                f"per chip: math {format_time(here.t_math)}, {own.memory_kind} {format_time(here.t_memory)}, "
+                f"link {format_time(here.t_link)} -> {bound}-bound\n"
+                f"link threshold: math outlasts the link when D > {threshold:,.0f} (B and F cancel)")
         alt = (f"Time per chip against D for a matmul split over {nn} {own.name} chips: the math time "
-               f"grows with D, the link time does not; they cross at D = {threshold:,.0f}. At D={d}: "
-               f"math {format_time(here.t_math)}, link {format_time(here.t_comms)}, {bound}-bound.")
+               f"grows with D, the {own.memory_kind} time grows more slowly, the link time does not; "
+               f"math and link cross at D = {threshold:,.0f}. At D={d}: math {format_time(here.t_math)}, "
+               f"{own.memory_kind} {format_time(here.t_memory)}, link {format_time(here.t_link)}, "
+               f"{bound}-bound.")
         return text, alt, full
 
     frames = [2 ** k for k in range(8, 21)]

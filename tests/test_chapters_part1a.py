@@ -108,11 +108,11 @@ def test_bound_ratio_symbolic_is_at_most_2_with_equality_at_balance():
 
 def test_chapter1_example_op_flips_between_h100_and_v6e():
     op = rl.Cost("example op", 1e12, 2e9)
-    for chip, bound in (("H100 SXM", "compute"), ("TPU v6e", "bandwidth")):
+    for chip, bound in (("H100 SXM", "compute"), ("TPU v6e", "memory")):
         c = rl.get_chip(chip)
         t_math = 1e12 / c.peak("bf16").dense_flops_per_s
         t_comms = 2e9 / c.hbm_bytes_per_s
-        assert ("compute" if t_math >= t_comms else "bandwidth") == bound
+        assert ("compute" if t_math >= t_comms else "memory") == bound
         assert rl.estimate(op, chip).bound == bound
 
 
@@ -134,7 +134,7 @@ def test_dot_product_is_far_below_every_ridge(name):
     dtype = "bf16" if "bf16" in chip.dtypes else "fp16"
     ridge = raw_ridge(name, dtype)
     assert ridge / 0.5 > 100, f"{name}: ridge {ridge}"
-    assert rl.estimate(rl.dot(10**9, dtype), chip).bound == "bandwidth"
+    assert rl.estimate(rl.dot(10**9, dtype), chip).bound == "memory"
 
 
 def test_ridge_is_where_math_and_memory_times_balance():
@@ -161,7 +161,7 @@ def test_q4_same_matmul_bound_differs_between_h100_and_h200():
         rl.get_chip("H200").peak("bf16").dense_flops_per_s
     assert intensity < raw_ridge("H100 SXM")      # bandwidth-bound on the H100
     assert intensity > raw_ridge("H200")          # compute-bound on the H200
-    assert rl.estimate(rl.matmul(B, D, F), "H100 SXM").bound == "bandwidth"
+    assert rl.estimate(rl.matmul(B, D, F), "H100 SXM").bound == "memory"
     assert rl.estimate(rl.matmul(B, D, F), "H200").bound == "compute"
     # the exercise pair: H100 bandwidth, TPU v5p compute
     assert intensity > raw_ridge("TPU v5p")
@@ -183,7 +183,7 @@ def test_q4_same_matmul_bound_differs_between_memory_levels():
     intensity = hand_matmul_intensity(256, 8192, 8192)
     assert intensity < raw_ridge("H100 SXM", bandwidth=pcie)
     est = rl.estimate(rl.matmul(256, 8192, 8192), h100, bandwidth_bytes_per_s=pcie)
-    assert est.bound == "bandwidth"
+    assert est.bound == "memory"
 
 
 def test_q4_fp8_matmul_on_h100_is_also_bandwidth_bound():
@@ -191,7 +191,7 @@ def test_q4_fp8_matmul_on_h100_is_also_bandwidth_bound():
     intensity = hand_matmul_intensity(256, 8192, 8192, bytes_per_element=1)
     assert intensity == pytest.approx(2 * hand_matmul_intensity(256, 8192, 8192))
     assert intensity < raw_ridge("H100 SXM", "fp8")
-    assert rl.estimate(rl.matmul(256, 8192, 8192, "fp8"), "H100 SXM").bound == "bandwidth"
+    assert rl.estimate(rl.matmul(256, 8192, 8192, "fp8"), "H100 SXM").bound == "memory"
 
 
 # ------------------------------------------------------------------ chapter 3

@@ -106,7 +106,7 @@ def test_exact_approaches_approximation_as_d_grows():
 def test_v6e_d1024_is_bandwidth_bound_at_every_batch():
     assert math.isinf(rl.exact_critical_batch_size("TPU v6e", 1024, 1024))
     for batch in (256, 4096, 10**7):
-        assert rl.estimate(rl.matmul(batch, 1024, 1024), "TPU v6e").bound == "bandwidth"
+        assert rl.estimate(rl.matmul(batch, 1024, 1024), "TPU v6e").bound == "memory"
     # the threshold D = 2 I*: just above it a crossover exists
     d = math.ceil(2 * rl.critical_intensity("TPU v6e", "bf16")) + 1
     assert math.isfinite(rl.exact_critical_batch_size("TPU v6e", d, d))

@@ -45,9 +45,11 @@ def test_chip_summary_is_short_and_has_its_figures():
 
 
 def test_sharded_matmul_summary():
-    # n = 4 over D: per chip 2 * 8192^3 / 4 = 2.75e11 FLOPs; sends 2 * 3/4 * 8192^2 * 2 B = 201 MB
+    # n = 4 over D: per chip 2 * 8192^3 / 4 = 2.75e11 FLOPs; a partial sum Y is 8192^2 * 2 B
+    # = 134 MB; a one-way ring all-reduce sends 2 * 3/4 of it = 201 MB per link direction
     text = repr(rl.sharded_matmul(8192, 8192, 8192, n=4))
-    assert "275 GFLOPs" in text and "bytes sent per link direction  201 MB" in text
+    assert "275 GFLOPs" in text and "partial sum (all-reduced)      134 MB" in text
+    assert "sent per link, one way (ring)  201 MB" in text
     assert "1.1 TFLOPs" in text  # all four chips together: the whole matmul
 
 

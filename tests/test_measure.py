@@ -166,7 +166,7 @@ def test_chip_from_injected_timings():
     assert rl.critical_intensity(chip, "fp64") == pytest.approx(50e9 / 40e9)
     est = rl.estimate(rl.dot(2**24, "fp64"), chip)
     assert est.t_lower == pytest.approx((2 * 2**24 + 1) * 8 / 40e9)
-    assert est.bound == "bandwidth"
+    assert est.bound == "memory"
 
 
 def test_predictions_use_the_level_that_holds_the_data():

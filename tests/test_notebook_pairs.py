@@ -194,6 +194,21 @@ def test_twin_refuses_unknown_myst_and_unknown_glue():
         _sample_cells(SAMPLE_MD.replace("How fast?", "See {ref}`ex-a`."), {"peak": "1"})
 
 
+def test_cross_references_become_links_to_the_web_edition():
+    assert notebooks.web_url() == "https://roofline-book.github.io/rooflines/"  # from _config.yml's repository
+    twin = notebooks._Twin("chapters/06_x.md", {})
+    assert (twin.roles("see {doc}`the critical batch chapter <04_matmul_critical_batch>`.")
+            == "see [the critical batch chapter](https://roofline-book.github.io/rooflines/"
+               "chapters/04_matmul_critical_batch.html).")
+    assert (twin.roles("{doc}`/exercises/homework_part1`")
+            == "[Homework, part 1: rooflines on one chip](https://roofline-book.github.io/rooflines/"
+               "exercises/homework_part1.html)")
+    assert (twin.roles("{ref}`ch05-h100-dense`") == "[Exercise 22 (The asterisk)](https://roofline-book."
+            "github.io/rooflines/chapters/05_reading_a_spec_sheet.html#ch05-h100-dense)")
+    with pytest.raises(notebooks.TwinError, match="names no document"):
+        twin.roles("{doc}`no_such_chapter`")
+
+
 def test_glue_text_reads_values_as_myst_nb_shows_them():
     assert notebooks.glue_text_of({"text/plain": "'1.39 PFLOP/s'"}) == "1.39 PFLOP/s"
     assert notebooks.glue_text_of({"text/plain": "\"it's\""}) == "it's"
@@ -252,3 +267,20 @@ def test_twin_numbers_exercises_as_the_web_page(book_html, md):
     web = exercise_titles(page)
     twin = [m for text in twin_markdown(md) for m in re.findall(r"^#+ (Exercise \d+.*)$", text, re.M)]
     assert twin == web
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("book")
+def test_twin_links_to_the_web_edition_resolve(book_html):
+    base = notebooks.web_url()
+    checked = 0
+    for md in SOURCES:
+        for text in twin_markdown(md):
+            for target in re.findall(r"\]\((" + re.escape(base) + r"[^)\s]*)\)", text):
+                page, _, anchor = target[len(base):].partition("#")
+                built = book_html / page
+                assert built.exists(), f"{md.with_suffix('.ipynb').name} links to {target}: no such page"
+                if anchor:
+                    assert f'id="{anchor}"' in built.read_text(encoding="utf-8"), f"{target}: no such anchor"
+                checked += 1
+    assert checked >= 1  # chapter 6 links to chapter 4

@@ -109,17 +109,24 @@ def test_sharded_explorer_times_and_threshold():
     explorer = widgets.sharded_matmul_explorer("TPU v5e", n=2, B=B, D=8192, F=F)
     chip = rl.get_chip("TPU v5e")
     peak, link = chip.peak("bf16").dense_flops_per_s, chip.interconnect.one_way_bytes_per_s
-    for n, D in ((2, 4096), (4, 65536)):
+    hbm = chip.hbm_bytes_per_s
+    # hand counts: 2 chips share one link (the whole 2BF-byte partial sum each way); 4 chips
+    # along a torus axis form a bidirectional ring: (n-1)/n partial sums per link and direction
+    for n, D, link_fraction in ((2, 4096, 1.0), (4, 65536, 3 / 4)):
         explorer.set(n=n, D=D)
         t_math = 2 * B * D * F / n / peak
-        t_link = 2 * (n - 1) / n * 2 * B * F / link  # bf16 partial sums, ring all-reduce
+        t_link = link_fraction * 2 * B * F / link
+        t_hbm = 2 * (B * D / n + D / n * F + B * F) / hbm
         math_point, link_point = _point(explorer, "explorer-math"), _point(explorer, "explorer-link")
+        hbm_point = _point(explorer, "explorer-hbm")
         assert math_point.get_xdata()[0] == D and link_point.get_xdata()[0] == D
         assert math_point.get_ydata()[0] == pytest.approx(t_math, rel=1e-12)
         assert link_point.get_ydata()[0] == pytest.approx(t_link, rel=1e-12)
-        threshold = (n - 1) * 2 * peak / link
+        assert hbm_point.get_ydata()[0] == pytest.approx(t_hbm, rel=1e-12)
+        threshold = n * link_fraction * 2 * peak / (2 * link)
         assert f"D > {threshold:,.0f}" in explorer.text
-        assert ("compute-bound" if t_math >= t_link else "bandwidth-bound") in explorer.text
+        slowest = max((t_math, "compute"), (t_hbm, "memory"), (t_link, "link"))[1]
+        assert f"{slowest}-bound" in explorer.text
 
 
 @pytest.mark.parametrize("name", list(EXPLORERS))

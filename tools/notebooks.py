@@ -15,6 +15,7 @@ cell tags (the web edition keeps MyST):
   "Exercise N (title)" numbered as on the web page;
 - a solution (`{solution-start}` ... `{solution-end}`, code cells included) becomes one
   markdown cell with a closed `<details>` block: "Run all" does not answer the exercise;
+- `{doc}` and `{ref}` (to an exercise) become links to the web edition (`web_url`);
 - `{glue:text}` roles become the values the web page shows. They come from the executed
   book (`make book` writes `_build/jupyter_execute/`) and are kept in the twin's metadata
   (`GLUE_KEY`), so `sync` can rewrite a twin without a build as long as no glued name is
@@ -140,9 +141,33 @@ class _Twin:
                 return self.glue[key]
             if name == "math":
                 return f"${content}$"
+            if name in ("doc", "ref", "numref"):
+                return self.link(name, content)
             raise TwinError(f"{self.source}: the MyST role {{{name}}} has no Colab form yet; "
                             "use plain Markdown or teach tools/notebooks.py to rewrite it")
         return _ROLE.sub(replace, text)
+
+    def link(self, role: str, content: str) -> str:
+        """A cross-reference as a Markdown link to the web edition's page (and anchor)."""
+        explicit = re.fullmatch(r"(.*?)\s*<([^<>]+)>", content.strip(), re.S)
+        text, target = (explicit.group(1), explicit.group(2)) if explicit else (None, content.strip())
+        if role == "doc":
+            folder = Path(self.source).parent
+            path = Path(target.lstrip("/")) if target.startswith("/") else folder / target
+            path = Path(*[part for part in path.parts if part != "."]).with_suffix("")
+            while ".." in path.parts:  # resolve "../x" without touching the file system
+                index = path.parts.index("..")
+                path = Path(*path.parts[:index - 1], *path.parts[index + 1:])
+            document = ROOT / path.with_suffix(".md")
+            if not document.exists():
+                raise TwinError(f"{self.source}: {{doc}}`{content}` names no document ({path}.md)")
+            return f"[{text or document_title(document)}]({web_url()}{path.as_posix()}.html)"
+        found = exercise_index().get(target)
+        if found is None:
+            raise TwinError(f"{self.source}: {{{role}}}`{content}`: twins can link to exercises only "
+                            f"(no exercise is labelled {target!r})")
+        document, title = found
+        return f"[{text or title}]({web_url()}{document}.html#{target})"
 
     def directive(self, match) -> str:
         name = match.group("name")
@@ -229,6 +254,44 @@ def toc_documents() -> list[Path]:
         walk(part.get("chapters"))
     walk(toc.get("chapters"))
     return [ROOT / f"{name}.md" for name in files]
+
+
+def web_url() -> str:
+    """The web edition's address: the repository's GitHub Pages site (.github/workflows)."""
+    url, _ = repository()
+    match = re.fullmatch(r"https://github\.com/([^/]+)/([^/]+?)(?:\.git)?", url)
+    if match is None:
+        raise TwinError(f"cannot tell the web edition's address from repository.url {url!r}")
+    return f"https://{match.group(1).lower()}.github.io/{match.group(2)}/"
+
+
+def document_title(md_path: Path) -> str:
+    """The first top-level heading of a document (what a {doc} link without text shows)."""
+    prose = re.sub(r"^```.*?^```[ \t]*$", "", md_path.read_text(encoding="utf-8"), flags=re.M | re.S)
+    found = re.search(r"^# (.+)$", prose, re.M)  # not a comment in a code cell
+    return found.group(1).strip() if found else md_path.stem
+
+
+def exercise_index() -> dict[str, tuple[str, str]]:
+    """label -> (document without .md, "Exercise N (title)") for every exercise in the book."""
+    index, number = {}, 0
+    for document in toc_documents():
+        if not document.exists():
+            continue
+        for match in _DIRECTIVE.finditer(document.read_text(encoding="utf-8")):
+            if match.group("name") != "exercise":
+                continue
+            options = _options(match.group("options"))
+            argument = match.group("argument").strip()
+            if "nonumber" in options:
+                title = "Exercise"
+            else:
+                number += 1
+                title = f"Exercise {number}"
+            title += f" ({argument})" if argument else ""
+            if "label" in options:
+                index[options["label"]] = (document.relative_to(ROOT).with_suffix("").as_posix(), title)
+    return index
 
 
 def exercises_before(md_path: Path) -> int:
@@ -356,7 +419,8 @@ def expected_ipynb_text(md_path: Path, glue: dict[str, str] | None = None) -> st
     notebook.metadata.pop("jupytext", None)
     notebook.metadata["colab"] = {"provenance": []}
     notebook.metadata[GLUE_KEY] = dict(sorted(glue.items()))
-    notebook.cells = twin_cells(notebook, md_path.name, glue, exercises_before(md_path) + 1)
+    notebook.cells = twin_cells(notebook, md_path.relative_to(ROOT).as_posix(), glue,
+                                exercises_before(md_path) + 1)
     for number, cell in enumerate(notebook.cells):
         cell.id = f"cell-{number}"  # stable ids, so regenerating changes nothing
         if cell.cell_type == "code":

@@ -53,7 +53,7 @@ register(Exercise(
     params={"flops": 1e12, "bytes": 1e10, "chip": "H100 SXM"},
     hints=("Compute t_math = FLOPs / peak and t_comms = bytes / bandwidth; the larger one wins.",),
     mistakes=lambda p: [Mistake(
-        "compute" if _regime(p) == "bandwidth" else "bandwidth",
+        "bandwidth" if _regime(p) == "compute" else "compute",
         "Compare the two times, not the two counts: 1e12 FLOPs is more than 1e10 bytes, but the "
         "chip does FLOPs far faster than it moves bytes.")],
 ))

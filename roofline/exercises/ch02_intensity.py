@@ -62,7 +62,7 @@ def _matmul_regime(p):
 def _regime_mistakes(p):
     cost = matmul(p["B"], p["D"], p["F"], p["dtype"])
     ridge = critical_intensity(p["chip"], p["dtype"])
-    wrong = "compute" if _matmul_regime(p) == "bandwidth" else "bandwidth"
+    wrong = "bandwidth" if _matmul_regime(p) == "compute" else "compute"
     side = "below" if cost.intensity < ridge else "above"
     return [Mistake(wrong, f"The matmul's intensity, {float(cost.intensity):.0f} FLOPs/B, is "
                            f"{side} this chip's ridge point, {ridge:.0f} FLOPs/B. 'High' and "

@@ -11,11 +11,11 @@ def _one_way(chip):
 register(Exercise(
     id="comms-critical-d-v5e",
     question="Two TPU v5e chips split X[B, D] @ W[D, F] (bf16) along D and add their partial sums "
-             "over one ICI link. Above which D is each chip compute-bound?",
+             "over one ICI link. Above which D does each chip's math outlast the link transfer?",
     answer=lambda p: sharded_critical_D(p["chip"], n=2, dtype="bf16"),
     kind="number",
     params={"chip": "TPU v5e"},
-    hints=("Per chip: t_math = (2BDF/2) / peak FLOP/s and t_comms = 2BF bytes / one-way link "
+    hints=("Per chip: t_math = (2BDF/2) / peak FLOP/s and t_link = 2BF bytes / one-way link "
            "bandwidth. Set them equal: B and F cancel.",),
     mistakes=lambda p: [
         Mistake(sharded_critical_D(p["chip"], n=2, link_bytes_per_s=2 * _one_way(p["chip"])),
@@ -33,33 +33,38 @@ register(Exercise(
 register(Exercise(
     id="comms-time-per-chip",
     question="B = 1024, D = 16384, F = 8192 in bf16, D split over 2 TPU v5e chips. How long does each "
-             "chip need at best (math and link transfer perfectly overlapped)?",
+             "chip need at best (math, HBM traffic and link transfer perfectly overlapped)?",
     answer=lambda p: sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_lower,
     kind="time",
     params={"B": 1024, "D": 16384, "F": 8192, "chip": "TPU v5e"},
-    hints=("Per chip: max(t_math, t_comms) with t_math = 2BDF/2 / peak and t_comms = 2BF / link.",),
+    hints=("Per chip: the largest of t_math = (2BDF/2) / peak, t_HBM = its shards and partial sum "
+           "/ HBM bandwidth, and t_link = 2BF / link.",),
     mistakes=lambda p: [
-        Mistake(sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=1 + 1).t_math * 2,
+        Mistake(sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_math * 2,
                 "That is the time for all 2BDF FLOPs on one chip: each chip does only half of them."),
         Mistake(sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_upper,
-                "That is t_math + t_comms, the upper bound with no overlap; the question asks for the "
-                "best case, max(t_math, t_comms)."),
+                "That is the sum of the three times, the bound with no overlap; the question asks for "
+                "the best case, the largest of them."),
     ],
 ))
 
 register(Exercise(
     id="comms-which-regime",
-    question="Two TPU v5e chips, bf16, D split in two: B = 8192, D = 4096, F = 16384. Is each chip "
-             "'compute'-bound or 'bandwidth'-bound (by its link)?",
+    question="Two TPU v5e chips, bf16, D split in two: B = 8192, D = 4096, F = 16384. Which resource "
+             "sets each chip's pace: 'compute', 'memory' (its HBM) or 'link'?",
     answer=lambda p: sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).bound,
     kind="choice",
-    choices=("compute", "bandwidth"),
+    choices=("compute", "memory", "link"),
     params={"B": 8192, "D": 4096, "F": 16384, "chip": "TPU v5e"},
-    hints=(f"Compare D with the critical D of the link (about {sharded_critical_D('TPU v5e'):.0f} "
-           "for v5e); B does not matter.",),
-    mistakes=lambda p: [Mistake("compute", "A large B does not help here: each chip's math and the "
-                                "partial sum it sends both grow with B (and with F). Only D, which the "
-                                "partial sum does not contain, decides.")],
+    hints=(f"Compare D with the link's critical D (about {sharded_critical_D('TPU v5e'):.0f} for v5e; "
+           "B does not matter there), and B with the HBM critical batch of the chip's slice.",),
+    mistakes=lambda p: [
+        Mistake("compute", "A large B does not help the link: each chip's math and the partial sum "
+                           "it sends both grow with B (and with F). Only D, which the partial sum does "
+                           "not contain, decides between math and link."),
+        Mistake("memory", "With B = 8192 each chip does plenty of math per HBM byte; the HBM time is "
+                          "the shortest of the three here."),
+    ],
 ))
 
 register(Exercise(
@@ -79,17 +84,93 @@ register(Exercise(
 
 register(Exercise(
     id="comms-ring-bytes",
-    question="With a ring all-reduce over n chips, how many bytes does each chip send in one direction "
-             "for the bf16 partial sums of Y[B, F]? (an expression in B, F and n)",
+    question="With an all-reduce on a one-way ring of n chips, how many bytes does each chip send over "
+             "its link (one direction) for the bf16 partial sums of Y[B, F]? (an expression in B, F, n)",
     answer=lambda p: "4*B*F*(n - 1)/n",
     kind="symbolic",
     symbols=("B", "F", "n"),
-    hints=("A ring all-reduce sends 2(n-1)/n partial sums per chip per direction; one partial "
-           "sum is B*F elements of 2 bytes.",),
+    hints=("An all-reduce is a reduce-scatter then an all-gather; on a ring each sends (n-1)/n of "
+           "the array out of every chip. One partial sum is B*F elements of 2 bytes.",),
     mistakes=lambda p: [
-        Mistake("2*B*F*(n - 1)/n", "That counts one byte per element; bf16 has 2."),
+        Mistake("2*B*F*(n - 1)/n", "That is one of the two halves (a reduce-scatter or an all-gather "
+                                   "alone), or one byte per element; an all-reduce of bf16 sums is "
+                                   "twice this."),
         Mistake("8*B*F*(n - 1)/n", "That counts both directions; links are full duplex, so only one "
                                    "direction's bytes cost time."),
         Mistake("2*B*F", "That is the n = 2 answer; for n chips a ring sends 2(n-1)/n partial sums."),
     ],
 ))
+
+register(Exercise(
+    id="comms-allgather-formula",
+    question="Write the time of an all-gather of an array of V bytes over n chips on a bidirectional "
+             "ring whose links carry W bytes/s each way (bandwidth term only), in V, n and W.",
+    answer=lambda p: "(n - 1)*V/(2*n*W)",
+    kind="symbolic",
+    symbols=("V", "n", "W"),
+    hints=("Each chip must receive the (n-1)/n of the array it lacks; it has two incoming links, "
+           "one from each neighbour, each W bytes/s.",),
+    mistakes=lambda p: [
+        Mistake("(n - 1)*V/(n*W)", "That is a one-way ring (one incoming link); a bidirectional ring "
+                                   "receives from both neighbours at once."),
+        Mistake("V/(2*W)", "That is the limit for large n; keep the (n-1)/n: a chip already holds "
+                           "its own 1/n."),
+        Mistake("(n - 1)*V/(n*W)*2", "That is an all-reduce on a one-way ring, not an all-gather."),
+    ],
+))
+
+register(Exercise(
+    id="comms-torus-critical-d",
+    question="Eight TPU v6e chips along one axis of a 2D torus (a bidirectional ring) split a bf16 "
+             "matmul along D. Above which D does each chip's math outlast the all-reduce of the "
+             "partial sums?",
+    answer=lambda p: sharded_critical_D(p["chip"], n=p["n"], topology="bidirectional-ring"),
+    kind="number",
+    params={"chip": "TPU v6e", "n": 8},
+    hints=("On a bidirectional ring each link carries (n-1)/n of a partial sum each way "
+           "(half of the one-way ring's 2(n-1)/n). Set 2BDF/(n P) equal to that over W.",),
+    mistakes=lambda p: [
+        Mistake(sharded_critical_D(p["chip"], n=p["n"], topology="ring"),
+                "That is a one-way ring: twice the bytes per link. A torus axis has a link to each "
+                "neighbour, so the all-reduce runs both ways round at once."),
+        Mistake(sharded_critical_D(p["chip"], n=2),
+                "That is the two-chip answer; with n chips the threshold grows like n - 1."),
+    ],
+))
+
+register(Exercise(
+    id="comms-nvswitch-critical-d",
+    question="Eight B200 GPUs on NVSwitch split a bf16 matmul along D; each GPU sends over all its "
+             "NVLink 5 links at once. Above which D does each GPU's math outlast the all-reduce?",
+    answer=lambda p: sharded_critical_D(p["chip"], n=p["n"]),
+    kind="number",
+    params={"chip": "B200", "n": 8},
+    hints=("Through a switch the all-reduce sends 2(n-1)/n of a partial sum out of each GPU, over "
+           "all its links together (links x one-way bandwidth per link).",),
+    mistakes=lambda p: [
+        Mistake(sharded_critical_D(p["chip"], n=p["n"], topology="ring"),
+                "That sends everything over one link, as in a ring of single links; through "
+                "NVSwitch every GPU uses all of its links at once."),
+        Mistake(sharded_critical_D(p["chip"], n=p["n"], link_bytes_per_s=2 * get_chip(p["chip"]).link_bytes_per_s),
+                "You used the bidirectional figure (1.8 TB/s per GPU counts both directions)."),
+    ],
+))
+
+register(Exercise(
+    id="comms-latency-crossover",
+    question="An all-gather over 8 TPU v5e chips on a torus axis (bidirectional ring), with 1 µs of "
+             "latency per step. Below which array size V does the latency term exceed the bandwidth "
+             "term? Answer in bytes (a size, e.g. '1 MB').",
+    answer=lambda p: 2 * p["n"] * _one_way(p["chip"]) * p["latency_s"],
+    kind="size",
+    params={"chip": "TPU v5e", "n": 8, "latency_s": 1e-6},
+    hints=("Latency: (n - 1) steps x 1 µs. Bandwidth: (n-1)/n x V / (2W). Set them equal; "
+           "n - 1 cancels.",),
+    mistakes=lambda p: [
+        Mistake(p["n"] * _one_way(p["chip"]) * p["latency_s"],
+                "That is a one-way ring; a bidirectional ring moves twice the bytes per step."),
+        Mistake(2 * (p["n"] - 1) * _one_way(p["chip"]) * p["latency_s"],
+                "Check the bandwidth term: it is (n-1)/n x V/(2W), so n (not n - 1) survives."),
+    ],
+))
+

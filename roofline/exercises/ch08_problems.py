@@ -89,8 +89,8 @@ register(Exercise(
 
 register(Exercise(
     id="problems-v5p-critical-d",
-    question="Two TPU v5p chips split a bf16 matmul along D over one ICI link. Above which D is each chip "
-             "compute-bound?",
+    question="Two TPU v5p chips split a bf16 matmul along D over one ICI link. Above which D does each "
+             "chip's math outlast the exchange of partial sums?",
     answer=lambda p: sharded_critical_D(p["chip"], n=2),
     kind="number",
     params={"chip": "TPU v5p"},
@@ -102,10 +102,9 @@ register(Exercise(
 
 register(Exercise(
     id="problems-h100-nvlink-critical-d",
-    question="Two H100 SXM GPUs split a bf16 matmul along D and exchange partial sums over all 18 NVLink "
-             "links at once. Above which D is each GPU compute-bound?",
-    answer=lambda p: sharded_critical_D(p["chip"], n=2,
-                                        link_bytes_per_s=get_chip(p["chip"]).interconnect.one_way_total_bytes_per_s),
+    question="Two H100 SXM GPUs on NVSwitch split a bf16 matmul along D; each sends its partial sum "
+             "over all 18 NVLink links at once. Above which D does each GPU's math outlast the exchange?",
+    answer=lambda p: sharded_critical_D(p["chip"], n=2),
     kind="number",
     params={"chip": "H100 SXM"},
     hints=(f"{get_chip('H100 SXM').interconnect.count} links x "
@@ -113,11 +112,10 @@ register(Exercise(
            f"the spec sheet's {format_bandwidth(get_chip('H100 SXM').interconnect.bidirectional_total_bytes_per_s)} "
            "counts both ways.",),
     mistakes=lambda p: [
-        Mistake(sharded_critical_D(p["chip"], n=2,
-                                   link_bytes_per_s=get_chip(p["chip"]).interconnect.bidirectional_total_bytes_per_s),
+        Mistake(sharded_critical_D(p["chip"], n=2, link_bytes_per_s=2 * get_chip(p["chip"]).link_bytes_per_s),
                 "You used 900 GB/s, both directions together; one direction carries half."),
-        Mistake(sharded_critical_D(p["chip"], n=2),
-                "That is over a single 25 GB/s link; the question uses all 18."),
+        Mistake(sharded_critical_D(p["chip"], n=2, topology="ring"),
+                "That is over a single 25 GB/s link; through NVSwitch a GPU uses all 18 at once."),
     ],
 ))
 

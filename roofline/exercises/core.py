@@ -40,7 +40,28 @@ _KIND_WORDS = KIND_WORDS  # the first version's name
 
 #: Words a student may type for a regime, mapped to the choice they mean.
 CHOICE_SYNONYMS = {"memory": "bandwidth", "bandwidth": "bandwidth", "mem": "bandwidth",
-                   "math": "compute", "compute": "compute", "flops": "compute"}
+                   "hbm": "bandwidth", "math": "compute", "compute": "compute", "flops": "compute",
+                   "link": "link", "ici": "link", "nvlink": "link", "interconnect": "link",
+                   "network": "link", "communication": "link", "comms": "link"}
+
+
+def _listed_choice(answer, choices):
+    """Wrap `answer` so that it returns the exercise's own spelling of the choice it means.
+
+    `Estimate.bound` says "memory" where an older exercise lists "bandwidth": both normalise
+    to the same choice, and the student sees the word the question uses.
+    """
+    if getattr(answer, "_listed_choice", False):
+        return answer
+
+    def listed(params):
+        value = answer(params)
+        if isinstance(value, str):
+            by_meaning = {normalise_choice(c): c for c in choices}
+            return by_meaning.get(normalise_choice(value), value)
+        return value
+    listed._listed_choice = True
+    return listed
 
 _TWICE = ("off by a factor of 2 - a sparse peak where the dense one belongs (or the reverse), "
           "bytes per element (bf16 is 2 bytes), or a bidirectional bandwidth where the one-way "
@@ -133,6 +154,8 @@ class Exercise:
         object.__setattr__(self, "hints", tuple(self.hints))
         object.__setattr__(self, "symbols", tuple(self.symbols))
         object.__setattr__(self, "choices", tuple(self.choices))
+        if self.kind == "choice":
+            object.__setattr__(self, "answer", _listed_choice(self.answer, self.choices))
 
     # -- parameters and the expected answer
     def resolve(self, params: dict | None = None) -> dict:

@@ -61,7 +61,7 @@ def _bytes_mistakes(p):
 
 def _lower_mistakes(p):
     e = _est(p)
-    slower, other = (("memory", e.t_math) if e.bound == "bandwidth" else ("math", e.t_comms))
+    slower, other = (("math", e.t_comms) if e.bound == "compute" else ("memory", e.t_math))
     return [Mistake(e.t_upper, "That is t_math + t_comms, the time with no overlap at all; the "
                                "lower bound assumes perfect overlap: max(t_math, t_comms)."),
             Mistake(other, f"That is the shorter of the two times; the {slower} time is longer "
@@ -69,7 +69,7 @@ def _lower_mistakes(p):
 
 
 def _regime_mistakes(p):
-    wrong = "compute" if _est(p).bound == "bandwidth" else "bandwidth"
+    wrong = "bandwidth" if _est(p).bound == "compute" else "compute"
     return [Mistake(wrong, "Compare this matmul's intensity (q3) with the chip's ridge point (q4): "
                            "above the ridge it is compute-bound, below it bandwidth-bound.")]
 
