@@ -121,7 +121,8 @@ def _output_texts(output) -> list[str]:
 
 
 def run_notebook(path: Path, python: Path, kernels: Path) -> list[str]:
-    """Execute one notebook top to bottom, tags removed; the problems found (empty: fine)."""
+    """Execute one notebook top to bottom, tags removed; the problems found (empty: fine):
+    an error, a warning on stderr, or an exercise check that says "Correct"."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
@@ -149,6 +150,9 @@ def run_notebook(path: Path, python: Path, kernels: Path) -> list[str]:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
                 problems.append(f"{path.name} cell {index}: {output['ename']}: {output['evalue'][:300]}")
+            if output.get("name") == "stderr" and "Warning" in output.get("text", ""):
+                problems.append(f"{path.name} cell {index} shows the student a warning: "
+                                f"{output['text'].strip()[:300]}")
             said = [text for text in _output_texts(output) if CORRECT.search(text)]
             if said:  # once per output (its text and HTML forms both say it)
                 problems.append(f"{path.name} cell {index}: an exercise is reported correct under "
