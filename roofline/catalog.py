@@ -37,6 +37,8 @@ _MI300X = "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.ht
 _MI325X = "https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html"
 _MI355X = "https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html"
 _GA102 = "https://www.nvidia.com/content/PDF/nvidia-ampere-ga-102-gpu-architecture-whitepaper-v2.pdf"
+_AMPERE = "https://images.nvidia.com/aem-dam/en-zz/Solutions/data-center/nvidia-ampere-architecture-whitepaper.pdf"
+_HOPPER = "https://resources.nvidia.com/en-us-tensor-core/gtc22-whitepaper-hopper"
 _ADA = "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf"
 _RTX_BW = "https://images.nvidia.com/aem-dam/Solutions/geforce/blackwell/nvidia-rtx-blackwell-gpu-architecture.pdf"
 _T4 = "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/t4-tensor-core-datasheet-951643.pdf"
@@ -44,8 +46,9 @@ _L4 = "https://www.nvidia.com/en-us/data-center/l4/"
 _PCIE = "https://pcisig.com/specifications"
 
 
-def _peak(dtype, dense, url, says, sparse=None, accumulate="fp32"):
-    return Peak(dtype, dense, Source(url, says), sparse_flops_per_s=sparse, accumulate=accumulate)
+def _peak(dtype, dense, url, says, sparse=None, accumulate="fp32", unit="matrix"):
+    return Peak(dtype, dense, Source(url, says), sparse_flops_per_s=sparse, accumulate=accumulate,
+                unit=unit)
 
 
 def _pcie(gen: int, url: str = _PCIE, says: str | None = None) -> Link:
@@ -103,10 +106,11 @@ _TPUS = [
         interconnect=Link("ICI", 9e10, Source(_SCALING, "TPU v5p: ICI one-way bandwidth 9e10 bytes/s per link, 6 links (3D torus)"), count=6,
                           topology="torus", domain_chips=8960,
                           vendor=Source(_V5P, "Bidirectional inter-chip interconnect (ICI) bandwidth (per chip): "
-                                              "1200 GBps; Interconnect topology: 3D torus (6 ports: two neighbours "
-                                              "per axis, our count)"),
+                                              "1200 GBps; Interconnect topology: 3D torus"),
                           vendor_one_way_bytes_per_s=1200 * G / 6 / 2),
         host_link=Link("PCIe", 1.6e10, Source(_SCALING, "PCIe host link ~1.6e10 bytes/s per TPU, one way")),
+        notes="Google's page gives no ICI port count for v5p; the one-way per-port figure "
+              "divides 1200 GBps by 6 ports (a 3D torus: two neighbours per axis) and 2 directions.",
     ),
     Chip(
         name="TPU v6e", vendor="Google", aliases=("v6e", "tpuv6e", "trillium"),
@@ -146,8 +150,10 @@ _NVIDIA = [
     Chip(
         name="A100 SXM", vendor="NVIDIA", aliases=("a100", "a100sxm", "a10080gb", "a100sxm80gb"),
         peaks=(
-            _peak("fp64", 9.7 * T, _A100, "FP64: 9.7 TFLOPS"),
-            _peak("fp32", 19.5 * T, _A100, "FP32: 19.5 TFLOPS"),
+            _peak("fp64", 9.7 * T, _A100, "FP64: 9.7 TFLOPS", unit="vector"),
+            _peak("fp32", 19.5 * T, _A100, "FP32: 19.5 TFLOPS", unit="vector"),
+            _peak("fp16", 78 * T, _AMPERE, "A100: Peak FP16 (non-Tensor) 78 TFLOPS", unit="vector"),
+            _peak("bf16", 39 * T, _AMPERE, "A100: Peak BF16 (non-Tensor) 39 TFLOPS", unit="vector"),
             _peak("tf32", 156 * T, _A100, f"Tensor Float 32 (TF32): 156 TFLOPS | 312 TFLOPS*; {_SPARSE_NOTE}", sparse=312 * T),
             _peak("bf16", 312 * T, _A100, f"BFLOAT16 Tensor Core: 312 TFLOPS | 624 TFLOPS*; {_SPARSE_NOTE}", sparse=624 * T),
             _peak("fp16", 312 * T, _A100, f"FP16 Tensor Core: 312 TFLOPS | 624 TFLOPS*; {_SPARSE_NOTE}", sparse=624 * T),
@@ -162,8 +168,10 @@ _NVIDIA = [
     Chip(
         name="H100 SXM", vendor="NVIDIA", aliases=("h100", "h100sxm", "h100sxm5"),
         peaks=(
-            _peak("fp64", 34 * T, _H100, "H100 SXM FP64: 34 teraFLOPS"),
-            _peak("fp32", 67 * T, _H100, "H100 SXM FP32: 67 teraFLOPS"),
+            _peak("fp64", 34 * T, _H100, "H100 SXM FP64: 34 teraFLOPS", unit="vector"),
+            _peak("fp32", 67 * T, _H100, "H100 SXM FP32: 67 teraFLOPS", unit="vector"),
+            _peak("fp16", 133.8 * T, _HOPPER, "H100 SXM5: Peak FP16 (non-Tensor) 133.8 TFLOPS", unit="vector"),
+            _peak("bf16", 133.8 * T, _HOPPER, "H100 SXM5: Peak BF16 (non-Tensor) 133.8 TFLOPS", unit="vector"),
             _peak("tf32", 494.5 * T, _H100, f"TF32 Tensor Core: 989 teraFLOPS*; {_SPARSE_NOTE}", sparse=989 * T),
             _peak("bf16", 989.5 * T, _H100, f"BFLOAT16 Tensor Core: 1,979 teraFLOPS*; {_SPARSE_NOTE}", sparse=1979 * T),
             _peak("fp16", 989.5 * T, _H100, f"FP16 Tensor Core: 1,979 teraFLOPS*; {_SPARSE_NOTE}", sparse=1979 * T),
@@ -181,8 +189,8 @@ _NVIDIA = [
     Chip(
         name="H100 PCIe", vendor="NVIDIA", aliases=("h100pcie",),
         peaks=(
-            _peak("fp64", 26 * T, _H100, "H100 PCIe FP64: 26 teraFLOPS"),
-            _peak("fp32", 51 * T, _H100, "H100 PCIe FP32: 51 teraFLOPS"),
+            _peak("fp64", 26 * T, _H100, "H100 PCIe FP64: 26 teraFLOPS", unit="vector"),
+            _peak("fp32", 51 * T, _H100, "H100 PCIe FP32: 51 teraFLOPS", unit="vector"),
             _peak("tf32", 378 * T, _H100, f"TF32 Tensor Core: 756 teraFLOPS*; {_SPARSE_NOTE}", sparse=756 * T),
             _peak("bf16", 756.5 * T, _H100, f"BFLOAT16 Tensor Core: 1,513 teraFLOPS*; {_SPARSE_NOTE}", sparse=1513 * T),
             _peak("fp16", 756.5 * T, _H100, f"FP16 Tensor Core: 1,513 teraFLOPS*; {_SPARSE_NOTE}", sparse=1513 * T),
@@ -198,8 +206,8 @@ _NVIDIA = [
     Chip(
         name="H200", vendor="NVIDIA", aliases=("h200sxm", "h200"),
         peaks=(
-            _peak("fp64", 34 * T, _H200, "H200 SXM FP64: 34 TFLOPS"),
-            _peak("fp32", 67 * T, _H200, "H200 SXM FP32: 67 TFLOPS"),
+            _peak("fp64", 34 * T, _H200, "H200 SXM FP64: 34 TFLOPS", unit="vector"),
+            _peak("fp32", 67 * T, _H200, "H200 SXM FP32: 67 TFLOPS", unit="vector"),
             _peak("tf32", 494.5 * T, _H200, f"TF32 Tensor Core: 989 TFLOPS*; {_SPARSE_NOTE}", sparse=989 * T),
             _peak("bf16", 989.5 * T, _H200, f"BFLOAT16 Tensor Core: 1,979 TFLOPS*; {_SPARSE_NOTE}", sparse=1979 * T),
             _peak("fp16", 989.5 * T, _H200, f"FP16 Tensor Core: 1,979 TFLOPS*; {_SPARSE_NOTE}", sparse=1979 * T),
@@ -215,7 +223,7 @@ _NVIDIA = [
     Chip(
         name="B200", vendor="NVIDIA", aliases=("b200", "hgxb200"),
         peaks=(
-            _peak("fp32", 75 * T, _B200, "HGX B200 (8 GPUs): FP32 600 TFLOPS, i.e. 75 TFLOPS per GPU"),
+            _peak("fp32", 75 * T, _B200, "HGX B200 (8 GPUs): FP32 600 TFLOPS, i.e. 75 TFLOPS per GPU", unit="vector"),
             _peak("tf32", 1125 * T, _B200, f"HGX B200 (8 GPUs): TF32 Tensor Core 18 PFLOPS*, i.e. 2.25 PFLOPS* per GPU; {_SPARSE_NOTE}", sparse=2250 * T),
             _peak("bf16", 2250 * T, _B200, f"HGX B200 (8 GPUs): FP16/BF16 36 PFLOPS*, i.e. 4.5 PFLOPS* per GPU; {_SPARSE_NOTE}", sparse=4500 * T),
             _peak("fp16", 2250 * T, _B200, f"HGX B200 (8 GPUs): FP16/BF16 36 PFLOPS*, i.e. 4.5 PFLOPS* per GPU; {_SPARSE_NOTE}", sparse=4500 * T),
@@ -233,7 +241,7 @@ _NVIDIA = [
     Chip(
         name="GB200", vendor="NVIDIA", aliases=("gb200", "gb200nvl72", "b200nvl72"),
         peaks=(
-            _peak("fp32", 80 * T, _GB200, "GB200 NVL72 (72 GPUs): FP32 5,760 TFLOPS, i.e. 80 TFLOPS per GPU"),
+            _peak("fp32", 80 * T, _GB200, "GB200 NVL72 (72 GPUs): FP32 5,760 TFLOPS, i.e. 80 TFLOPS per GPU", unit="vector"),
             _peak("tf32", 1250 * T, _GB200, f"GB200 NVL72: TF32 Tensor Core 180 PFLOPS* for 72 GPUs, i.e. 2.5 PFLOPS* per GPU; {_SPARSE_NOTE}", sparse=2500 * T),
             _peak("bf16", 2500 * T, _GB200, f"GB200 NVL72: FP16/BF16 Tensor Core 360 PFLOPS* for 72 GPUs, i.e. 5 PFLOPS* per GPU; {_SPARSE_NOTE}", sparse=5000 * T),
             _peak("fp16", 2500 * T, _GB200, f"GB200 NVL72: FP16/BF16 Tensor Core 360 PFLOPS* for 72 GPUs, i.e. 5 PFLOPS* per GPU; {_SPARSE_NOTE}", sparse=5000 * T),
@@ -285,7 +293,9 @@ _CONSUMER = [
     Chip(
         name="RTX 3090", vendor="NVIDIA", aliases=("3090", "rtx3090", "geforcertx3090"),
         peaks=(
-            _peak("fp32", 35.6 * T, _GA102, "GeForce RTX 3090: Peak FP32 TFLOPS (non-Tensor) 35.6"),
+            _peak("fp32", 35.6 * T, _GA102, "GeForce RTX 3090: Peak FP32 TFLOPS (non-Tensor) 35.6", unit="vector"),
+            _peak("fp16", 35.6 * T, _GA102, "GeForce RTX 3090: Peak FP16 TFLOPS (non-Tensor) 35.6", unit="vector"),
+            _peak("bf16", 35.6 * T, _GA102, "GeForce RTX 3090: Peak BF16 TFLOPS (non-Tensor) 35.6", unit="vector"),
             _peak("bf16", 71 * T, _GA102, "Peak BF16 Tensor TFLOPS with FP32 Accumulate: 71/142 (dense/sparse)", sparse=142 * T),
             _peak("fp16", 71 * T, _GA102, "Peak FP16 Tensor TFLOPS with FP32 Accumulate: 71/142 (dense/sparse)", sparse=142 * T),
             _peak("fp16", 142 * T, _GA102, "Peak FP16 Tensor TFLOPS with FP16 Accumulate: 142/284 (dense/sparse)", sparse=284 * T, accumulate="fp16"),
@@ -299,7 +309,9 @@ _CONSUMER = [
     Chip(
         name="RTX 4090", vendor="NVIDIA", aliases=("4090", "rtx4090", "geforcertx4090"),
         peaks=(
-            _peak("fp32", 82.6 * T, _ADA, "GeForce RTX 4090: Peak FP32 TFLOPS (non-Tensor) 82.6"),
+            _peak("fp32", 82.6 * T, _ADA, "GeForce RTX 4090: Peak FP32 TFLOPS (non-Tensor) 82.6", unit="vector"),
+            _peak("fp16", 82.6 * T, _ADA, "GeForce RTX 4090: Peak FP16 TFLOPS (non-Tensor) 82.6", unit="vector"),
+            _peak("bf16", 82.6 * T, _ADA, "GeForce RTX 4090: Peak BF16 TFLOPS (non-Tensor) 82.6", unit="vector"),
             _peak("bf16", 165.2 * T, _ADA, "Peak BF16 Tensor TFLOPS with FP32 Accumulate: 165.2/330.4 (dense/sparse)", sparse=330.4 * T),
             _peak("fp16", 165.2 * T, _ADA, "Peak FP16 Tensor TFLOPS with FP32 Accumulate: 165.2/330.4 (dense/sparse)", sparse=330.4 * T),
             _peak("fp16", 330.3 * T, _ADA, "Peak FP16 Tensor TFLOPS with FP16 Accumulate: 330.3/660.6 (dense/sparse)", sparse=660.6 * T, accumulate="fp16"),
@@ -314,7 +326,7 @@ _CONSUMER = [
     Chip(
         name="RTX 5090", vendor="NVIDIA", aliases=("5090", "rtx5090", "geforcertx5090"),
         peaks=(
-            _peak("fp32", 104.8 * T, _RTX_BW, "GeForce RTX 5090: Peak FP32 TFLOPS (non-Tensor) 104.8"),
+            _peak("fp32", 104.8 * T, _RTX_BW, "GeForce RTX 5090: Peak FP32 TFLOPS (non-Tensor) 104.8", unit="vector"),
             _peak("bf16", 209.5 * T, _RTX_BW, "Peak BF16 Tensor TFLOPS with FP32 Accumulate: 209.5/419 (dense/sparse)", sparse=419 * T),
             _peak("fp16", 209.5 * T, _RTX_BW, "Peak FP16 Tensor TFLOPS with FP32 Accumulate: 209.5/419 (dense/sparse)", sparse=419 * T),
         ),
@@ -325,7 +337,7 @@ _CONSUMER = [
     Chip(
         name="T4", vendor="NVIDIA", aliases=("t4", "teslat4", "colabt4"),
         peaks=(
-            _peak("fp32", 8.1 * T, _T4, "Single-Precision: 8.1 TFLOPS"),
+            _peak("fp32", 8.1 * T, _T4, "Single-Precision: 8.1 TFLOPS", unit="vector"),
             _peak("fp16", 65 * T, _T4, "Mixed-Precision (FP16/FP32): 65 TFLOPS"),
             _peak("int8", 130 * T, _T4, "INT8: 130 TOPS", accumulate="int32"),
         ),
@@ -337,7 +349,7 @@ _CONSUMER = [
     Chip(
         name="L4", vendor="NVIDIA", aliases=("l4", "colabl4"),
         peaks=(
-            _peak("fp32", 30.3 * T, _L4, "FP32: 30.3 teraFLOPs"),
+            _peak("fp32", 30.3 * T, _L4, "FP32: 30.3 teraFLOPs", unit="vector"),
             _peak("tf32", 60 * T, _L4, f"TF32 Tensor Core: 120 teraFLOPS*; {_SPARSE_NOTE}", sparse=120 * T),
             _peak("bf16", 121 * T, _L4, f"BFLOAT16 Tensor Core: 242 teraFLOPS*; {_SPARSE_NOTE}", sparse=242 * T),
             _peak("fp16", 121 * T, _L4, f"FP16 Tensor Core: 242 teraFLOPS*; {_SPARSE_NOTE}", sparse=242 * T),

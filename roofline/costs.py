@@ -27,12 +27,15 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Cost:
-    """FLOPs done and bytes moved by one operation, and the dtype its math runs in."""
+    """FLOPs done and bytes moved by one operation, the dtype its math runs in, and the
+    execution unit it runs on: "matrix" (matmuls: tensor cores, MXU), "vector" (dot products,
+    elementwise ops, reductions: CUDA cores, VPU) or None (not said: the chip's main peak)."""
 
     name: str
     flops: object
     bytes: object
     dtype: str = "bf16"
+    unit: str | None = None
 
     @property
     def intensity(self):
@@ -47,7 +50,8 @@ class Cost:
             intensity = quantity(self.intensity, format_intensity)
         except Exception:  # e.g. bytes of 0 in an array: show the rest anyway
             intensity = "(undefined)"
-        return Summary(f"Cost of {self.name} ({self.dtype} math)", [
+        on = "" if self.unit is None else f" on the {self.unit} units"
+        return Summary(f"Cost of {self.name} ({self.dtype} math{on})", [
             ("FLOPs", quantity(self.flops, format_flops)),
             ("bytes moved", quantity(self.bytes, format_bytes)),
             ("intensity", intensity),
@@ -68,7 +72,7 @@ def dot(N, dtype="bf16") -> Cost:
     """
     check_size("N", N)
     size = bytes_per_element(dtype)
-    return Cost("dot", 2 * N - 1, (2 * N + 1) * size, canonical_dtype(dtype))
+    return Cost("dot", 2 * N - 1, (2 * N + 1) * size, canonical_dtype(dtype), "vector")
 
 
 def elementwise(N, dtype="bf16", flops_per_element=1, inputs=2, outputs=1, name="elementwise") -> Cost:
@@ -78,7 +82,7 @@ def elementwise(N, dtype="bf16", flops_per_element=1, inputs=2, outputs=1, name=
     check_size("inputs", inputs)
     check_size("outputs", outputs)
     size = bytes_per_element(dtype)
-    return Cost(name, flops_per_element * N, (inputs + outputs) * N * size, canonical_dtype(dtype))
+    return Cost(name, flops_per_element * N, (inputs + outputs) * N * size, canonical_dtype(dtype), "vector")
 
 
 def _operand_bytes(dtype, activations, weights, output):
@@ -100,7 +104,7 @@ def matmul(B, D, F, dtype="bf16", activations=None, weights=None, output=None) -
     for name, value in (("B", B), ("D", D), ("F", F)):
         check_size(name, value)
     a, w, o = _operand_bytes(dtype, activations, weights, output)
-    return Cost("matmul", 2 * B * D * F, a * B * D + w * D * F + o * B * F, canonical_dtype(dtype))
+    return Cost("matmul", 2 * B * D * F, a * B * D + w * D * F + o * B * F, canonical_dtype(dtype), "matrix")
 
 
 def matmul_exact_flops(B, D, F):
@@ -121,7 +125,7 @@ def per_example_matmul(B, D, F, dtype="bf16", activations=None, weights=None, ou
         check_size(name, value)
     a, w, o = _operand_bytes(dtype, activations, weights, output)
     return Cost("per-example matmul", 2 * B * D * F, a * B * D + w * B * D * F + o * B * F,
-                canonical_dtype(dtype))
+                canonical_dtype(dtype), "matrix")
 
 
 def tiled_matmul(bm, bk, bn, dtype="bf16") -> Cost:
@@ -135,7 +139,8 @@ def tiled_matmul(bm, bk, bn, dtype="bf16") -> Cost:
     for name, value in (("bm", bm), ("bk", bk), ("bn", bn)):
         check_size(name, value)
     size = bytes_per_element(dtype)
-    return Cost("tiled matmul step", 2 * bm * bk * bn, (bm * bk + bk * bn) * size, canonical_dtype(dtype))
+    return Cost("tiled matmul step", 2 * bm * bk * bn, (bm * bk + bk * bn) * size, canonical_dtype(dtype),
+                "matrix")
 
 
 @dataclass(frozen=True)
@@ -194,5 +199,6 @@ def sharded_matmul(B, D, F, n=2, dtype="bf16") -> ShardedMatmul:
     local = matmul(B, D / n, F, dtype=dtype)
     partial_sum_bytes = B * F * bytes_per_element(dtype)
     send = 2 * (n - 1) * partial_sum_bytes / n
-    return ShardedMatmul(n, Cost(f"matmul on 1 of {n} chips", local.flops, local.bytes, local.dtype),
+    return ShardedMatmul(n, Cost(f"matmul on 1 of {n} chips", local.flops, local.bytes, local.dtype,
+                                 "matrix"),
                          send, partial_sum_bytes)

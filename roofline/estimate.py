@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .catalog import get_chip
 from .costs import Cost, ShardedMatmul, sharded_matmul
@@ -25,23 +25,27 @@ def _bandwidth(chip, bandwidth_bytes_per_s):
 
 
 def critical_intensity(chip, dtype="bf16", sparse=False, bandwidth_bytes_per_s=None,
-                       accumulate=None):
+                       accumulate=None, unit=None):
     """The ridge point in FLOPs/byte: peak FLOP/s divided by memory bandwidth (bytes/s).
 
     An operation whose intensity is above it is compute-bound on this chip, below it
-    bandwidth-bound. Pass `bandwidth_bytes_per_s` for another memory level or link,
-    and `accumulate="fp16"` for a consumer card's fp16-accumulate rate.
+    memory-bound. Pass `bandwidth_bytes_per_s` for another memory level or link,
+    `accumulate="fp16"` for a consumer card's fp16-accumulate rate, and `unit="vector"` for
+    the ridge of the vector units (dot products, elementwise ops); the default is the matrix
+    units' (matmuls) where the chip has them.
     """
     chip = get_chip(chip)
-    peak = chip.peak_flops_per_s(dtype, sparse=sparse, accumulate=accumulate)
+    peak = chip.peak_flops_per_s(dtype, sparse=sparse, accumulate=accumulate, unit=unit)
     return peak / _bandwidth(chip, bandwidth_bytes_per_s)
 
 
-def attainable_flops_per_s(intensity, chip, dtype="bf16", sparse=False, bandwidth_bytes_per_s=None):
-    """The roofline itself: min(peak FLOP/s, bandwidth x intensity)."""
+def attainable_flops_per_s(intensity, chip, dtype="bf16", sparse=False, bandwidth_bytes_per_s=None,
+                           unit=None):
+    """The roofline itself: min(peak FLOP/s, bandwidth x intensity) (`unit` as in
+    `critical_intensity`)."""
     chip = get_chip(chip)
     check_size("intensity", intensity)
-    peak = chip.peak_flops_per_s(dtype, sparse=sparse)
+    peak = chip.peak_flops_per_s(dtype, sparse=sparse, unit=unit)
     slope = _bandwidth(chip, bandwidth_bytes_per_s) * intensity
     if is_symbolic(intensity):
         import sympy
@@ -105,12 +109,17 @@ class Estimate:
     t_comms: object
     extra: tuple = ()
     memory_name: str = "memory"
+    peak_unit: str = "matrix"
+    """Which execution unit's peak `peak_flops_per_s` is ("matrix" or "vector")."""
+    data_kind: str = "memory"
+    """What `t_comms` waits for: "memory" (the chip's own memory, the default) or "link"
+    (an estimate whose bytes all come over a link)."""
 
     @property
     def terms(self) -> tuple:
         """Every resource as a `Term`: math, main memory, then the extra ones."""
         return ((Term("math", "compute", self.cost.flops, self.peak_flops_per_s),
-                 Term(self.memory_name, "memory", self.cost.bytes, self.bandwidth_bytes_per_s))
+                 Term(self.memory_name, self.data_kind, self.cost.bytes, self.bandwidth_bytes_per_s))
                 + tuple(self.extra))
 
     @property
@@ -159,7 +168,7 @@ class Estimate:
     def bound(self):
         """"compute", "memory" or "link": the kind of the slowest resource (ties go to compute,
         then memory). Numpy arrays give an array of these words."""
-        kinds = ["compute", "memory"] + [t.kind for t in self.extra]
+        kinds = ["compute", self.data_kind] + [t.kind for t in self.extra]
         return self._argmax(kinds)
 
     def _argmax(self, labels):
@@ -211,22 +220,44 @@ def _max_all(values):
     return out
 
 
-def estimate(cost: Cost, chip, dtype=None, sparse=False, bandwidth_bytes_per_s=None) -> Estimate:
+def _peak_for(chip, dtype, sparse, unit, accumulate=None):
+    """(peak FLOP/s, what it is) for a cost on `unit` ("matrix", "vector" or None)."""
+    if unit == "vector" and not chip.has_peak(dtype, "vector"):
+        # No vector figure published: the matrix peak is higher, so times stay lower bounds.
+        return (chip.peak_flops_per_s(dtype, sparse=sparse, accumulate=accumulate),
+                "matrix (no vector figure published: a looser bound)")
+    peak = chip.peak(dtype, accumulate, unit)
+    return chip.peak_flops_per_s(dtype, sparse=sparse, accumulate=accumulate, unit=peak.unit), peak.unit
+
+
+def estimate(cost: Cost, chip, dtype=None, sparse=False, bandwidth_bytes_per_s=None,
+             bandwidth_kind="memory", unit=None, efficiency=1.0) -> Estimate:
     """Time bounds for `cost` on `chip`: t_math = FLOPs / peak, t_comms = bytes / bandwidth.
 
-    `dtype` picks the peak (defaults to the dtype the cost's math runs in); the
-    dense peak is used unless `sparse=True`. `bandwidth_bytes_per_s` replaces the
-    chip's memory bandwidth (for another memory level or a link).
+    `dtype` picks the peak (defaults to the dtype the cost's math runs in); the dense peak
+    is used unless `sparse=True`. The peak is that of the execution unit the cost runs on
+    (`unit`, default `cost.unit`: matmuls on the matrix units, dot products and elementwise
+    ops on the vector units; where the vendor publishes no vector figure the matrix peak is
+    used, which keeps the times lower bounds, and `peak_unit` says so).
+    `bandwidth_bytes_per_s` replaces the chip's memory bandwidth (for another memory level or
+    a link); say which with `bandwidth_kind` ("memory" or "link"). `efficiency` (0 < e <= 1)
+    is the fraction of the peak FLOP/s a real kernel reaches (its MFU); 1 = datasheet peak.
     """
     if not isinstance(cost, Cost):
         raise TypeError(f"estimate needs a Cost from roofline.matmul, dot, ... got {cost!r}")
+    if bandwidth_kind not in ("memory", "link"):
+        raise ValueError(f"bandwidth_kind is 'memory' or 'link', got {bandwidth_kind!r}")
+    if isinstance(efficiency, bool) or not isinstance(efficiency, (int, float)) or not 0 < efficiency <= 1:
+        raise ValueError(f"efficiency is the fraction of peak a kernel reaches, 0 < e <= 1 "
+                         f"(e.g. 0.8 for 80 %), got {efficiency!r}")
     chip = get_chip(chip)
     dtype = canonical_dtype(dtype if dtype is not None else cost.dtype)
-    peak = chip.peak_flops_per_s(dtype, sparse=sparse)
+    peak, peak_unit = _peak_for(chip, dtype, sparse, unit if unit is not None else cost.unit)
+    peak = peak * efficiency
     bandwidth = _bandwidth(chip, bandwidth_bytes_per_s)
-    memory_name = chip.memory_kind if bandwidth_bytes_per_s is None else "memory"
+    memory_name = chip.memory_kind if bandwidth_bytes_per_s is None else bandwidth_kind
     return Estimate(cost, chip.name, peak, bandwidth, cost.flops / peak, cost.bytes / bandwidth,
-                    memory_name=memory_name)
+                    memory_name=memory_name, data_kind=bandwidth_kind, peak_unit=peak_unit)
 
 
 def critical_batch_size(chip, dtype="bf16", weights=None, sparse=False, accumulate=None):
@@ -328,8 +359,7 @@ def sharded_estimate(B, D, F, chip, n=2, dtype="bf16", link_bytes_per_s=None, to
     est = estimate(plan.per_chip, chip, dtype=dtype)
     single = not is_symbolic(n) and n == 1
     extra = () if single else (_link_term(chip, plan, n, link_bytes_per_s, topology, latency_s),)
-    return Estimate(est.cost, est.chip_name, est.peak_flops_per_s, est.bandwidth_bytes_per_s,
-                    est.t_math, est.t_comms, extra, est.memory_name)
+    return replace(est, extra=extra)
 
 
 def sharded_critical_D(chip, n=2, dtype="bf16", link_bytes_per_s=None, topology=None):

@@ -14,7 +14,10 @@ from dataclasses import dataclass, field
 
 from .dtypes import canonical_dtype
 
-__all__ = ["Source", "Peak", "Link", "Chip"]
+__all__ = ["Source", "Peak", "Link", "Chip", "UNITS"]
+
+#: Execution units a peak can belong to.
+UNITS = ("matrix", "vector")
 
 
 @dataclass(frozen=True)
@@ -39,9 +42,15 @@ class Peak:
     source: Source
     sparse_flops_per_s: float | None = None
     accumulate: str = "fp32"
+    unit: str = "matrix"
+    """The execution unit the figure belongs to: "matrix" (tensor cores, the TPU's MXU, AMD's
+    matrix cores: matmuls and convolutions only) or "vector" (CUDA cores, a TPU's VPU: dot
+    products, elementwise operations, reductions)."""
 
     def __post_init__(self):
         object.__setattr__(self, "dtype", canonical_dtype(self.dtype))
+        if self.unit not in UNITS:
+            raise ValueError(f"peak {self.dtype}: unit must be one of {', '.join(UNITS)}, got {self.unit!r}")
         _require_positive(f"peak {self.dtype} dense FLOP/s", self.dense_flops_per_s)
         if self.sparse_flops_per_s is not None:
             _require_positive(f"peak {self.dtype} sparse FLOP/s", self.sparse_flops_per_s)
@@ -141,9 +150,10 @@ class Chip:
         _require_positive(f"{self.name} memory bandwidth (bytes/s)", self.hbm_bytes_per_s)
         seen = set()
         for peak in self.peaks:
-            key = (peak.dtype, peak.accumulate)
+            key = (peak.dtype, peak.accumulate, peak.unit)
             if key in seen:
-                raise ValueError(f"{self.name}: two peaks for {peak.dtype} ({peak.accumulate} accumulate)")
+                raise ValueError(f"{self.name}: two {peak.unit} peaks for {peak.dtype} "
+                                 f"({peak.accumulate} accumulate)")
             seen.add(key)
         object.__setattr__(self, "peaks", tuple(self.peaks))
 
@@ -165,14 +175,34 @@ class Chip:
                 return dtype
         return self.dtypes[0]
 
-    def peak(self, dtype="bf16", accumulate: str | None = None) -> Peak:
-        """The `Peak` record (figures and source) for `dtype`."""
+    def has_peak(self, dtype="bf16", unit: str | None = None) -> bool:
+        """True if the catalog holds a figure for `dtype` (on `unit`, if given)."""
+        name = canonical_dtype(dtype)
+        return any(p.dtype == name and (unit is None or p.unit == unit) for p in self.peaks)
+
+    def peak(self, dtype="bf16", accumulate: str | None = None, unit: str | None = None) -> Peak:
+        """The `Peak` record (figures and source) for `dtype`.
+
+        `unit`: "matrix" or "vector"; None takes the matrix figure where there is one (what a
+        matmul gets), else the only one there is (e.g. NVIDIA's fp32, a CUDA-core figure).
+        """
         name = canonical_dtype(dtype)
         matches = [p for p in self.peaks if p.dtype == name]
         if not matches:
             raise ValueError(
                 f"{self.name} has no {name} figure; it has {', '.join(self.dtypes)}"
             )
+        if unit is not None:
+            if unit not in UNITS:
+                raise ValueError(f"unit must be one of {', '.join(UNITS)}, got {unit!r}")
+            on_unit = [p for p in matches if p.unit == unit]
+            if not on_unit:
+                have = sorted({p.unit for p in matches})
+                raise ValueError(f"{self.name} has no {unit} {name} figure; it has "
+                                 f"{' and '.join(have)} only")
+            matches = on_unit
+        elif any(p.unit == "matrix" for p in matches):
+            matches = [p for p in matches if p.unit == "matrix"]
         if accumulate is None:
             # the fp32-accumulate rate is what a training-style matmul gets
             preferred = [p for p in matches if p.accumulate == "fp32"]
@@ -187,11 +217,12 @@ class Chip:
         )
 
     def peak_flops_per_s(self, dtype="bf16", sparse: bool = False,
-                         accumulate: str | None = None) -> float:
-        """Peak FLOP/s for `dtype`: dense unless `sparse=True` (2:4 structured sparsity)."""
+                         accumulate: str | None = None, unit: str | None = None) -> float:
+        """Peak FLOP/s for `dtype`: dense unless `sparse=True` (2:4 structured sparsity);
+        on the matrix units unless `unit="vector"` (see `peak`)."""
         if not isinstance(sparse, bool):
             raise TypeError("sparse must be True or False")
-        peak = self.peak(dtype, accumulate)
+        peak = self.peak(dtype, accumulate, unit)
         if not sparse:
             return peak.dense_flops_per_s
         if peak.sparse_flops_per_s is None:
@@ -237,7 +268,9 @@ class Chip:
         from .units import format_bandwidth, format_bytes, format_flops_rate, format_intensity
         rows = [("vendor", self.vendor)]
         for p in self.peaks:
-            label = f"{p.dtype} peak" + ("" if p.accumulate == "fp32" else f" ({p.accumulate} acc.)")
+            said = ([] if p.accumulate == "fp32" else [f"{p.accumulate} acc."]) + (
+                ["vector units"] if p.unit == "vector" else [])
+            label = f"{p.dtype} peak" + (f" ({', '.join(said)})" if said else "")
             text = f"{format_flops_rate(p.dense_flops_per_s)} dense"
             if p.sparse_flops_per_s is not None:
                 text += f", {format_flops_rate(p.sparse_flops_per_s)} 2:4 sparse"

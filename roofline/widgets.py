@@ -400,7 +400,7 @@ def roofline_explorer(chip="H100 SXM", dtype="bf16", intensity=64.0) -> Explorer
         x = float(c["intensity"].value)
         y = float(attainable_flops_per_s(x, current, dt))
         ridge = critical_intensity(current, dt)
-        bound = "compute" if x >= ridge else "bandwidth"
+        bound = "compute" if x >= ridge else "memory"
         _place(state["artists"], ax, x, y, f"{format_intensity(x)}\n{format_flops_rate(y)}")
         text = (f"{current.name}, {dt}: an operation at {format_intensity(x)}\n"
                 f"attainable {format_flops_rate(y)} of {format_flops_rate(current.peak_flops_per_s(dt))} peak; "
@@ -480,7 +480,7 @@ def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights
         approx = critical_batch_size(own, dtype, weights=w)
         exact = exact_critical_batch_size(own, d, f, dtype=dtype, weights=w)
         _place(state["artists"], ax, x, y, f"B={b}: {format_intensity(x)}\n{format_flops_rate(y)}")
-        exact_text = ("never: bandwidth-bound at every B for this D, F" if math.isinf(exact)
+        exact_text = ("never: memory-bound at every B for this D, F" if math.isinf(exact)
                       else f"{exact:.4g}")
         wname = w or dtype
         text = (f"B={b}, D={d}, F={f}, {dtype} math, {wname} weights: intensity {format_intensity(x)}, "
@@ -618,5 +618,5 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
         return text, alt, full
 
     frames = [2 ** k for k in range(8, 21)]
-    return Explorer("sharded_matmul", "Sharded matmul explorer: math vs link time per chip", controls,
+    return Explorer("sharded_matmul", "Sharded matmul explorer: math, memory and link time per chip", controls,
                     render, "D", _frame_values(frames, D), lambda v: f"D = {v}")

@@ -65,7 +65,7 @@ def test_roofline_explorer_point_and_readout():
         assert point.get_xdata()[0] == pytest.approx(x)
         assert point.get_ydata()[0] == pytest.approx(min(peak, bw * x))
     explorer.set(intensity=10.0)
-    assert "bandwidth-bound" in explorer.text
+    assert "memory-bound" in explorer.text
     explorer.set(intensity=1000.0)
     assert "compute-bound" in explorer.text
     assert f"{round(peak / bw)} FLOPs/B" in explorer.text

@@ -15,7 +15,7 @@ cell tags (the web edition keeps MyST):
   "Exercise N (title)" numbered as on the web page;
 - a solution (`{solution-start}` ... `{solution-end}`, code cells included) becomes one
   markdown cell with a closed `<details>` block: "Run all" does not answer the exercise;
-- `{doc}` and `{ref}` (to an exercise) become links to the web edition (`web_url`);
+- `{doc}`, `{ref}` (to an exercise) and `{term}` become links to the web edition (`web_url`);
 - `{glue:text}` roles become the values the web page shows. They come from the executed
   book (`make book` writes `_build/jupyter_execute/`) and are kept in the twin's metadata
   (`GLUE_KEY`), so `sync` can rewrite a twin without a build as long as no glued name is
@@ -143,6 +143,8 @@ class _Twin:
                 return f"${content}$"
             if name in ("doc", "ref", "numref"):
                 return self.link(name, content)
+            if name == "term":
+                return self.term(content)
             raise TwinError(f"{self.source}: the MyST role {{{name}}} has no Colab form yet; "
                             "use plain Markdown or teach tools/notebooks.py to rewrite it")
         return _ROLE.sub(replace, text)
@@ -168,6 +170,16 @@ class _Twin:
                             f"(no exercise is labelled {target!r})")
         document, title = found
         return f"[{text or title}]({web_url()}{document}.html#{target})"
+
+    def term(self, content: str) -> str:
+        """A glossary word as a link to its entry on the web edition's glossary page."""
+        explicit = re.fullmatch(r"(.*?)\s*<([^<>]+)>", content.strip(), re.S)
+        text, target = (explicit.group(1), explicit.group(2)) if explicit else (content.strip(),) * 2
+        found = glossary_terms().get(target.strip().lower())
+        if found is None:
+            raise TwinError(f"{self.source}: {{term}}`{content}`: no such word in the glossary")
+        document, term = found
+        return f"[{text}]({web_url()}{document}.html#{glossary_anchor(term)})"
 
     def directive(self, match) -> str:
         name = match.group("name")
@@ -270,6 +282,33 @@ def document_title(md_path: Path) -> str:
     prose = re.sub(r"^```.*?^```[ \t]*$", "", md_path.read_text(encoding="utf-8"), flags=re.M | re.S)
     found = re.search(r"^# (.+)$", prose, re.M)  # not a comment in a code cell
     return found.group(1).strip() if found else md_path.stem
+
+
+def glossary_terms() -> dict[str, tuple[str, str]]:
+    """term in lower case -> (document without .md, the term as written) for every word of
+    every `{glossary}` in the book (Sphinx looks terms up without regard to case)."""
+    found = {}
+    for document in toc_documents():
+        if not document.exists():
+            continue
+        for match in _DIRECTIVE.finditer(document.read_text(encoding="utf-8")):
+            if match.group("name") != "glossary":
+                continue
+            for line in match.group("body").splitlines():
+                if line.strip() and not line[0].isspace():
+                    name = document.relative_to(ROOT).with_suffix("").as_posix()
+                    found.setdefault(line.strip().lower(), (name, line.strip()))
+    return found
+
+
+def glossary_anchor(term: str) -> str:
+    """The id Sphinx gives a glossary term on the page ("term-full-duplex")."""
+    try:
+        from sphinx.util.nodes import _make_id  # what Sphinx itself uses (sphinx >= 3)
+    except ImportError:  # the same rule, for a checkout without the book's packages
+        def _make_id(text):
+            return re.sub(r"[^\w]+", "-", text.strip()).strip("-")
+    return _make_id(f"term-{term}")
 
 
 def exercise_index() -> dict[str, tuple[str, str]]:
