@@ -14,7 +14,8 @@ def test_cost_of_a_cube_matmul_reads_with_units():
     # intensity 2 * 8192^3 / (6 * 8192^2) = 8192 / 3 = 2730.7 FLOPs/B
     cost = rl.matmul(8192, 8192, 8192)
     text = repr(cost)
-    assert text.splitlines()[0] == "Cost of matmul (bf16 math)"
+    assert text.splitlines()[0] == "Cost of matmul (bf16 math on the matrix units)"
+    assert repr(rl.dot(1000)).splitlines()[0] == "Cost of dot (bf16 math on the vector units)"
     assert "1.1 TFLOPs" in text and "403 MB" in text and "2730 FLOPs/B" in text
     assert str(cost) == text
     page = cost._repr_html_()

@@ -207,6 +207,13 @@ def test_cross_references_become_links_to_the_web_edition():
             "github.io/rooflines/chapters/05_reading_a_spec_sheet.html#ch05-h100-dense)")
     with pytest.raises(notebooks.TwinError, match="names no document"):
         twin.roles("{doc}`no_such_chapter`")
+    # glossary words: Sphinx's ids are "term-" + the word, spaces as hyphens, case kept
+    assert (twin.roles("{term}`collectives <collective>` over {term}`full duplex` links")
+            == "[collectives](https://roofline-book.github.io/rooflines/glossary.html#term-collective) over "
+               "[full duplex](https://roofline-book.github.io/rooflines/glossary.html#term-full-duplex) links")
+    assert twin.roles("{term}`ICI`").endswith("glossary.html#term-ICI)")
+    with pytest.raises(notebooks.TwinError, match="no such word in the glossary"):
+        twin.roles("{term}`flux capacitor`")
 
 
 def test_glue_text_reads_values_as_myst_nb_shows_them():
@@ -283,4 +290,4 @@ def test_twin_links_to_the_web_edition_resolve(book_html):
                 if anchor:
                     assert f'id="{anchor}"' in built.read_text(encoding="utf-8"), f"{target}: no such anchor"
                 checked += 1
-    assert checked >= 1  # chapter 6 links to chapter 4
+    assert checked >= 10  # chapter 6 links to chapter 4 and to many glossary words
