@@ -25,8 +25,8 @@ def quantity(value, formatter, max_items: int = 4) -> str:
     """
     sympy = sys.modules.get("sympy")
     if sympy is not None and isinstance(value, sympy.Basic):
-        if not value.is_number:
-            return str(value)
+        if not value.is_number:  # a formula: exact as it is, floats in it to 3 digits
+            return str(value.evalf(3) if value.atoms(sympy.Float) else value)
         try:
             value = float(value)
         except (TypeError, ValueError):

@@ -82,3 +82,28 @@ def test_expect_error_lets_other_kinds_through():
     with pytest.raises(ZeroDivisionError):
         with rl.book.expect_error(ValueError):
             1 / 0
+
+
+def test_estimate_summary_lists_each_resource_and_the_bound():
+    # H100 SXM: bf16 matrix peak 989.5 TFLOP/s, HBM3 at 3.35 TB/s. An 8192-cube matmul:
+    # math 1.0995e12 / 989.5e12 = 1.111 ms; memory 4.027e8 B / 3.35e12 = 120 µs;
+    # lower bound 1.11 ms, upper 1.111 + 0.120 = 1.23 ms; compute-bound
+    est = rl.estimate(rl.matmul(8192, 8192, 8192), "H100 SXM")
+    text = repr(est)
+    assert text.splitlines()[0] == "Estimate: matmul on H100 SXM (bf16)"
+    assert "1.11 ms (1.1 TFLOPs at 990 TFLOP/s)" in text  # 989.5 to 3 digits, half to even
+    assert "120 µs (403 MB at 3.35 TB/s)" in text
+    assert "lower bound (overlap)     1.11 ms" in text and "upper bound (no overlap)  1.23 ms" in text
+    assert "compute-bound (math takes longest)" in text
+    assert "<table" in est._repr_html_() and "1.23 ms" in est._repr_html_()
+    B = sympy.Symbol("B", positive=True)
+    symbolic = repr(rl.estimate(rl.matmul(B, 8192, 8192), "H100 SXM"))
+    # 2 * 8192^2 / 989.5e12 = 1.356e-7 s per row of X
+    assert "1.36e-7*B (134217728*B at 990 TFLOP/s)" in symbolic
+    assert "depends on the symbols' values" in symbolic
+
+
+def test_sharded_estimate_summary_has_a_link_row():
+    text = repr(rl.sharded_estimate(8192, 8192, 8192, "TPU v5e", n=4))
+    link_rows = [line for line in text.splitlines() if "(link)" in line]
+    assert len(link_rows) == 1 and "-bound" in text.splitlines()[-1]
