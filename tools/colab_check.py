@@ -30,6 +30,7 @@ COLAB_PINS = (
     "numpy==2.0.2",
     "matplotlib==3.10.0",
     "sympy==1.13.1",
+    "threadpoolctl==3.6.0",   # there as a dependency of scikit-learn; roofline.measure needs it
 )
 #: Installed with the pins to build the wheel without fetching anything (Colab has setuptools).
 BUILD_TOOLS = ("setuptools>=70.1",)  # 70.1: bdist_wheel without the `wheel` package
