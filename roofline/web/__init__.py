@@ -167,7 +167,7 @@ def explorer_html(data: dict, title: str, png: bytes, alt: str, text: str, note:
     return (
         f'<div class="roofline-explorer" data-explorer="{html.escape(data["kind"])}" id="{uid}" '
         f'style="max-width:680px;border:1px solid #ccc;border-radius:6px;padding:8px;'
-        f'background:#fff;color:#000">\n'
+        f'background:#fff;color:#000;color-scheme:light">\n'
         f'<p style="margin:0 0 4px 0"><strong>{html.escape(title)}</strong></p>\n'
         f'<div class="rx-controls" style="display:flex;flex-wrap:wrap;gap:4px 14px;'
         f'align-items:center;margin:0 0 6px 0;font-size:90%">\n{controls}\n</div>\n'
