@@ -36,7 +36,7 @@ from .estimate import (attainable_flops_per_s, critical_batch_size, critical_int
                        exact_critical_batch_size, sharded_critical_D, sharded_estimate,
                        sharded_topology)
 from .hardware import Chip
-from .units import (format_bandwidth, format_flops_rate, format_intensity, format_si,
+from .units import (format_bandwidth, format_flops_rate, format_intensity,
                     format_time)
 
 __all__ = ["Explorer", "roofline_explorer", "matmul_explorer", "sharded_matmul_explorer",

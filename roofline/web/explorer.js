@@ -353,7 +353,8 @@
     /* Move controls, e.g. set({chip: "H200", B: 256}): the same path as a reader's input. */
     Explorer.prototype.set = function (values) {
       for (var k in values) {
-        if (!(k in this.values)) throw new Error("this explorer has no control " + k);
+        if (!(k in this.values)) throw new Error("this explorer has no control " + k + "; its controls are " + Object.keys(this.values).join(", "));
+        if (k === "chip" && !(values[k] in this.chips)) throw new Error("no chip " + values[k] + " in this explorer's menu");
         this.values[k] = values[k];
         this._changed(k);
       }
