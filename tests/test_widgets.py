@@ -153,6 +153,15 @@ def test_web_version_is_self_contained_and_small(made, name):
         assert f'data-control="{control}"' in page
 
 
+def test_web_script_holds_no_markup():
+    """explorer.js is inlined into each page: a tag in it (even in a comment) would end the
+    script early or be taken for an element by tools that read the page."""
+    from roofline.web import explorer_script
+    code = explorer_script()
+    assert "window.RooflineExplorer" in code
+    assert not re.search(r"<[A-Za-z/!]", code), re.search(r".{30}<[A-Za-z/!].{30}", code).group(0)
+
+
 def test_web_data_carries_the_catalog_figures():
     """Spot checks against the vendors' figures (TPU v5e page, H100 datasheet, Hopper whitepaper)."""
     from roofline.web import explorer_data

@@ -1,9 +1,10 @@
 /* Rooflines: the page explorers, computed and drawn (SVG) in the browser.
  *
- * No dependencies, no network: each explorer's <div class="roofline-explorer"> carries its
- * data as <script type="application/json" class="rx-data"> (exported by the Python package,
- * roofline.browser: the catalog figures and the starting values) and this script, inlined
- * once per explorer, defines window.RooflineExplorer once and boots every explorer on the page.
+ * No dependencies, no network: each explorer's card (a div of class roofline-explorer) carries
+ * its data as JSON in a script element of class rx-data (exported by the Python package,
+ * roofline.web: the catalog figures and the starting values) and this script, inlined once per
+ * explorer, defines window.RooflineExplorer once and boots every explorer on the page.
+ * (No markup in this file, not even in comments: it is inlined into the page.)
  *
  * The formulas mirror the package (roofline.estimate, roofline.costs, roofline.collectives):
  *   ridge = peak / bandwidth; attainable = min(peak, bandwidth * I)
