@@ -23,7 +23,7 @@ from .units import (format_bandwidth, format_bytes, format_flops, format_flops_r
 
 __version__ = "0.1.0"
 
-_LAZY_SUBMODULES = ("plots", "widgets", "exercises", "measure", "book", "transformer")
+_LAZY_SUBMODULES = ("plots", "widgets", "exercises", "measure", "book", "transformer", "tiles")
 
 
 def __getattr__(name):

@@ -34,8 +34,8 @@ from .estimate import attainable_flops_per_s, critical_intensity
 from .hardware import Chip
 from .units import format_bandwidth, format_flops_rate, format_intensity
 
-__all__ = ["PALETTE", "Point", "roofline_figure", "linear_and_log_figure", "alt_text",
-           "resource_figure",
+__all__ = ["PALETTE", "Point", "roofline_figure", "linear_and_log_figure", "decode_throughput_figure",
+           "alt_text", "resource_figure",
            "ABOVE_ROOF_NOTE", "ROOF_TOLERANCE"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, name -> hex.
@@ -608,6 +608,89 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
     fig.roofline_points = placed
     fig.roofline_ridges = [{"resource": "memory", "intensity": x_star},
                            {"resource": "link", "intensity": y_star}]
+def decode_throughput_figure(model=None, chip="H100 SXM", contexts=(4096, 1024), *, n_chips=1,
+                             dtype="bf16", batch_max=None):
+    """Decode tokens/s of a whole model against batch size, with its two walls marked.
+
+    One curve per context length T (`roofline.transformer.step_time`, roofline time of a
+    decode step), solid while the batch's KV cache fits next to the weights and dotted
+    beyond. The **memory wall** (`max_batch`, one per T) is the largest batch that fits;
+    the **compute wall** (`decode_critical_batch` of the weight matmuls) is the batch
+    from which the weight matmuls stop being bandwidth-bound. Log-log axes. The figure
+    carries ``fig.roofline_walls``: {"memory": {T: batch}, "compute": batch}.
+    """
+    import numpy as np
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FuncFormatter
+
+    from . import transformer as tf
+
+    model = tf.LLAMA_8B_MODEL if model is None else model
+    chip = get_chip(chip)
+    contexts = [contexts] if isinstance(contexts, (int, float)) else list(contexts)
+    if not contexts:
+        raise ValueError("give at least one context length T, e.g. contexts=(4096,)")
+    compute_wall = tf.decode_critical_batch(model.layer, contexts[0], chip, dtype, include_attention=False)
+    memory_walls = {T: tf.max_batch(model, T, chip, n_chips, dtype) for T in contexts}
+    finite = [b for b in (compute_wall, *memory_walls.values()) if math.isfinite(b) and b > 0]
+    if batch_max is None:
+        batch_max = 2 ** math.ceil(math.log2(2 * max(finite + [64])))
+    batches = np.unique(np.round(np.logspace(0, math.log10(batch_max), 160)).astype(int))
+
+    fig, ax = _new_figure(figsize=(6.4, 4.6))
+    _style_axes(ax)
+    chips = f"{n_chips} x {chip.name}" if n_chips > 1 else chip.name
+    parts = []
+    for index, T in enumerate(contexts):
+        colour = PALETTE[_SERIES_COLOURS[index % len(_SERIES_COLOURS)]]
+        rates = np.array([tf.step_time(model, int(b), T, chip, n_chips=n_chips, dtype=dtype).tokens_per_s
+                          for b in batches])
+        wall = memory_walls[T]
+        fits = batches <= wall
+        ax.plot(batches[fits], rates[fits], color=colour, linewidth=2, label=f"T = {T:,} tokens",
+                gid=f"throughput:{T}")
+        beyond = batches >= batches[fits][-1] if fits.any() else np.ones_like(fits)
+        ax.plot(batches[beyond], rates[beyond], color=colour, linewidth=1.5, linestyle=":",
+                gid=f"throughput-beyond:{T}")
+        if wall >= 1:
+            at_wall = tf.step_time(model, wall, T, chip, n_chips=n_chips, dtype=dtype).tokens_per_s
+            ax.axvline(wall, color=colour, linewidth=1, linestyle="--", zorder=1, gid=f"memory-wall:{T}")
+            ax.plot([wall], [at_wall], marker="o", color=colour, markerfacecolor="white",
+                    markeredgewidth=2, linestyle="none", zorder=5,
+                    label=f"memory wall, T = {T:,}: {wall:,} sequences fit")
+            parts.append(f"With T = {T:,} tokens of context the KV cache of at most {wall:,} sequences "
+                         f"fits next to the weights, where decode reaches {at_wall:,.0f} tokens/s.")
+        else:
+            parts.append(f"With T = {T:,} not even the weights fit.")
+    if math.isfinite(compute_wall):
+        ax.axvline(compute_wall, color=PALETTE["black"], linewidth=1.2, linestyle="-.", zorder=1,
+                   label=f"compute wall: weight matmuls compute-bound, B = {compute_wall:.0f}",
+                   gid="compute-wall")
+    ax.plot([], [], color="#555555", linestyle=":", label="dotted: the batch does not fit")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlim(1, batch_max)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: f"{y:,.0f}" if y >= 1 else f"{y:g}"))
+    ax.set_xlabel("Batch size B (sequences decoded together)", fontsize=9)
+    ax.set_ylabel("Decode throughput (tokens/s)", fontsize=9)
+    ax.set_title(f"{model.name} decode on {chips} ({dtype})", fontsize=10)
+    # two columns, filled column by column: curves and the compute wall left, their walls right
+    handles, labels = ax.get_legend_handles_labels()
+    order = list(range(0, len(handles), 2)) + list(range(1, len(handles), 2))
+    ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="upper center",
+              bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=7, frameon=False)
+    compute_text = (f"The compute wall, the batch from which the weight matmuls are compute-bound, "
+                    f"is at B = {compute_wall:.0f}." if math.isfinite(compute_wall) else
+                    "The weight matmuls never become compute-bound.")
+    fig.roofline_description = (
+        f"Log-log plot of decode throughput in tokens per second against batch size for the "
+        f"{model.name} model on {chips} in {dtype}, one curve per context length. Throughput rises "
+        f"almost in proportion to the batch at first, then flattens as every sequence's KV-cache "
+        f"reads take over. " + " ".join(parts) + " " + compute_text
+        + " Dotted parts of the curves are batches whose KV cache does not fit in memory.")
+    fig.roofline_walls = {"memory": memory_walls, "compute": compute_wall}
+    fig.roofline_regions = []
     fig.roofline_violations = []
     fig.set_layout_engine("tight")
     return fig

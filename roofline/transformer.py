@@ -24,19 +24,28 @@ Attention is counted as two separate operations, scores = Q K^T and out = A V, w
 fused kernel (as FlashAttention) that keeps the scores on chip. Causal masking is
 ignored (it would halve the attention FLOPs in prefill), and so are softmax,
 normalisation and the residual adds, which are small next to the matmuls.
+
+A whole model (`ModelShape`: ``n_layers`` layers, the token embedding and the output
+head) adds memory capacity and serving: `weight_bytes`, `kv_cache_bytes`, `max_batch`
+(the most sequences whose KV cache fits next to the weights), and `step_time`, the time
+of one decode step (per-token latency, tokens/s) or of a prefill (time to first token).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 from .costs import Cost, matmul
 from .dtypes import bytes_per_element, canonical_dtype
-from .estimate import critical_intensity
+from .catalog import get_chip
+from .estimate import Estimate, critical_intensity, estimate
 from .validate import check_size, is_symbolic
 
 __all__ = ["TransformerShape", "LLAMA_8B", "layer_costs", "layer_total", "attention_scores",
-           "attention_values", "fused_attention", "decode_critical_batch", "MODES"]
+           "attention_values", "fused_attention", "decode_critical_batch", "MODES",
+           "ModelShape", "LLAMA_8B_MODEL", "weight_bytes", "kv_cache_bytes", "max_batch",
+           "model_costs", "StepTime", "step_time", "time_to_first_token"]
 
 MODES = ("prefill", "decode")
 
@@ -200,3 +209,213 @@ def decode_critical_batch(shape: TransformerShape, T, chip, dtype="bf16", includ
     if denominator <= 0:
         return float("inf")
     return ridge * c / denominator
+
+
+# ---------------------------------------------------------------- a whole model: memory and serving
+
+@dataclass(frozen=True)
+class ModelShape:
+    """A decoder-only model: `n_layers` copies of `layer`, a token embedding and an output head.
+
+    The embedding is a [vocab_size, D] table; the output head ("LM head") is another
+    [D, vocab_size] matrix unless `tied_embeddings` (then the two share one table).
+    Normalisation weights (2D per layer) are left out: under 0.01 % of an 8B model.
+    """
+
+    name: str
+    layer: TransformerShape
+    n_layers: int
+    vocab_size: int
+    tied_embeddings: bool = False
+    source: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.layer, TransformerShape):
+            raise TypeError(f"{self.name}: layer must be a TransformerShape such as "
+                            f"roofline.transformer.LLAMA_8B, got {self.layer!r}")
+        check_size("n_layers", self.n_layers)
+        check_size("vocab_size", self.vocab_size)
+
+    @property
+    def weights(self):
+        """Weight elements of the whole model: every layer, the embedding and the output head."""
+        tables = 1 if self.tied_embeddings else 2
+        return self.n_layers * self.layer.weights_per_layer + tables * self.vocab_size * self.layer.d_model
+
+
+#: The whole Llama-style 8B model (Llama 3 8B sizes): 32 layers of `LLAMA_8B`, a 128,256-token
+#: vocabulary, separate embedding and output matrices: about 8.03 billion weights.
+LLAMA_8B_MODEL = ModelShape(
+    "Llama-style 8B", LLAMA_8B, n_layers=32, vocab_size=128256, tied_embeddings=False,
+    source="https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json: "
+           "hidden_size 4096, intermediate_size 14336, num_hidden_layers 32, num_attention_heads 32, "
+           "num_key_value_heads 8, vocab_size 128256, tie_word_embeddings false")
+
+
+def _check_model(model):
+    if not isinstance(model, ModelShape):
+        raise TypeError(f"model must be a ModelShape such as roofline.transformer.LLAMA_8B_MODEL "
+                        f"(a whole model, not one layer), got {model!r}")
+
+
+def _check_chips(n_chips, model):
+    if isinstance(n_chips, bool) or not isinstance(n_chips, int) or n_chips < 1:
+        raise ValueError(f"n_chips must be a whole number of chips, 1 or more, got {n_chips!r}")
+    if n_chips > model.layer.n_kv_heads:
+        raise ValueError(
+            f"n_chips = {n_chips} is more than the {model.layer.n_kv_heads} KV heads of {model.name}: "
+            "splitting the model by heads (tensor parallelism) cannot spread the KV cache over more "
+            f"chips than that. Use at most {model.layer.n_kv_heads} chips per model copy.")
+
+
+def weight_bytes(model: ModelShape, dtype="bf16"):
+    """Bytes of all the model's weights in `dtype` (bf16: 2 bytes per weight)."""
+    _check_model(model)
+    return model.weights * bytes_per_element(dtype)
+
+
+def kv_cache_bytes(model: ModelShape, T, dtype="bf16"):
+    """Bytes of KV cache one sequence of T tokens holds, all layers together.
+
+    K and V, each T x H_kv x d_h numbers per layer: 2 * n_layers * H_kv * d_h * T * bytes.
+    `dtype` is the cache's own dtype (an int8 or fp8 cache halves it).
+    """
+    _check_model(model)
+    check_size("T", T)
+    layer = model.layer
+    return 2 * model.n_layers * layer.n_kv_heads * layer.head_dim * T * bytes_per_element(dtype)
+
+
+def max_batch(model: ModelShape, T, chip, n_chips=1, dtype="bf16", kv_dtype=None) -> int:
+    """The most sequences of T tokens whose KV cache fits in memory next to the weights.
+
+    floor((n_chips * memory per chip - weight bytes) / KV bytes per sequence), with the
+    weights and the cache split evenly over `n_chips` (by heads, so at most H_kv chips).
+    Returns 0 when the weights alone do not fit. Activations, the runtime's workspace
+    and memory fragmentation are ignored: a real server fits somewhat fewer.
+    """
+    _check_model(model)
+    check_size("T", T)
+    if is_symbolic(T):
+        raise TypeError("max_batch needs a number for T (it rounds down to whole sequences)")
+    _check_chips(n_chips, model)
+    chip = get_chip(chip)
+    free = n_chips * chip.hbm_bytes - weight_bytes(model, dtype)
+    if free <= 0:
+        return 0
+    per_sequence = kv_cache_bytes(model, T, kv_dtype if kv_dtype is not None else dtype)
+    # a relative 1e-12 keeps an exact fit (e.g. 119.0) from rounding down to 118
+    return int(math.floor(free / per_sequence * (1 + 1e-12)))
+
+
+def model_costs(model: ModelShape, B, T, mode="decode", dtype="bf16",
+                fused_attention_kernel=False) -> list[Cost]:
+    """The operations of one step of the whole model, each counted over all layers.
+
+    Each of the layer's operations (`layer_costs`) times `n_layers`, then the output head
+    X[B, D] @ W[D, vocab]: logits only for the last position of each sequence, in prefill
+    too (that is all generating the next token needs). The embedding lookup, a gather
+    of B rows, is left out.
+    """
+    _check_model(model)
+    ops = [replace(op, name=f"{op.name} (x{model.n_layers} layers)", flops=model.n_layers * op.flops,
+                   bytes=model.n_layers * op.bytes)
+           for op in layer_costs(model.layer, B, T, mode, dtype, fused_attention_kernel)]
+    head = matmul(B, model.layer.d_model, model.vocab_size, dtype)
+    ops.append(replace(head, name="output head"))
+    return ops
+
+
+@dataclass(frozen=True)
+class StepTime:
+    """Roofline time of one step of a whole model on `n_chips` chips, in seconds.
+
+    Each operation takes max(t_math, t_comms) (its own roofline bound); the step is
+    their sum: the kernels run one after another. Decode: the step makes one token
+    per sequence, so `seconds` is the per-token latency and B / seconds the tokens/s.
+    Prefill: the step reads all B*T prompt tokens and makes the first new token.
+    """
+
+    model_name: str
+    chip_name: str
+    mode: str
+    B: int
+    T: int
+    n_chips: int
+    estimates: tuple[Estimate, ...]
+    fits: bool
+    """False when B sequences' KV cache and the weights do not fit in memory."""
+
+    @property
+    def seconds(self) -> float:
+        """The step's time: the sum of every operation's max(t_math, t_comms)."""
+        return sum(e.t_lower for e in self.estimates)
+
+    @property
+    def t_math_s(self) -> float:
+        """Time all the operations would take at peak FLOP/s alone."""
+        return sum(e.t_math for e in self.estimates)
+
+    @property
+    def t_comms_s(self) -> float:
+        """Time moving all the operations' bytes would take at memory bandwidth alone."""
+        return sum(e.t_comms for e in self.estimates)
+
+    @property
+    def per_token_latency_s(self) -> float:
+        """Decode: seconds between two tokens of one sequence (the step time)."""
+        if self.mode != "decode":
+            raise ValueError("per-token latency is a decode figure; this is a prefill step "
+                             "(use time_to_first_token or .seconds)")
+        return self.seconds
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Tokens processed per second: B per step in decode, B*T per step in prefill."""
+        return (self.B if self.mode == "decode" else self.B * self.T) / self.seconds
+
+    @property
+    def bandwidth_bound_fraction(self) -> float:
+        """Share of the step's time spent in operations that are bandwidth-bound."""
+        return sum(e.t_lower for e in self.estimates if e.t_comms > e.t_math) / self.seconds
+
+    def __str__(self) -> str:
+        from .units import format_time
+        chips = f"{self.n_chips} x {self.chip_name}" if self.n_chips > 1 else self.chip_name
+        fit = "" if self.fits else " (DOES NOT FIT in memory)"
+        return (f"{self.model_name} {self.mode}, B = {self.B}, T = {self.T} on {chips}: "
+                f"{format_time(self.seconds)} per step, {self.tokens_per_s:,.0f} tokens/s{fit}")
+
+
+def step_time(model: ModelShape, B, T, chip, mode="decode", n_chips=1, dtype="bf16",
+              fused_attention_kernel=True) -> StepTime:
+    """Roofline time of one decode step (or one prefill) of the whole model.
+
+    Attention is fused by default (one kernel reads Q, K, V and writes O), as serving
+    systems do in both prefill and decode. With `n_chips` > 1 the model is split by heads (tensor parallelism): each chip does
+    1/n of every operation's FLOPs and bytes, and the time to communicate between the
+    chips is left out (chapter 6 counts it), so this is the best case.
+    """
+    _check_model(model)
+    _check_chips(n_chips, model)
+    for name, value in (("B", B), ("T", T)):
+        check_size(name, value)
+        if is_symbolic(value) or not float(value).is_integer():
+            raise TypeError(f"step_time needs {name} as a whole number of "
+                            f"{'sequences' if name == 'B' else 'tokens'}, got {value!r}")
+    chip = get_chip(chip)
+    ops = model_costs(model, B, T, mode, dtype, fused_attention_kernel)
+    estimates = tuple(estimate(replace(op, flops=op.flops / n_chips, bytes=op.bytes / n_chips), chip)
+                      for op in ops)
+    fits = B <= max_batch(model, T, chip, n_chips, dtype)
+    return StepTime(model.name, chip.name, mode, int(B), int(T), n_chips, estimates, fits)
+
+
+def time_to_first_token(model: ModelShape, T, chip, B=1, n_chips=1, dtype="bf16",
+                        fused_attention_kernel=True) -> float:
+    """Seconds from a prompt of T tokens (per sequence, B sequences) to its first new token.
+
+    The prefill step's roofline time (`step_time` with mode="prefill"); queueing and
+    the network are left out.
+    """
+    return step_time(model, B, T, chip, "prefill", n_chips, dtype, fused_attention_kernel).seconds

@@ -21,6 +21,8 @@ __all__ = [
     "format_intensity",
     "parse_quantity",
     "UNIT_KINDS",
+    "GRAMMAR",
+    "parse_quantity_details",
 ]
 
 _SI_PREFIXES = [
@@ -129,67 +131,269 @@ def format_intensity(flops_per_byte, digits: int = 3) -> str:
 
 
 # ---------------------------------------------------------------- parsing
+#
+# One table-driven grammar, read by `parse_quantity` here and by the answer boxes'
+# JavaScript (`roofline.exercises.answerbox`), which follows the same steps with the
+# same tables, so a kernel and a web page read every answer the same way.
 
-#: What each unit measures, so that an answer in the wrong kind of unit can be named.
+#: The grammar's tables (JSON-ready). Prefixes: [spelling, factor, binary]; the short
+#: ones are case-sensitive (m is milli, M mega), the long ones are matched in lower case.
+#: Units: [spelling, base]; "exact" spellings match as typed, "folded" ones in lower case.
+GRAMMAR = {
+    "short_prefixes": [
+        ["Ki", 2.0**10, True], ["Mi", 2.0**20, True], ["Gi", 2.0**30, True],
+        ["Ti", 2.0**40, True], ["Pi", 2.0**50, True],
+        ["k", 1e3, False], ["K", 1e3, False], ["M", 1e6, False], ["G", 1e9, False],
+        ["T", 1e12, False], ["P", 1e15, False], ["E", 1e18, False], ["m", 1e-3, False],
+        ["u", 1e-6, False], ["\u00b5", 1e-6, False], ["\u03bc", 1e-6, False], ["n", 1e-9, False],
+        ["p", 1e-12, False],
+    ],
+    "long_prefixes": [
+        ["kibi", 2.0**10, True], ["mebi", 2.0**20, True], ["gibi", 2.0**30, True],
+        ["tebi", 2.0**40, True], ["pebi", 2.0**50, True],
+        ["kilo", 1e3, False], ["mega", 1e6, False], ["giga", 1e9, False], ["tera", 1e12, False],
+        ["peta", 1e15, False], ["exa", 1e18, False], ["milli", 1e-3, False],
+        ["micro", 1e-6, False], ["nano", 1e-9, False], ["pico", 1e-12, False],
+    ],
+    # FLOPS and OPS with a capital S are rates (the spec sheets' "989 TFLOPS");
+    # FLOPs, flops and Flops are counts ("2e12 FLOPs").
+    "exact_units": [["FLOPS", "flop_rate"], ["OPS", "flop_rate"], ["FLOPs", "flop"],
+                    ["OPs", "flop"], ["Bps", "byte_rate"], ["B", "byte"], ["s", "second"]],
+    # any other spelling of "flops" (flops, Tflops, gigaflops) is a count or a rate,
+    # whichever the question asks for
+    "folded_units": [["flops", "flop_any"], ["flop", "flop"], ["ops", "flop"], ["op", "flop"],
+                     ["bytes", "byte"], ["byte", "byte"], ["seconds", "second"],
+                     ["second", "second"], ["secs", "second"], ["sec", "second"]],
+    #: "numerator/denominator" base units -> the kind of quantity.
+    "kinds": {"flop": "count", "flop/second": "rate", "flop_rate": "rate",
+              "flop_rate/second": "rate", "byte": "size", "byte/second": "bandwidth",
+              "byte_rate": "bandwidth", "second": "time", "flop/byte": "intensity",
+              "flop_any": "count_or_rate", "flop_any/second": "rate", "flop_any/byte": "intensity"},
+    #: Characters that may appear in the arithmetic before the unit.
+    "expression_chars": "0123456789.+-*/^() ",
+    #: Whole answers that mean infinity.
+    "infinity": ["inf", "+inf", "infinity", "+infinity", "\u221e"],
+    #: Text replaced before reading (unicode minus, multiplication signs, spaces, "per").
+    "replace": [["\u2212", "-"], ["\u00d7", "*"], ["\u22c5", "*"], ["\u00b7", "*"],
+                ["\u00a0", " "], ["\u202f", " "], ["\u2009", " "], ["**", "^"], ["_", ""],
+                ["x10^", "*10^"], ["X10^", "*10^"]],
+}
+
+#: What each unit measures (kept for the first version's callers).
 UNIT_KINDS = {
-    "s": "time", "sec": "time", "second": "time", "seconds": "time",
-    "FLOP/s": "rate", "FLOPS/s": "rate", "FLOP/sec": "rate", "FLOPs/s": "rate",
-    "OP/s": "rate", "OPS": "rate", "OPs/s": "rate",
-    "B/s": "bandwidth", "Bps": "bandwidth", "byte/s": "bandwidth", "bytes/s": "bandwidth",
-    "B": "size", "byte": "size", "bytes": "size",
-    "FLOP": "count", "FLOPs": "count", "flop": "count", "flops": "count",
-    "FLOPs/B": "intensity", "FLOP/B": "intensity", "FLOPs/byte": "intensity",
-    "FLOP/byte": "intensity",
+    "s": "time", "FLOP/s": "rate", "B/s": "bandwidth", "B": "size", "FLOPs": "count",
+    "FLOPs/B": "intensity",
 }
 
-_PARSE_PREFIXES = {
-    "": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
-    "m": 1e-3, "u": 1e-6, "µ": 1e-6, "μ": 1e-6, "n": 1e-9, "p": 1e-12,
-    "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50,
-}
+_EXAMPLES = "'1.01 ms', '989 TFLOP/s', '3.35 TB/s', '1/6' or '240'"
 
-_QUANTITY = re.compile(
-    r"^\s*(?P<number>[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?)\s*(?P<unit>[^\d\s].*?)?\s*$"
-)
+
+class _QuantityError(ValueError):
+    pass
+
+
+def _fail(message):
+    raise _QuantityError(message)
+
+
+def _check_commas(text: str) -> str:
+    """Thousands separators (1,000 or 12,345.6) go; a decimal comma (1,01) is refused."""
+    def replace(match):
+        run = match.group(0)
+        if "," not in run:
+            return run
+        if re.fullmatch(r"\d{1,3}(,\d{3})+", run):
+            return run.replace(",", "")
+        shown = run.rstrip(",")
+        dotted = shown.replace(",", ".")
+        _fail(f"write {dotted}, not {shown}: use a point for decimals (a comma is read only as "
+              "a thousands separator, as in 1,000)")
+    return re.sub(r"\d[\d,]*", replace, text)
+
+
+def _split_expression(text: str, allowed: str):
+    """(the arithmetic at the start, the unit after it)."""
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in allowed:
+            i += 1
+            continue
+        # an exponent: 2e12, 1.5E-3 (the e follows a digit or a point, a digit or sign follows it)
+        if c in "eE" and i > 0 and text[i - 1] in "0123456789.":
+            j = i + 1
+            if j < n and text[j] in "+-":
+                j += 1
+            if j < n and text[j] in "0123456789":
+                i = j
+                continue
+        break
+    return text[:i].strip(), text[i:].strip()
+
+
+def _tokens(expression: str) -> list:
+    tokens, i, n = [], 0, len(expression)
+    while i < n:
+        c = expression[i]
+        if c == " ":
+            i += 1
+        elif c in "+-*/^()":
+            tokens.append(c)
+            i += 1
+        else:
+            match = re.compile(r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?").match(expression, i)
+            if not match:
+                _fail(f"could not read {expression!r} as a number")
+            tokens.append(float(match.group(0)))
+            i = match.end()
+    return tokens
+
+
+def _evaluate(tokens: list, text: str) -> float:
+    """Arithmetic on numbers: + - * / ^ and parentheses, the usual precedence."""
+    position = [0]
+
+    def peek():
+        return tokens[position[0]] if position[0] < len(tokens) else None
+
+    def take():
+        token = peek()
+        position[0] += 1
+        return token
+
+    def bad():
+        _fail(f"could not read {text!r} as a number with a unit; write it like {_EXAMPLES}")
+
+    def expression():
+        value = term()
+        while peek() in ("+", "-"):
+            value = value + term() if take() == "+" else value - term()
+        return value
+
+    def term():
+        value = unary()
+        while peek() in ("*", "/"):
+            if take() == "*":
+                value = value * unary()
+            else:
+                divisor = unary()
+                if divisor == 0:
+                    _fail(f"{text!r} divides by zero")
+                value = value / divisor
+        return value
+
+    def unary():
+        if peek() in ("+", "-"):
+            sign = -1.0 if take() == "-" else 1.0
+            return sign * unary()
+        return power()
+
+    def power():
+        base = atom()
+        if peek() == "^":
+            take()
+            exponent = unary()
+            if base == 0 and exponent < 0:
+                _fail(f"{text!r} divides by zero")
+            if base < 0 and exponent != math.floor(exponent):
+                _fail(f"{text!r} takes a root of a negative number")
+            try:
+                return base ** exponent
+            except OverflowError:
+                return math.inf
+        return base
+
+    def atom():
+        token = take()
+        if isinstance(token, float):
+            return token
+        if token == "(":
+            value = expression()
+            if take() != ")":
+                bad()
+            return value
+        bad()
+
+    if not tokens:
+        bad()
+    value = expression()
+    if position[0] != len(tokens):
+        bad()
+    return value
+
+
+def _unit_atom(part: str):
+    """(factor, base unit, binary prefix?) of one side of a unit: 'TFLOP', 'GiB', 'ms'."""
+    g = GRAMMAR
+    for table, folded in ((g["exact_units"], False), (g["folded_units"], True)):
+        for spelling, base in table:
+            word = part.lower() if folded else part
+            if not word.endswith(spelling):
+                continue
+            prefix = part[:len(part) - len(spelling)]
+            if prefix == "":
+                return 1.0, base, False
+            for symbol, factor, binary in g["short_prefixes"]:
+                if prefix == symbol:
+                    return factor, base, binary
+            for name, factor, binary in g["long_prefixes"]:
+                if prefix.lower() == name:
+                    return factor, base, binary
+    return None
+
+
+def parse_quantity_details(text: str) -> dict:
+    """Read an answer: {"value" (base units), "kind" (or None), "number" (before the unit),
+    "factor" (the unit's), "binary" (a GiB-style prefix)}. See `parse_quantity`."""
+    if not isinstance(text, str):
+        raise TypeError(f"expected text such as '1.01 ms', got {type(text).__name__}")
+    g = GRAMMAR
+    cleaned = text.strip()
+    for old, new in g["replace"]:
+        cleaned = cleaned.replace(old, new)
+    if cleaned.lower() in g["infinity"]:
+        return {"value": math.inf, "kind": None, "number": math.inf, "factor": 1.0, "binary": False}
+    cleaned = _check_commas(cleaned)
+    expression, unit = _split_expression(cleaned, g["expression_chars"])
+    if not expression:
+        _fail(f"could not read {text!r} as a number with a unit; write it like {_EXAMPLES}")
+    number = _evaluate(_tokens(expression), text)
+    unit = unit.rstrip(".").strip()  # "Bandwidth." or "25 GB/sec." with a full stop
+    if not unit:
+        return {"value": number, "kind": None, "number": number, "factor": 1.0, "binary": False}
+    if unit == "%":
+        return {"value": number / 100, "kind": None, "number": number, "factor": 0.01,
+                "binary": False}
+    words = ["/" if w.lower() == "per" else w for w in unit.split()]
+    parts = "".join(words).split("/")
+    atoms = [_unit_atom(p) for p in parts] if len(parts) <= 2 else [None]
+    kind = None
+    if None not in atoms:
+        key = "/".join(a[1] for a in atoms)
+        kind = g["kinds"].get(key)
+        binary = any(a[2] for a in atoms)
+        if binary and "byte" not in key:
+            kind = None
+    if kind is None:
+        hint = (" (a lower-case b is a bit; write B for bytes)"
+                if re.search(r"b(ps|/|$)", unit) and "byte" not in unit.lower() else "")
+        _fail(f"unknown unit {unit!r} in {text!r}{hint}; use s, FLOP/s, B/s, B, FLOPs or FLOPs/B "
+              "with an SI prefix such as m, \u00b5, k, M, G, T")
+    factor = atoms[0][0] / (atoms[1][0] if len(atoms) == 2 else 1.0)
+    return {"value": number * factor, "kind": kind, "number": number, "factor": factor,
+            "binary": binary}
 
 
 def parse_quantity(text: str) -> tuple[float, str | None]:
     """Read "1.01 ms" -> (1.01e-3, "time"); a bare "4.5e10" -> (4.5e10, None).
 
-    Accepted units: s, FLOP/s (also "FLOPS" in the marketing sense of a rate), B/s,
-    B, FLOPs (a count), FLOPs/B, each with an SI prefix (k ... P, m, u/µ, n, p) or a
-    binary one for bytes (KiB ... PiB). "1e12 FLOPs" is a count, "989 TFLOP/s" a rate.
-    Raises ValueError with a message a student can act on.
+    Numbers may be written as arithmetic ("1/6", "2*989e12", "1.5x10^12"); thousands
+    separators (1,000) are read, a decimal comma (1,01) is refused. Units: s, FLOP/s,
+    B/s, B, FLOPs (a count), FLOPs/B, in short or long spellings ("teraFLOPS", "GB/sec",
+    "gigabytes", "millisecond", "OPs per byte"), with an SI prefix (k ... P, m, u/µ, n, p)
+    or a binary one for bytes (KiB ... PiB). "%" divides by 100. Raises ValueError with
+    a message a student can act on.
     """
-    if not isinstance(text, str):
-        raise TypeError(f"expected text such as '1.01 ms', got {type(text).__name__}")
-    cleaned = text.strip().replace(",", "").replace("_", "").replace("×10^", "e").replace("x10^", "e")
-    match = _QUANTITY.match(cleaned)
-    if not match:
-        raise ValueError(
-            f"could not read {text!r} as a number with a unit; write it like '1.01 ms', "
-            "'989 TFLOP/s', '4.5e10 B/s' or '240'"
-        )
-    number = float(match.group("number"))
-    unit = (match.group("unit") or "").strip()
-    if not unit:
-        return number, None
-    if unit.upper() == "FLOPS" and unit not in ("FLOPs", "flops"):
-        unit = "FLOP/s"  # "989 TFLOPS" is how spec sheets write a rate
-    # try the longest prefix first so "Gi" wins over "G" and "m" is not mistaken for "min"
-    for prefix in sorted(_PARSE_PREFIXES, key=len, reverse=True):
-        if prefix and not unit.startswith(prefix):
-            continue
-        rest = unit[len(prefix):]
-        for candidate in (rest, rest.rstrip(".")):
-            kind = UNIT_KINDS.get(candidate)
-            if kind is None and candidate.upper() == "FLOPS" and prefix:
-                kind, candidate = "rate", "FLOP/s"
-            if kind is not None:
-                if prefix.endswith("i") and kind not in ("size", "bandwidth"):
-                    continue
-                return number * _PARSE_PREFIXES[prefix], kind
-    raise ValueError(
-        f"unknown unit {unit!r} in {text!r}; use s, FLOP/s, B/s, B, FLOPs or FLOPs/B "
-        "with an SI prefix such as m, µ, k, M, G, T"
-    )
+    details = parse_quantity_details(text)
+    kind = details["kind"]
+    return details["value"], ("count" if kind == "count_or_rate" else kind)

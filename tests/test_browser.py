@@ -427,8 +427,8 @@ def test_every_answer_box_accepts_the_right_answer_and_diagnoses_a_prefix_slip(b
     """Every answer box on every page. Where the page's exercise uses the default parameters,
     the right answer comes from `roofline` (not from the page) and the page's diagnosis of a
     1000x slip must be the kernel checker's. Boxes whose numbers come from the page's own
-    cells (a measurement, a student id) are checked for the mechanics only. Formula answers
-    cannot be checked without sympy: the box must say where they can be (Colab/Jupyter)."""
+    cells (a measurement) are checked for the mechanics only. Formula answers are checked by
+    the page too; homework boxes check nothing (no expected value travels in the page)."""
     from roofline.exercises import check, get_exercise
 
     pages = _chapter_pages_with(book_html, "roofline-answer-box")
@@ -444,13 +444,25 @@ def test_every_answer_box_accepts_the_right_answer_and_diagnoses_a_prefix_slip(b
             browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
             where = f"{page} {ident}"
             expected = exercise.expected()
+            if payload.get("kind") == "private":  # homework: no expected value on the page
+                said = _submit(browser, box, "1")
+                counts["homework"] += 1
+                if "does not check homework" not in said or "expected" in payload:
+                    problems.append(f"{where}: a homework box must check nothing: {said!r}")
+                continue
             if exercise.kind == "symbolic":
                 said = _submit(browser, box, str(expected))
                 counts["formula"] += 1
-                if not (_RIGHT.search(said) and not _NOT_YET.search(said)) and \
-                        not re.search(r"colab|jupyter", said, re.I):
-                    problems.append(f"{where}: formula {expected} -> {said!r} (neither checked "
-                                    "nor a pointer to Colab/Jupyter)")
+                if not _RIGHT.search(said) or _NOT_YET.search(said):
+                    problems.append(f"{where}: formula {expected} -> {said!r}")
+                continue
+            if exercise.kind == "parts":
+                right = "; ".join(str(value) if part.kind == "symbolic" else _written(value, part.kind)
+                                  for part, value in zip(exercise.parts, expected))
+                said = _submit(browser, box, right)
+                counts["parts"] += 1
+                if not _RIGHT.search(said) or _NOT_YET.search(said):
+                    problems.append(f"{where}: right answers {right!r} -> {said!r}")
                 continue
             if exercise.kind == "choice":
                 default = payload.get("expected", expected) == expected

@@ -1,4 +1,5 @@
 """`make book` names the cause when it fails: the notebook and the cell that raised."""
+import re
 import shutil
 import subprocess
 import sys
@@ -54,11 +55,17 @@ def test_teacher_build_has_no_solutions(tmp_path):
     shutil.copy(ROOT / "_config.yml", tmp_path / "_config.yml")
     if (ROOT / "_static").exists():
         shutil.copytree(ROOT / "_static", tmp_path / "_static")
-    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: chapters/ch\n")
     (tmp_path / "intro.md").write_text("# Intro\n")
     (tmp_path / "chapters").mkdir()
     source = (ROOT / "chapters" / "01_where_does_the_time_go.md").read_text()
     (tmp_path / "chapters" / "ch.md").write_text(source)
+    # the chapter's cross-references need their targets: one-line stand-ins, and the glossary
+    shutil.copy(ROOT / "glossary.md", tmp_path / "glossary.md")
+    targets = sorted(set(re.findall(r"\{doc\}`[^`<]*<([^>]+)>`", source)))
+    for target in targets:
+        (tmp_path / "chapters" / f"{target}.md").write_text(f"# {target}\n")
+    toc = "".join(f"  - file: chapters/{t}\n" for t in ["ch", *targets]) + "  - file: glossary\n"
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n" + toc)
     assert "solution-start" in source
     out = tmp_path / "teacher"
     result = subprocess.run([sys.executable, str(tmp_path / "tools" / "build_book.py"),

@@ -309,7 +309,9 @@ def test_each_chapter_has_four_checked_exercises_with_solutions(number):
         assert f"```{{solution-start}} {label}\n:class: dropdown" in text
         assert check(label, None).correct is False
         expected = exercise.expected()
-        if exercise.kind not in ("symbolic", "choice"):
+        if exercise.kind == "parts":
+            assert check(label, expected).correct
+        elif exercise.kind not in ("symbolic", "choice"):
             assert check(label, float(expected)).correct
         else:
             assert check(label, expected if isinstance(expected, str) else sympy.sstr(expected)).correct

@@ -295,7 +295,9 @@ def test_exercise_accepts_its_answer_and_diagnoses_its_mistakes(exercise_id):
     for mistake in (ex.mistakes(ex.resolve()) if ex.mistakes else []):
         feedback = check(exercise_id, mistake.value)
         assert not feedback.correct, f"{exercise_id}: the mistake {mistake.value!r} was accepted"
-    if ex.kind not in ("symbolic", "choice"):
+    if ex.kind == "parts":
+        assert not check(exercise_id, tuple(float(v) * 2 for v in expected)).correct
+    elif ex.kind not in ("symbolic", "choice"):
         assert not check(exercise_id, float(expected) * 2).correct
 
 

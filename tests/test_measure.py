@@ -373,8 +373,10 @@ def test_chapter_dot_is_below_a_cpu_ridge_and_the_measured_chip_says_so():
 def test_ch09_exercise_answers_recomputed_independently():
     from roofline.exercises import check
     assert check("measure-add-bytes", "240 MB").correct
-    assert check("measure-copy-bandwidth", f"{2 * 8 * 2**24 / 0.01} B/s").correct
-    assert not check("measure-copy-bandwidth", f"{8 * 2**24 / 0.01} B/s").correct
+    # (STREAM: read and write, 2 x 8N bytes; mbw: the 8N bytes copied once), over 10 ms
+    assert check("measure-copy-bandwidth", f"{2 * 8 * 2**24 / 0.01} B/s; {8 * 2**24 / 0.01} B/s").correct
+    assert not check("measure-copy-bandwidth", f"{8 * 2**24 / 0.01} B/s; {8 * 2**24 / 0.01} B/s").correct
+    assert not check("measure-copy-bandwidth", f"{2 * 8 * 2**24 / 0.01} B/s").correct  # one part
     assert check("measure-ridge-point", 5.0).correct  # 1e11 / 2e10
     peak = rl.get_chip("H100 SXM").peak("bf16")
     assert check("measure-gpu-fraction", 6.5e14 / peak.dense_flops_per_s).correct

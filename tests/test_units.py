@@ -1,5 +1,6 @@
 """Formatting and parsing of units: the book never converts a unit by hand."""
 import math
+import re
 
 import pytest
 from hypothesis import given, strategies as st
@@ -69,3 +70,44 @@ def test_format_then_parse_round_trips_within_rounding(value):
 def test_format_rejects_non_numbers():
     with pytest.raises(TypeError, match="plain number"):
         rl.format_time("1 ms")
+
+
+# ---------------------------------------------------------------- what students type
+@pytest.mark.parametrize("text, value, kind", [
+    ("1/6", 1 / 6, None),                                   # a fraction, as the chapter prints it
+    ("2*989e12", 1.978e15, None),                           # arithmetic
+    ("(1 + 2) * 3 - 4 / 2", 7.0, None),
+    ("2^10", 1024.0, None), ("2**10", 1024.0, None), ("-3", -3.0, None),
+    ("1.5x10^12 FLOP/s", 1.5e12, "rate"), ("1.5×10^12 FLOP/s", 1.5e12, "rate"),
+    ("989.5 teraFLOPS", 989.5e12, "rate"), ("3 Tflop/s", 3e12, "rate"),
+    ("481 OPs/B", 481.0, "intensity"), ("481 OPs per byte", 481.0, "intensity"),
+    ("4378 flops/byte", 4378.0, "intensity"), ("300 FLOPs per byte", 300.0, "intensity"),
+    ("25 GB/sec", 25e9, "bandwidth"), ("25 GBps", 25e9, "bandwidth"),
+    ("25 gigabytes per second", 25e9, "bandwidth"), ("1 GiB/s", 2.0**30, "bandwidth"),
+    ("34.4 gigabytes", 34.4e9, "size"), ("32 gibibytes", 32 * 2.0**30, "size"),
+    ("2 millisecond", 2e-3, "time"), ("2 milliseconds", 2e-3, "time"), ("3 sec", 3.0, "time"),
+    ("1.01 ms.", 1.01e-3, "time"), ("1.01 µs", 1.01e-6, "time"), ("1.01 μs", 1.01e-6, "time"),
+    ("1,000 ns", 1e-6, "time"), ("12,345.5", 12345.5, None), ("74%", 0.74, None),
+    ("2e12 FLOPs", 2e12, "count"), ("1 TFLOPs", 1e12, "count"), ("20 TOPS", 20e12, "rate"),
+    ("inf", math.inf, None),
+])
+def test_parse_quantity_reads_what_students_type(text, value, kind):
+    parsed, parsed_kind = parse_quantity(text)
+    assert parsed == pytest.approx(value, rel=1e-12) and parsed_kind == kind
+
+
+@pytest.mark.parametrize("bad, says", [
+    ("1,01 ms", "write 1.01, not 1,01"), ("0,5", "write 0.5, not 0,5"),
+    ("1,0000", "write 1.0000, not 1,0000"), ("1/0", "divides by zero"),
+    ("(-8)^0.5", "root of a negative number"), ("5 Gbps", "a lower-case b is a bit"),
+    ("1 GiFLOP/s", "unknown unit"), ("(1 + 2", "write it like"), ("ms", "write it like"),
+])
+def test_parse_quantity_refuses_with_a_reason(bad, says):
+    with pytest.raises(ValueError, match=re.escape(says)):
+        parse_quantity(bad)
+
+
+def test_the_grammar_is_plain_data_the_page_can_read():
+    import json
+    from roofline.units import GRAMMAR
+    assert json.loads(json.dumps(GRAMMAR)) == GRAMMAR

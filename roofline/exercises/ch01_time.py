@@ -12,6 +12,7 @@ def _op(p):
 
 register(Exercise(
     id="time-1e12-flops-h100",
+    title="A teraFLOP on an H100 (chapter 1)",
     question="How long do 1e12 FLOPs of bf16 math take on an H100 SXM at its dense peak?",
     answer=lambda p: estimate(Cost("work", p["flops"], 1, "bf16"), p["chip"]).t_math,
     kind="time",
@@ -29,6 +30,7 @@ def _load_weights_mistakes(p):
 
 register(Exercise(
     id="time-read-weights-v6e",
+    title="Reading the weights (chapter 1)",
     question="How long does a TPU v6e need just to read 16 GB of weights from its HBM once?",
     answer=lambda p: estimate(Cost("read", 1, p["bytes"], "bf16"), p["chip"]).t_comms,
     kind="time",
@@ -45,6 +47,7 @@ def _regime(p):
 
 register(Exercise(
     id="time-which-bound-h100",
+    title="Which bound? (chapter 1)",
     question=("An operation does 1e12 bf16 FLOPs and moves 1e10 bytes to and from HBM on an "
               "H100 SXM. Is it compute-bound or bandwidth-bound?"),
     answer=_regime,
@@ -61,6 +64,7 @@ register(Exercise(
 
 register(Exercise(
     id="time-upper-bound-h100",
+    title="No overlap (chapter 1)",
     question=("The same operation (1e12 bf16 FLOPs, 1e10 bytes, H100 SXM): what is the upper "
               "bound on its time, when math and data movement do not overlap at all?"),
     answer=lambda p: estimate(_op(p), p["chip"]).t_upper,
@@ -79,15 +83,33 @@ register(Exercise(
 
 register(Exercise(
     id="time-bound-ratio-symbolic",
+    title="The ratio of the bounds (chapter 1)",
     question=("Write t_upper / t_lower as a formula in x, where x = t_comms / t_math and the "
-              "math takes longer (0 < x <= 1)."),
-    answer=lambda p: "1 + x",
-    kind="symbolic",
-    symbols=("x",),
+              "math takes longer (0 < x <= 1). What is its largest value? Answer both, as "
+              "(formula, largest value)."),
+    answer=lambda p: ("1 + x", 2),
+    kind="parts",
+    parts=(
+        Exercise(
+            id="time-bound-ratio-symbolic/formula", title="the formula",
+            question="t_upper / t_lower as a formula in x",
+            answer=lambda p: "1 + x", kind="symbolic", symbols=("x",),
+            hints=("With the math slower, t_lower = t_math and t_upper = t_math + t_comms = "
+                   "t_math (1 + x).",),
+            mistakes=lambda p: [
+                Mistake("(1 + x)/x", "That is the case where the bytes take longer "
+                                     "(t_lower = t_comms); here the math is slower."),
+                Mistake("x", "That is t_comms / t_math itself; divide t_upper, the sum, "
+                             "by t_lower.")]),
+        Exercise(
+            id="time-bound-ratio-symbolic/largest", title="the largest value",
+            question="the largest value of t_upper / t_lower",
+            answer=lambda p: 2, kind="number", tolerance=0.01,
+            hints=("1 + x grows with x, and x is at most 1: when the two times are equal.",),
+            mistakes=lambda p: [Mistake(1, "That is the smallest value (x near 0, when the bytes "
+                                           "take no time); the ratio grows with x up to x = 1.")],
+            generic_mistakes=False),
+    ),
     hints=("With the math slower, t_lower = t_math and t_upper = t_math + t_comms = "
-           "t_math (1 + x).",),
-    mistakes=lambda p: [Mistake("(1 + x)/x", "That is the case where the bytes take longer "
-                                             "(t_lower = t_comms); here the math is slower."),
-                        Mistake("x", "That is t_comms / t_math itself; divide t_upper, the sum, "
-                                     "by t_lower.")],
+           "t_math (1 + x).", "1 + x is largest when x is: x = 1, equal times."),
 ))

@@ -12,6 +12,7 @@ from .core import Exercise, Mistake, register
 
 register(Exercise(
     id="matmul-flops-relative-error",
+    title="How wrong is 2BDF? (chapter 4)",
     question="A matmul X[B, D] @ W[D, F] does exactly BF(2D - 1) FLOPs. By what fraction of "
              "2BDF does the usual count 2BDF overstate it? Answer with a formula in B, D, F.",
     answer=lambda p: "1/(2*D)",
@@ -29,6 +30,7 @@ register(Exercise(
 
 register(Exercise(
     id="matmul-intensity-bf16",
+    title="The intensity formula (chapter 4)",
     question="Write the arithmetic intensity (FLOPs per byte) of a bf16 matmul X[B, D] @ W[D, F] "
              "that reads X and W once and writes Y once, as a formula in B, D, F.",
     answer=lambda p: matmul(*_symbols(), dtype="bf16").intensity,
@@ -52,6 +54,7 @@ def _symbols():
 
 register(Exercise(
     id="matmul-critical-batch-h200",
+    title="Critical batch of the H200 (chapter 4)",
     question="What is the critical batch size of a bf16 matmul with B much smaller than D and F "
              "on an H200 (dense peak, HBM bandwidth)?",
     answer=lambda p: critical_batch_size(p["chip"], "bf16"),
@@ -70,6 +73,7 @@ register(Exercise(
 
 register(Exercise(
     id="matmul-regime-v5e",
+    title="Which regime? (chapter 4)",
     question="On a TPU v5e, is a bf16 matmul with B = 64, D = F = 4096 compute-bound or "
              "bandwidth-bound?",
     answer=lambda p: estimate(matmul(p["B"], p["D"], p["F"]), p["chip"]).bound,
@@ -87,6 +91,7 @@ register(Exercise(
 
 register(Exercise(
     id="matmul-exact-critical-int8-v5e",
+    title="int8 weights, exactly (chapter 4)",
     question="bf16 activations times int8 weights (bf16 math and output) on a TPU v5e with "
              "D = F = 1024: at what batch B does the time for the math equal the time to move "
              "the bytes? Use the exact byte count, not the B << D, F approximation.",
@@ -108,6 +113,7 @@ register(Exercise(
 
 register(Exercise(
     id="matmul-critical-batch-rtx3090",
+    title="A bf16 training matmul on an RTX 3090 (chapter 4)",
     question="A bf16 training matmul (FP32 accumulate) on a GeForce RTX 3090: what is its "
              "critical batch size with B much smaller than D and F?",
     answer=lambda p: critical_batch_size(p["chip"], "bf16"),

@@ -6,6 +6,7 @@ GB for GiB, a rate for a count).
 """
 
 from .. import check_below_roof, critical_intensity, format_flops_rate, get_chip
+from ..hardware import Chip, Peak, Source
 from .core import Exercise, Mistake, register
 
 
@@ -15,6 +16,7 @@ def _nvlink(p):
 
 register(Exercise(
     id="spec-h100-dense-bf16",
+    title="The asterisk (chapter 5)",
     question="The H100 SXM spec sheet prints 1,979 teraFLOPS for BFLOAT16 Tensor Core, with an "
              "asterisk. What peak FLOP/s does a dense bf16 matmul get?",
     answer=lambda p: get_chip(p["chip"]).peak_flops_per_s("bf16"),
@@ -30,6 +32,7 @@ register(Exercise(
 
 register(Exercise(
     id="spec-nvlink-one-way-per-link",
+    title="One link, one way (chapter 5)",
     question="An H100 SXM has 18 NVLink 4 links and the spec sheet says 'NVLink: 900GB/s'. "
              "What bandwidth does one link carry in one direction?",
     answer=lambda p: _nvlink(p).one_way_bytes_per_s,
@@ -49,10 +52,12 @@ register(Exercise(
 
 register(Exercise(
     id="spec-tpu-v4-hbm-bytes",
+    title="GiB in bytes (chapter 5)",
     question="Google's page gives a TPU v4 32 GiB of HBM2. How many bytes is that?",
     answer=lambda p: get_chip(p["chip"]).hbm_bytes,
     kind="size",
     params={"chip": "TPU v4"},
+    givens=("32 GiB",),
     hints=("1 GiB is 2**30 bytes; 1 GB is 10**9 bytes.",),
     mistakes=lambda p: [
         Mistake(get_chip(p["chip"]).hbm_bytes / 2**30 * 1e9,
@@ -71,6 +76,7 @@ def _measured_point_possible(p):
 
 register(Exercise(
     id="spec-above-roof",
+    title="Possible or impossible? (chapter 5)",
     question="A benchmark reports 1.2 PFLOP/s for a dense bf16 matmul of intensity 400 FLOPs/byte "
              "on one H100 SXM. Is that possible or impossible?",
     answer=_measured_point_possible,
@@ -87,6 +93,7 @@ register(Exercise(
 
 register(Exercise(
     id="spec-ridge-t4",
+    title="The Colab T4's ridge point (chapter 5)",
     question="The Colab T4 has no bf16 tensor cores. What is its ridge point (FLOPs/byte) for "
              "fp16 matmuls, from the datasheet's mixed-precision figure and its memory bandwidth?",
     answer=lambda p: critical_intensity(p["chip"], "fp16"),
@@ -103,6 +110,7 @@ register(Exercise(
 
 register(Exercise(
     id="spec-flops-in-1ms",
+    title="A count from a rate (chapter 5)",
     question="How many FLOPs (a count) does an H100 SXM do in 1 ms at its dense bf16 peak?",
     answer=lambda p: get_chip(p["chip"]).peak_flops_per_s("bf16") * p["seconds"],
     kind="count",
@@ -112,4 +120,33 @@ register(Exercise(
         Mistake(get_chip(p["chip"]).peak_flops_per_s("bf16"),
                 "That is the rate, FLOP/s: multiply by the time to get a count of FLOPs."),
     ],
+))
+
+
+# A chip the catalog does not hold: the student reads its sheet and computes, no helper call.
+FICTIONAL_SHEET = {"bf16_sparse_flops_per_s": 1.6e15, "hbm_bytes_per_s": 4e12}
+
+
+def _fictional_chip(p) -> Chip:
+    src = Source("exercise", "a fictional spec sheet, figures given in the question")
+    return Chip(name="fictional accelerator", vendor="fictional",
+                peaks=(Peak("bf16", p["sparse"] / 2, src, sparse_flops_per_s=p["sparse"]),),
+                hbm_bytes=1e11, hbm_bytes_per_s=p["bandwidth"], memory_source=src)
+
+
+register(Exercise(
+    id="spec-fictional-ridge",
+    title="A sheet the catalog does not have (chapter 5)",
+    question="A fictional accelerator's sheet says 'BF16: 1,600 teraFLOPS*' (*with 2:4 sparsity) "
+             "and 'HBM: 4 TB/s'. Write the code (or do the arithmetic) for its dense bf16 ridge "
+             "point, in FLOPs per byte.",
+    answer=lambda p: critical_intensity(_fictional_chip(p), "bf16"),
+    kind="intensity",
+    params={"sparse": FICTIONAL_SHEET["bf16_sparse_flops_per_s"],
+            "bandwidth": FICTIONAL_SHEET["hbm_bytes_per_s"]},
+    hints=("Halve the sparse figure to get the dense peak, then divide by the bandwidth in B/s.",
+           "Write the numbers in base units: 1,600 teraFLOPS is 1.6e15 FLOP/s, 4 TB/s is 4e12 B/s."),
+    mistakes=lambda p: [Mistake(p["sparse"] / p["bandwidth"],
+                                "That uses the sparse figure the asterisk marks; a dense matmul "
+                                "gets half of it.")],
 ))

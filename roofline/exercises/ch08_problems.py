@@ -50,6 +50,31 @@ for size in (4096, 1024):
                                     "and output bytes are not negligible.")],
     ))
 
+def _exact_part(size):
+    return Exercise(
+        id=f"problems-int8-weights-exact/{size}", title=f"D = F = {size}",
+        question=f"the exact crossover batch at D = F = {size}",
+        answer=lambda p: exact_critical_batch_size(p["chip"], size, size, "bf16", weights="int8"),
+        kind="number", tolerance=0.01,
+        hints=("Solve 2BDF / peak = (2BD + DF + 2BF) / bandwidth for B.",),
+        mistakes=lambda p: [Mistake(critical_batch_size(p["chip"], "bf16", weights="int8"),
+                                    "That is the B << D, F approximation; at this size the "
+                                    "activation and output bytes are not negligible.")])
+
+
+register(Exercise(
+    id="problems-int8-weights-exact",
+    title="The exact crossovers (chapter 8)",
+    question="The same bf16 x int8 matmul on a TPU v5e: the exact batch where t_math = t_comms, "
+             "for D = F = 4096 and for D = F = 1024? Answer both, as (B at 4096, B at 1024).",
+    answer=lambda p: tuple(part.answer(p) for part in (_exact_part(4096), _exact_part(1024))),
+    kind="parts",
+    params={"chip": "TPU v5e"},
+    parts=(_exact_part(4096), _exact_part(1024)),
+    hints=("Solve 2BDF / peak = (2BD + DF + 2BF) / bandwidth for B, once per size.",),
+))
+
+
 register(Exercise(
     id="problems-throughput-small-batch",
     question="X[B, D] @ W[D, F] in bf16 on a TPU v5e with B = 32, D = F = 8192: what FLOP/s does it "
@@ -128,4 +153,25 @@ register(Exercise(
     params={"chip": "A100 SXM", "B": 128, "D": 8192, "F": 8192},
     hints=("Compare the intensity (about B for B << D, F) with the A100's ridge point.",),
     mistakes=lambda p: [Mistake("compute", "128 is below the A100's ridge point in bf16 (dense).")],
+))
+
+register(Exercise(
+    id="problems-min-square-tile",
+    question="A bf16 matmul on an H100 SXM runs with square t x t output tiles whose inputs stream from "
+             "HBM. What is the smallest t for which the tile loop is compute-bound?",
+    answer=lambda p: 2 * critical_intensity(p["chip"]),
+    kind="number",
+    params={"chip": "H100 SXM"},
+    tolerance=0.01,
+    hints=("One step loads a [t, b_k] and a [b_k, t] tile (2 bytes per number) and does 2 t^2 b_k FLOPs: "
+           "the intensity is t / 2, whatever b_k.",
+           "Set t / 2 equal to the ridge point."),
+    mistakes=lambda p: [
+        Mistake(critical_intensity(p["chip"]),
+                "That is the ridge point itself; a t x t tile's intensity is t / 2 in bf16, so t must be "
+                "twice the ridge."),
+        Mistake(4 * critical_intensity(p["chip"]),
+                "The intensity of a t x t tile is t / 2 (2 t^2 b_k FLOPs for 2 t b_k numbers of 2 bytes), "
+                "not t / 4."),
+    ],
 ))

@@ -19,6 +19,7 @@ def _machine(p) -> Chip:
 
 register(Exercise(
     id="measure-add-bytes",
+    title="Bytes of the add kernel (chapter 9)",
     question=("The add kernel np.add(b, c, out=a) runs on fp64 arrays of N elements each. "
               "How many bytes does STREAM's rule count for one call?"),
     answer=lambda p: bytes_counted("add", p["N"]),
@@ -33,26 +34,52 @@ register(Exercise(
     ],
 ))
 
+def _stream_copy(p):
+    return bytes_counted("copy", p["N"]) / p["t"]
+
+
+def _mbw_copy(p):
+    return 8 * p["N"] / p["t"]
+
+
 register(Exercise(
     id="measure-copy-bandwidth",
+    title="From a copy time to a bandwidth (chapter 9)",
     question=("np.copyto(a, b) on fp64 arrays of N elements takes t seconds. What bandwidth does "
-              "the STREAM convention report?"),
-    answer=lambda p: bytes_counted("copy", p["N"]) / p["t"],
-    kind="bandwidth",
+              "the STREAM convention report, and what does mbw (which counts the bytes copied "
+              "once) report? Answer both, as (STREAM, mbw)."),
+    answer=lambda p: (_stream_copy(p), _mbw_copy(p)),
+    kind="parts",
     params={"N": 2**24, "t": 0.01},
-    hints=("Count b read once and a written once: 2 x 8N bytes.", "Divide bytes by seconds."),
-    mistakes=lambda p: [
-        Mistake(8 * p["N"] / p["t"], "That counts the bytes copied once, as mbw does; STREAM counts "
-                                     "the read and the write (2 x 8N)."),
-        Mistake(8 * p["N"] / p["t"] / 2**20, "That is mbw's MiB/s figure counted once; convert units "
-                                             "and count read and write."),
-    ],
+    parts=(
+        Exercise(
+            id="measure-copy-bandwidth/stream", title="STREAM", question="STREAM's figure",
+            answer=_stream_copy, kind="bandwidth",
+            hints=("Count b read once and a written once: 2 x 8N bytes.", "Divide bytes by seconds."),
+            mistakes=lambda p: [
+                Mistake(_mbw_copy(p), "That counts the bytes copied once, as mbw does; STREAM "
+                                      "counts the read and the write (2 x 8N)."),
+                Mistake(_mbw_copy(p) / 2**20, "That is mbw's MiB/s figure, a number of MiB; "
+                                              "convert units and count read and write.")]),
+        Exercise(
+            id="measure-copy-bandwidth/mbw", title="mbw", question="mbw's figure",
+            answer=_mbw_copy, kind="bandwidth",
+            hints=("mbw counts the 8N bytes copied once.",),
+            mistakes=lambda p: [
+                Mistake(_stream_copy(p), "That is STREAM's figure, which counts the read and the "
+                                         "write; mbw counts the bytes copied once."),
+                Mistake(_mbw_copy(p) / 2**20, "That is the number mbw prints, in MiB/s; give it "
+                                              "with its unit (e.g. '1.6 GB/s' or '1600 MiB/s').")]),
+    ),
+    hints=("STREAM counts the read and the write: 2 x 8N bytes; mbw counts 8N bytes once.",),
 ))
 
 register(Exercise(
     id="measure-ridge-point",
+    title="Your ridge point (chapter 9)",
     question=("A machine measures a peak of `peak` FLOP/s (fp64 matmul) and a main-memory "
-              "bandwidth of `bandwidth` bytes/s. Where is its fp64 ridge point, in FLOPs/byte?"),
+              "bandwidth of `bandwidth` bytes/s. Where is its fp64 ridge point, in FLOPs/byte? "
+              "(The check cell passes the measured figures and prints them.)"),
     answer=lambda p: critical_intensity(_machine(p), "fp64"),
     kind="intensity",
     params={"peak": 1e11, "bandwidth": 2e10},
@@ -61,6 +88,7 @@ register(Exercise(
 
 register(Exercise(
     id="measure-dot-regime",
+    title="Which regime is a long dot product? (chapter 9)",
     question=("On that machine, is an fp64 dot product of two long vectors bandwidth-bound or "
               "compute-bound?"),
     answer=lambda p: ("bandwidth-bound" if dot(p["N"], "fp64").intensity < critical_intensity(_machine(p), "fp64")
@@ -74,6 +102,7 @@ register(Exercise(
 
 register(Exercise(
     id="measure-gpu-fraction",
+    title="Fraction of peak on a GPU (chapter 9)",
     question=("In Colab, a bf16 matmul on an H100 SXM reaches `achieved` FLOP/s. What fraction of "
               "the catalog's peak is that (a number between 0 and 1)?"),
     answer=lambda p: p["achieved"] / get_chip(p["chip"]).peak_flops_per_s("bf16"),
@@ -84,5 +113,25 @@ register(Exercise(
     mistakes=lambda p: [
         Mistake(p["achieved"] / get_chip(p["chip"]).peak_flops_per_s("bf16", sparse=True),
                 "That divides by the sparse peak; a dense matmul is measured against the dense one."),
+    ],
+))
+
+
+register(Exercise(
+    id="measure-triad-formula",
+    title="Write the triad's bandwidth (chapter 9)",
+    question=("STREAM's triad, a = b + s*c, runs on fp64 arrays of N elements and takes t "
+              "seconds. Write the bandwidth STREAM reports, in bytes per second, as a formula in "
+              "N and t."),
+    answer=lambda p: "24*N/t",
+    kind="symbolic",
+    symbols=("N", "t"),
+    hints=("Triad reads b and c and writes a: three arrays, each touched once.",
+           "An fp64 element is 8 bytes."),
+    mistakes=lambda p: [
+        Mistake("16*N/t", "That counts two arrays; triad reads two (b and c) and writes one (a)."),
+        Mistake("32*N/t", "That adds the cache's write-allocate read of a; STREAM does not count it."),
+        Mistake("3*N/t", "That counts elements, not bytes: an fp64 element is 8 bytes."),
+        Mistake("t/(24*N)", "That is seconds per byte, the reciprocal of a bandwidth."),
     ],
 ))

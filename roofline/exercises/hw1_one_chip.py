@@ -3,7 +3,7 @@
 from .. import (critical_batch_size, critical_intensity, estimate, exact_critical_batch_size,
                 get_chip, matmul)
 from ..units import format_bandwidth, format_flops_rate
-from .core import Exercise, Mistake, approximation_mistakes, register
+from .core import Exercise, Mistake, approximation_mistakes, distinct_mistakes, register
 from .homework import DEMO_ID, Draw, HomeworkSet, define_set
 
 SET_ID = "part1"
@@ -53,10 +53,10 @@ def _time_mistakes(p):
 
 def _bytes_mistakes(p):
     B, D, F = p["B"], p["D"], p["F"]
-    return [Mistake(2 * (B * D + D * F), "You counted reading X and W but not writing the output "
+    return distinct_mistakes(_cost(p).bytes, [Mistake(2 * (B * D + D * F), "You counted reading X and W but not writing the output "
                                          "Y[B, F] (B*F more elements)."),
             Mistake(B * D + D * F + B * F, "That counts elements, not bytes: each bf16 element is "
-                                           "2 bytes.")]
+                                           "2 bytes.")])
 
 
 def _lower_mistakes(p):
@@ -75,6 +75,14 @@ def _regime_mistakes(p):
 
 
 def _register(q, **kwargs):
+    """Register question q; for a number, mistakes that coincide with the answer (or with each
+    other) for a student's numbers are left out, so each one typed gets its own diagnosis."""
+    listed, answer = kwargs.pop("mistakes", None), kwargs["answer"]
+    tolerance = kwargs.get("tolerance", 0.02)
+    if listed is not None and kwargs.get("kind") not in ("choice", "symbolic"):
+        kwargs["mistakes"] = lambda p: distinct_mistakes(answer(p), listed(p), tolerance)
+    elif listed is not None:
+        kwargs["mistakes"] = listed
     return register(Exercise(id=f"hw-{SET_ID}-{q}", params=dict(DEMO), **kwargs))
 
 
@@ -86,9 +94,12 @@ _register("q1", question="How long does the math of your matmul take at the chip
 _register("q2", question="How many bytes does the matmul move (read X and W, write Y, bf16)?",
           answer=lambda p: _cost(p).bytes, kind="size", mistakes=_bytes_mistakes,
           hints=("bytes = 2*(B*D + D*F + B*F) in bf16.",))
-_register("q3", question="What is the matmul's exact arithmetic intensity (FLOPs per byte)?",
-          answer=lambda p: _cost(p).intensity, kind="intensity",
-          mistakes=lambda p: approximation_mistakes(_cost(p).intensity, p["B"]),
+# B << D, F puts the approximation B within 0.15% of the exact value for some ids: the
+# tolerance is 0.1% (4 significant digits always pass) so that B is never taken for it
+_register("q3", question="What is the matmul's exact arithmetic intensity (FLOPs per byte), to 4 "
+                         "significant digits?",
+          answer=lambda p: _cost(p).intensity, kind="intensity", tolerance=0.001,
+          mistakes=lambda p: approximation_mistakes(_cost(p).intensity, p["B"], tolerance=0.001),
           hints=("Divide q1's FLOP count 2*B*D*F by q2's bytes.",))
 _register("q4", question="What is the chip's ridge point (critical intensity) in bf16?",
           answer=lambda p: critical_intensity(p["chip"]), kind="intensity",

@@ -5,7 +5,7 @@ import math
 from .. import attainable_flops_per_s, critical_intensity, get_chip
 from ..hardware import Chip, Peak, Source
 from ..units import format_bandwidth, format_flops_rate, format_intensity
-from .core import Exercise, Mistake, register
+from .core import Exercise, Mistake, distinct_mistakes, register
 from .homework import DEMO_ID, Draw, HomeworkSet, define_set
 
 SET_ID = "part3"
@@ -15,12 +15,17 @@ BANDWIDTH_EFFICIENCY = (0.84, 0.86, 0.88, 0.9, 0.92)
 #: Intensities (FLOPs/B) of the measured points shown to the student.
 MEASURED_INTENSITIES = tuple(2.0 ** k for k in range(-1, 13))
 PROBE_INTENSITIES = (3, 6, 12, 24, 48, 96)
+#: Where q5's intensity lies: between the measured and the spec ridge (compute-bound, though
+#: the spec sheet says bandwidth-bound), or at half the measured ridge (bandwidth-bound).
+REGIME_SIDES = ("between", "below")
 
 
 def make_parameters(draw: Draw) -> dict:
     return {"chip": draw.choice(CHIPS), "flops_efficiency": draw.choice(FLOPS_EFFICIENCY),
             "bandwidth_efficiency": draw.choice(BANDWIDTH_EFFICIENCY),
-            "probe_intensity": draw.choice(PROBE_INTENSITIES)}
+            "probe_intensity": draw.choice(PROBE_INTENSITIES),
+            # drawn last, so the earlier numbers of every id stay as they were
+            "regime_side": draw.choice(REGIME_SIDES)}
 
 
 def measured_chip(p: dict) -> Chip:
@@ -36,8 +41,14 @@ def measured_chip(p: dict) -> Chip:
 
 
 def regime_intensity(p: dict) -> float:
-    """Between the measured and the spec ridge: the spec sheet gives the wrong regime there."""
-    return math.sqrt(critical_intensity(measured_chip(p)) * critical_intensity(p["chip"]))
+    """q5's intensity, to 3 significant digits (as shown): between the measured and the spec
+    ridge, where the spec sheet gives the wrong regime, or at half the measured ridge."""
+    measured = critical_intensity(measured_chip(p))
+    if p.get("regime_side", "between") == "below":
+        value = measured / 2
+    else:
+        value = math.sqrt(measured * critical_intensity(p["chip"]))
+    return float(f"{value:.2e}")
 
 
 def measured_points(p: dict) -> list[tuple[float, float]]:
@@ -57,6 +68,14 @@ def describe(p: dict) -> list:
 
 
 def _register(q, **kwargs):
+    """Register question q; for a number, mistakes that coincide with the answer (or with each
+    other) for a student's numbers are left out, so each one typed gets its own diagnosis."""
+    listed, answer = kwargs.pop("mistakes", None), kwargs["answer"]
+    tolerance = kwargs.get("tolerance", 0.02)
+    if listed is not None and kwargs.get("kind") not in ("choice", "symbolic"):
+        kwargs["mistakes"] = lambda p: distinct_mistakes(answer(p), listed(p), tolerance)
+    elif listed is not None:
+        kwargs["mistakes"] = listed
     return register(Exercise(id=f"hw-{SET_ID}-{q}", params=dict(DEMO), **kwargs))
 
 
@@ -89,10 +108,16 @@ _register("q5", question="Is an operation at q5's intensity compute-bound or ban
           answer=lambda p: ("compute" if regime_intensity(p) >= critical_intensity(measured_chip(p))
                             else "bandwidth"),
           kind="choice", choices=("compute", "bandwidth"),
-          mistakes=lambda p: [Mistake("bandwidth", "By the spec sheet's ridge it would be; but the "
-                                                   "measured ridge (q3) is lower, and the intensity "
-                                                   "lies above it.")],
+          mistakes=lambda p: [_regime_mistake(p)],
           hints=("Compare the intensity with the measured ridge (q3), not the spec sheet's.",))
+def _regime_mistake(p):
+    if p.get("regime_side", "between") == "below":
+        return Mistake("compute", "The intensity lies below the measured ridge (q3): the slanted "
+                                  "roof, bandwidth x intensity, is lower than the peak there.")
+    return Mistake("bandwidth", "By the spec sheet's ridge it would be; but the measured ridge "
+                                "(q3) is lower, and the intensity lies above it.")
+
+
 _register("q6", question="What fraction of the spec sheet's dense bf16 peak does the chip reach?",
           answer=lambda p: measured_chip(p).peak_flops_per_s("bf16") / get_chip(p["chip"]).peak_flops_per_s("bf16"),
           kind="number", hints=("q2 divided by the spec-sheet peak.",))

@@ -14,12 +14,18 @@ kernel      numpy call                       arrays in the set    bytes counted
 As in STREAM, the counted bytes leave out the extra read a CPU cache does before
 it overwrites a line ("write allocate"), so the figure is the bandwidth the
 program sees, not the traffic on the memory bus.
+
+A numpy call runs on one thread. `measure_kernel(..., threads=n)` splits the arrays
+into n contiguous pieces and runs the kernel on each piece in its own thread at
+once (numpy lets go of Python's lock inside these loops), as STREAM does with
+OpenMP: the bandwidth of n cores together.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -93,12 +99,13 @@ def sweep_sizes(min_bytes: float, max_bytes: float, per_octave: int = 2) -> list
 
 @dataclass
 class BandwidthSample(TimedSample):
-    """Timings of one kernel at one size. `times` are seconds per call, one per repeat."""
+    """Timings of one kernel at one size on `threads` threads. `times`: seconds per call, one per repeat."""
 
     kernel: str
     n_elements: int
     times: list = field(default_factory=list)
     itemsize: int = ITEMSIZE
+    threads: int = 1
 
     @property
     def bytes(self) -> int:
@@ -120,12 +127,12 @@ class BandwidthSample(TimedSample):
 
     def to_dict(self) -> dict:
         return {"kernel": self.kernel, "n_elements": self.n_elements, "times": list(self.times),
-                "itemsize": self.itemsize}
+                "itemsize": self.itemsize, "threads": self.threads}
 
     @classmethod
     def from_dict(cls, d: dict) -> "BandwidthSample":
         return cls(d["kernel"], int(d["n_elements"]), [float(t) for t in d["times"]],
-                   int(d.get("itemsize", ITEMSIZE)))
+                   int(d.get("itemsize", ITEMSIZE)), int(d.get("threads", 1)))
 
 
 def inner_calls(bytes_per_call: int, target_bytes: float) -> int:
@@ -135,26 +142,43 @@ def inner_calls(bytes_per_call: int, target_bytes: float) -> int:
 
 def measure_kernel(kernel, working_set: int, repeats: int = 5, warmup: int = 1,
                    target_bytes: float = 8e6, timer=time.perf_counter,
-                   sample: BandwidthSample | None = None) -> BandwidthSample:
+                   sample: BandwidthSample | None = None, threads: int = 1) -> BandwidthSample:
     """Time `kernel` on arrays that together take about `working_set` bytes.
 
     Each repeat times `inner` back-to-back calls (enough to move `target_bytes`)
     and records the time per call. `sample`, when given, is filled in place, so
-    a caller keeps the repeats done so far if the run is interrupted.
+    a caller keeps the repeats done so far if the run is interrupted. With
+    `threads` > 1 every call runs the kernel on `threads` pieces of the arrays at
+    once, one thread each; the time is that of the slowest piece.
     """
     k = _kernel(kernel)
     if repeats < 1:
         raise ValueError("repeats must be at least 1")
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a whole number, 1 or more, got {threads!r}")
     n = max(1, int(working_set) // (k.arrays * ITEMSIZE))
     arrays = [np.full(n, float(i + 1)) for i in range(k.arrays)]  # touch every page now
     inner = inner_calls(bytes_counted(k, n), target_bytes)
     if sample is None:
-        sample = BandwidthSample(k.name, n)
+        sample = BandwidthSample(k.name, n, threads=threads)
+    if threads == 1:
+        _time_kernel(lambda: k.run(arrays), repeats, warmup, inner, timer, sample)
+        return sample
+    bounds = [n * i // threads for i in range(threads + 1)]
+    pieces = [[a[lo:hi] for a in arrays] for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
+    with ThreadPoolExecutor(max_workers=len(pieces)) as pool:
+        def call():
+            for future in [pool.submit(k.run, piece) for piece in pieces]:
+                future.result()
+        _time_kernel(call, repeats, warmup, inner, timer, sample)
+    return sample
+
+
+def _time_kernel(call, repeats, warmup, inner, timer, sample):
     for _ in range(warmup):
-        k.run(arrays)
+        call()
     for _ in range(repeats):
         start = timer()
         for _ in range(inner):
-            k.run(arrays)
+            call()
         sample.times.append((timer() - start) / inner)
-    return sample

@@ -61,15 +61,14 @@ def main(argv=None) -> int:
               "gives the Chip)")
     if not args.no_plot:
         try:
-            chip = result.chip
+            result.chip
         except IncompleteMeasurement as error:
             print(f"no plot: {error}", file=sys.stderr)
         else:
             import matplotlib
             matplotlib.use("Agg")
-            from ..plots import roofline_figure
-            fig = roofline_figure(chip, dtype="fp64", bandwidths="all", operations=result.points(),
-                                  title=f"Measured roofline of {result.host} (fp64)")
+            from .figures import measured_roofline_figure
+            fig = measured_roofline_figure(result, dtype="fp64")
             fig.savefig(args.plot, dpi=120, bbox_inches="tight")
             print(f"saved the roofline plot to {args.plot}")
     if result.partial:

@@ -1,8 +1,9 @@
-"""The bandwidth sweep as a figure: bandwidth against working-set size, plateaus marked."""
+"""Figures of a measurement: the bandwidth sweep (bandwidth against working-set size,
+plateaus marked) and the measured roofline with the operations timed on it."""
 
 from __future__ import annotations
 
-__all__ = ["sweep_figure"]
+__all__ = ["sweep_figure", "measured_roofline_figure"]
 
 
 def sweep_figure(result, ax=None):
@@ -47,4 +48,115 @@ def sweep_figure(result, ax=None):
         + "; ".join(f"{n} {format_bandwidth(p.bytes_per_s)}" for n, p in zip(names, levels.plateaus)))
     if own:
         plt.close(fig)
+    return fig
+
+
+_POINT_MARKERS = ("o", "s", "^", "v", "D", "P", "h", "*", "<", ">", "p", "d")
+
+
+def measured_roofline_figure(result, dtype: str = "fp64"):
+    """The measured roofline with the measured operations on it, every label in the legend.
+
+    Roofs on one thread (the bandwidth of each memory level and the matmul peak, all
+    measured on one thread, like the operations), and, when the run measured them, the
+    main-memory roof and peak on all threads in a second colour. Each operation has its
+    own marker and a legend entry with its name and FLOP/s; nothing is written on the
+    plot itself, so no label can cover another. ``fig.roofline_description`` is the alt
+    text; ``fig.roofline_ridges`` lists the ridge points drawn (threads, level, intensity).
+    """
+    import math
+
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.ticker import FuncFormatter
+
+    from ..estimate import attainable_flops_per_s, critical_intensity
+    from ..plots import PALETTE
+    from ..units import format_bandwidth, format_flops_rate, format_intensity
+
+    chip = result.chip
+    peak = chip.peak_flops_per_s(dtype)
+    levels = chip.memory_levels()
+    ridges = [{"threads": 1, "level": name, "bytes_per_s": bw, "peak_flops_per_s": peak,
+               "intensity": critical_intensity(chip, dtype, bandwidth_bytes_per_s=bw)}
+              for name, bw in levels.items()]
+    all_chip = None
+    if result.threads > 1 and result.threaded_bandwidth:
+        try:
+            all_chip = result.chip_all_threads
+            all_peak = all_chip.peak_flops_per_s(dtype)
+        except Exception:  # the all-thread step stopped early or missed this dtype
+            all_chip = None
+    if all_chip is not None:
+        ridges.append({"threads": result.threads, "level": "DRAM", "bytes_per_s": all_chip.hbm_bytes_per_s,
+                       "peak_flops_per_s": all_peak, "intensity": critical_intensity(all_chip, dtype)})
+    points = result.points()
+    xs = [r["intensity"] for r in ridges] + [p.intensity for p in points]
+    lo = 10.0 ** math.floor(math.log10(min(xs) / 3))
+    hi = 10.0 ** math.ceil(math.log10(max(xs) * 10))
+    x = np.geomspace(lo, hi, 256)
+
+    fig, ax = plt.subplots(figsize=(6.4, 6.2), dpi=100, facecolor="white")
+    plt.close(fig)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.grid(True, which="major", color="#dddddd", linewidth=0.6)
+    ax.set_axisbelow(True)
+    one, many = PALETTE["blue"], PALETTE["vermillion"]
+    styles = ("-", "--", ":", "-.")
+    for k, (name, bw) in enumerate(levels.items()):
+        ridge = critical_intensity(chip, dtype, bandwidth_bytes_per_s=bw)
+        ax.plot(x, attainable_flops_per_s(x, chip, dtype, bandwidth_bytes_per_s=bw), color=one,
+                linestyle=styles[k % len(styles)], linewidth=2,
+                label=f"1 thread, {name}: {format_bandwidth(bw)}, ridge {format_intensity(ridge)}")
+        ax.plot([ridge], [peak], marker="o", color=one, markerfacecolor="white", markeredgewidth=2,
+                linestyle="none", zorder=5)
+    ax.plot([], [], color="none", label=f"1 thread, matmul peak {format_flops_rate(peak)}")
+    if all_chip is not None:
+        ridge = critical_intensity(all_chip, dtype)
+        ax.plot(x, attainable_flops_per_s(x, all_chip, dtype), color=many, linewidth=1.5,
+                linestyle=(0, (5, 2)),
+                label=f"{result.threads} threads, DRAM: {format_bandwidth(all_chip.hbm_bytes_per_s)}, "
+                      f"peak {format_flops_rate(all_peak)}, ridge {format_intensity(ridge)}")
+        ax.plot([ridge], [all_peak], marker="o", color=many, markerfacecolor="white", markeredgewidth=2,
+                linestyle="none", zorder=5)
+    greys = (PALETTE["black"], PALETTE["bluish green"], PALETTE["reddish purple"], PALETTE["orange"])
+    above = []
+    for i, p in enumerate(points):
+        roof = max(float(attainable_flops_per_s(p.intensity, chip, dtype, bandwidth_bytes_per_s=bw))
+                   for bw in levels.values())
+        flag = p.flops_per_s > roof * 1.02
+        if flag:
+            above.append(p.label)
+        ax.plot([p.intensity], [p.flops_per_s], marker=_POINT_MARKERS[i % len(_POINT_MARKERS)],
+                markersize=7, color=greys[i % len(greys)], markeredgecolor=PALETTE["black"],
+                linestyle="none", zorder=6,
+                label=f"{p.label}: {format_flops_rate(p.flops_per_s)}" + (" (ABOVE the roof)" if flag else ""))
+    tops = [peak] + ([all_peak] if all_chip is not None else []) + [p.flops_per_s for p in points]
+    bottoms = [float(attainable_flops_per_s(lo, chip, dtype))] + [p.flops_per_s for p in points]
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(10.0 ** math.floor(math.log10(min(bottoms) / 2)), 10.0 ** math.ceil(math.log10(max(tops) * 2)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: format_flops_rate(v)))
+    ax.set_xlabel("Arithmetic intensity (FLOPs/byte)", fontsize=9)
+    ax.set_ylabel("Attainable performance (FLOP/s)", fontsize=9)
+    ax.tick_params(labelsize=8)
+    ax.set_title(f"{result.host}, measured ({dtype})", fontsize=10)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=1, fontsize=7, frameon=False)
+    fig.set_layout_engine("tight")
+    text = (f"Log-log roofline of {result.host} measured in {dtype}. On one thread: a flat roof at the "
+            f"matmul peak, {format_flops_rate(peak)}, and one slanted roof per memory level: "
+            + "; ".join(f"{name} {format_bandwidth(bw)}, ridge point "
+                        f"{format_intensity(critical_intensity(chip, dtype, bandwidth_bytes_per_s=bw))}"
+                        for name, bw in levels.items()) + ".")
+    if all_chip is not None:
+        text += (f" On all {result.threads} threads: peak {format_flops_rate(all_peak)}, main memory "
+                 f"{format_bandwidth(all_chip.hbm_bytes_per_s)}, ridge point "
+                 f"{format_intensity(critical_intensity(all_chip, dtype))}.")
+    text += " Operations measured on one thread, as points: " + "; ".join(
+        f"{p.label} at {format_intensity(p.intensity)}, {format_flops_rate(p.flops_per_s)}"
+        + (" (above the roof)" if p.label in above else "") for p in points) + "."
+    fig.roofline_description = text
+    fig.roofline_ridges = ridges
+    fig.roofline_violations = above
     return fig

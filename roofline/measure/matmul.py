@@ -1,7 +1,14 @@
-"""Peak FLOP/s of this CPU through numpy's BLAS: ``np.matmul(A, B, out=C)``, FLOPs = 2mnk."""
+"""Peak FLOP/s of this CPU through numpy's BLAS: ``np.matmul(A, B, out=C)``, FLOPs = 2mnk.
+
+BLAS runs a large matmul on several threads. `measure_matmul(..., threads=n)` limits
+it to n threads while it runs (with threadpoolctl), so that a peak can be put next to
+a bandwidth measured on the same number of threads; `blas_threads()` says how many
+threads BLAS uses when nothing limits it.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 
@@ -9,20 +16,25 @@ import numpy as np
 
 from .analysis import TimedSample
 
-__all__ = ["MatmulSample", "measure_matmul", "NUMPY_DTYPES"]
+__all__ = ["MatmulSample", "measure_matmul", "NUMPY_DTYPES", "blas_threads", "limit_blas_threads"]
 
 NUMPY_DTYPES = {"fp64": np.float64, "fp32": np.float32}
 
 
 @dataclass
 class MatmulSample(TimedSample):
-    """Timings of an [m, k] x [k, n] matmul in one dtype; `times` in seconds per call."""
+    """Timings of an [m, k] x [k, n] matmul in one dtype; `times` in seconds per call.
+
+    `threads`: the BLAS threads it ran on (None: not recorded, as in files saved
+    before the count was kept, when BLAS used all its threads).
+    """
 
     dtype: str
     m: int
     k: int
     n: int
     times: list = field(default_factory=list)
+    threads: int | None = None
 
     @property
     def flops(self) -> float:
@@ -38,16 +50,45 @@ class MatmulSample(TimedSample):
         return self.flops / self.median_time
 
     def to_dict(self) -> dict:
-        return {"dtype": self.dtype, "m": self.m, "k": self.k, "n": self.n, "times": list(self.times)}
+        return {"dtype": self.dtype, "m": self.m, "k": self.k, "n": self.n, "times": list(self.times),
+                "threads": self.threads}
 
     @classmethod
     def from_dict(cls, d: dict) -> "MatmulSample":
-        return cls(d["dtype"], int(d["m"]), int(d["k"]), int(d["n"]), [float(t) for t in d["times"]])
+        threads = d.get("threads")
+        return cls(d["dtype"], int(d["m"]), int(d["k"]), int(d["n"]), [float(t) for t in d["times"]],
+                   None if threads is None else int(threads))
+
+
+def blas_threads() -> int:
+    """Threads numpy's BLAS uses when nothing limits it (1 if threadpoolctl cannot tell)."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency of roofline
+        return 1
+    counts = [int(info.get("num_threads") or 1) for info in threadpool_info()
+              if info.get("user_api") == "blas"]
+    return max(counts, default=1)
+
+
+def limit_blas_threads(threads: int | None):
+    """A context manager that runs BLAS on at most `threads` threads (None: no limit)."""
+    if threads is None:
+        return contextlib.nullcontext()
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a whole number, 1 or more, or None; got {threads!r}")
+    from threadpoolctl import threadpool_limits
+    return threadpool_limits(limits=threads, user_api="blas")
 
 
 def measure_matmul(n: int, dtype: str = "fp64", repeats: int = 5, warmup: int = 1,
-                   timer=time.perf_counter, sample: MatmulSample | None = None) -> MatmulSample:
-    """Time ``np.matmul(A, B, out=C)`` for square n x n matrices. `sample` is filled in place."""
+                   timer=time.perf_counter, sample: MatmulSample | None = None,
+                   threads: int | None = None) -> MatmulSample:
+    """Time ``np.matmul(A, B, out=C)`` for square n x n matrices. `sample` is filled in place.
+
+    `threads`: run BLAS on that many threads (None: as many as BLAS likes, recorded
+    as `blas_threads()`).
+    """
     if dtype not in NUMPY_DTYPES:
         raise ValueError(f"numpy matmul peaks are measured for {', '.join(NUMPY_DTYPES)}, not {dtype!r}")
     if n < 1 or repeats < 1:
@@ -61,11 +102,13 @@ def measure_matmul(n: int, dtype: str = "fp64", repeats: int = 5, warmup: int = 
     inner = max(1, int(2e8 // (2 * n ** 3)))
     if sample is None:
         sample = MatmulSample(dtype, n, n, n)
-    for _ in range(warmup):
-        np.matmul(a, b, out=c)
-    for _ in range(repeats):
-        start = timer()
-        for _ in range(inner):
+    with limit_blas_threads(threads):
+        sample.threads = blas_threads()
+        for _ in range(warmup):
             np.matmul(a, b, out=c)
-        sample.times.append((timer() - start) / inner)
+        for _ in range(repeats):
+            start = timer()
+            for _ in range(inner):
+                np.matmul(a, b, out=c)
+            sample.times.append((timer() - start) / inner)
     return sample

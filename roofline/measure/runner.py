@@ -5,6 +5,12 @@
 `.points()` the measured operations as roofline points, and `.save_json()` /
 `load_result()` keep it for later. Ctrl-C during a run returns what was measured
 so far, marked `partial`.
+
+Threads: the bandwidth sweep, the matmul peak of `.chip` and the timed operations
+all run on ONE thread (BLAS is limited to one while they run), so the peak and the
+bandwidths of `.chip` share a thread count. A last step measures the matmul peak
+and the main-memory bandwidth again on all of BLAS's threads: `.chip_all_threads`,
+and `.ridges()` lists both ridge points, each labelled with its thread count.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from ..units import format_bandwidth, format_bytes, format_flops_rate, format_in
 from .accelerator import AcceleratorResult, measure_accelerator
 from .analysis import Levels, TimedSample, combine_best, memory_levels
 from .bandwidth import KERNELS, BandwidthSample, measure_kernel, sweep_sizes
-from .matmul import MatmulSample, measure_matmul
+from .matmul import MatmulSample, blas_threads, limit_blas_threads, measure_matmul
 
 __all__ = ["MeasureResult", "OperationSample", "IncompleteMeasurement", "InsufficientMemoryError",
            "measure", "load_result", "load_chip", "settings_for", "available_memory_bytes",
@@ -139,6 +145,11 @@ def settings_for(mode: str = "full", llc_bytes: int | None = None, max_bytes: fl
             raise ValueError(f"max_bytes must be at least {format_bytes(s['min_ws'], binary=True)}")
         s["max_ws"] = min(s["max_ws"], max_bytes)
     s["op_large"] = int(s["max_ws"] // (3 * 8))  # three fp64 arrays fill the largest working set
+    # the all-thread main-memory step: every kernel in full mode, the add alone in short runs
+    s["threaded_kernels"] = list(KERNELS) if mode == "full" else ["add"]
+    s["threaded_dtypes"] = ["fp64", "fp32"] if mode == "full" else ["fp64"]
+    s["threaded_matmul_n"] = s["matmul_n"] // 2 if mode == "quick" else s["matmul_n"]
+    s["threaded_ws"] = s["max_ws"] // 2 if mode == "quick" else s["max_ws"]
     s["mode"] = mode
     s["llc_bytes"] = llc
     return s
@@ -276,15 +287,16 @@ class MeasureResult:
     date: str
     cpu: str
     settings: dict
-    bandwidth: list = field(default_factory=list)     # BandwidthSample
-    matmuls: list = field(default_factory=list)       # MatmulSample
-    operations: list = field(default_factory=list)    # OperationSample
+    bandwidth: list = field(default_factory=list)     # BandwidthSample, one thread
+    matmuls: list = field(default_factory=list)       # MatmulSample, one thread and all threads
+    operations: list = field(default_factory=list)    # OperationSample, one thread
     accelerator: AcceleratorResult | None = None
     accelerator_message: str = ""
     partial: bool = False
     interrupted_during: str | None = None
     memory_bytes: float = 0.0
     seconds: float = 0.0
+    threaded_bandwidth: list = field(default_factory=list)  # BandwidthSample, all threads, main memory
 
     # -- analysis
     def curves(self, statistic: str = "best") -> dict:
@@ -310,11 +322,77 @@ class MeasureResult:
             return memory_levels(*curves[kernel])
         return memory_levels(*combine_best(curves))
 
-    def peak(self, dtype: str = "fp64", statistic: str = "best") -> float:
-        rates = [getattr(m, statistic) for m in self.matmuls if m.dtype == dtype and m.times]
+    @property
+    def threads(self) -> int:
+        """The most threads any step of this run used (1 when only one thread was measured)."""
+        counts = [m.threads for m in self.matmuls if m.threads] + [s.threads for s in self.threaded_bandwidth]
+        return max(counts, default=1)
+
+    def _matmuls(self, dtype: str, threads: int):
+        """Matmul samples of `dtype` on `threads` threads (one thread: also unrecorded counts)."""
+        wanted = (1, None) if threads == 1 else (threads,)
+        return [m for m in self.matmuls if m.dtype == dtype and m.times and m.threads in wanted]
+
+    def peak(self, dtype: str = "fp64", statistic: str = "best", threads: int = 1) -> float:
+        """Peak FLOP/s of the `dtype` matmul on `threads` threads (the best or median repeat)."""
+        rates = [getattr(m, statistic) for m in self._matmuls(dtype, threads)]
         if not rates:
-            raise IncompleteMeasurement(f"no {dtype} matmul was measured")
+            raise IncompleteMeasurement(f"no {dtype} matmul was measured on {threads} thread(s)")
         return max(rates)
+
+    def threaded_main_memory(self) -> float:
+        """Main-memory bandwidth on all threads: the best kernel's best repeat, in bytes/s."""
+        samples = [s for s in self.threaded_bandwidth if s.times]
+        if not samples:
+            raise IncompleteMeasurement("main-memory bandwidth was not measured on several threads "
+                                        "(one-core machine, or the run stopped before that step)")
+        return max(s.best for s in samples)
+
+    def ridges(self, dtype: str = "fp64") -> list[dict]:
+        """Ridge points with the peak and the bandwidth measured on the same threads.
+
+        One row per thread count measured: threads, peak FLOP/s, main-memory bytes/s and
+        their ratio, the ridge point in FLOPs/byte.
+        """
+        chip = self.chip
+        rows = [{"threads": 1, "peak_flops_per_s": chip.peak_flops_per_s(dtype),
+                 "bytes_per_s": chip.hbm_bytes_per_s}]
+        if self.threads > 1:
+            try:
+                rows.append({"threads": self.threads, "peak_flops_per_s": self.peak(dtype, threads=self.threads),
+                             "bytes_per_s": self.threaded_main_memory()})
+            except IncompleteMeasurement:
+                pass
+        for row in rows:
+            row["ridge"] = row["peak_flops_per_s"] / row["bytes_per_s"]
+        return rows
+
+    @property
+    def chip_all_threads(self) -> Chip:
+        """This machine on all of BLAS's threads: that matmul peak, that main-memory bandwidth."""
+        n = self.threads
+        if n == 1:
+            return self.chip
+        where = f"measured on {self.host} {self.date}"
+        peaks = []
+        for dtype in ("fp64", "fp32"):
+            samples = self._matmuls(dtype, n)
+            if samples:
+                best = max(samples, key=lambda m: m.best)
+                peaks.append(Peak(dtype, best.best, Source(where, (
+                    f"np.matmul(A, B, out=C), n={best.n}, on {n} BLAS threads, fastest of "
+                    f"{len(best.times)} timed runs: {format_flops_rate(best.best)}"))))
+        if not peaks:
+            raise IncompleteMeasurement(f"no matmul was measured on {n} threads")
+        bandwidth = self.threaded_main_memory()
+        return Chip(
+            name=f"{self.host} ({n} threads, measured)", vendor="measured", peaks=tuple(peaks),
+            hbm_bytes=float(self.memory_bytes or physical_memory_bytes()), hbm_bytes_per_s=bandwidth,
+            memory_kind="DRAM",
+            memory_source=Source(where, (f"STREAM-style numpy kernels on {n} threads at once, each on "
+                                         f"its own piece of the arrays, best kernel: "
+                                         f"{format_bandwidth(bandwidth)}")),
+            notes=f"{self.cpu}; peak and bandwidth both on {n} threads")
 
     @property
     def chip(self) -> Chip:
@@ -323,11 +401,12 @@ class MeasureResult:
         where = f"measured on {self.host} {self.date}"
         peaks = []
         for dtype in ("fp64", "fp32"):
-            samples = [m for m in self.matmuls if m.dtype == dtype and m.times]
+            samples = self._matmuls(dtype, 1)
             if samples:
                 best = max(samples, key=lambda m: m.best)
+                threads = "1 BLAS thread" if best.threads == 1 else "BLAS threads not recorded"
                 rate, says = best.best, (
-                    f"np.matmul(A, B, out=C), n={best.n}, FLOPs = 2n^3, fastest of "
+                    f"np.matmul(A, B, out=C), n={best.n}, {threads}, FLOPs = 2n^3, fastest of "
                     f"{len(best.times)} timed runs after a warm-up: {format_flops_rate(best.best)} "
                     f"(median {format_flops_rate(best.median)})")
                 # a smaller matmul among the operations may have caught the CPU at a better moment
@@ -354,7 +433,7 @@ class MeasureResult:
                 f" to {format_bytes(main.max_working_set, binary=True)}: "
                 f"{format_bandwidth(main.bytes_per_s)}{reached}")),
             extra_memories=tuple(levels.named()),
-            notes=f"{self.cpu}; numpy kernels on one thread, matmul on all BLAS threads"
+            notes=f"{self.cpu}; bandwidth, matmul peak and operations all on one thread"
                   + ("; partial measurement" if self.partial else ""),
         )
 
@@ -428,7 +507,8 @@ class MeasureResult:
             lines.append(f"{'matmul':<24} {'best':>14} {'median':>14}")
             for m in self.matmuls:
                 if m.times:
-                    lines.append(f"{m.dtype + ' n=' + str(m.n):<24} {format_flops_rate(m.best):>14} "
+                    on = "" if m.threads is None else f", {m.threads} thread{'s' if m.threads > 1 else ''}"
+                    lines.append(f"{m.dtype + ' n=' + str(m.n) + on:<24} {format_flops_rate(m.best):>14} "
                                  f"{format_flops_rate(m.median):>14}")
         try:
             chip = self.chip
@@ -438,8 +518,15 @@ class MeasureResult:
             from ..estimate import critical_intensity
             lines.append("")
             for dtype in chip.dtypes:
-                lines.append(f"ridge point {dtype}: {format_intensity(critical_intensity(chip, dtype))}"
-                             f" (peak / {chip.memory_kind} bandwidth)")
+                lines.append(f"ridge point {dtype}, 1 thread: {format_intensity(critical_intensity(chip, dtype))}"
+                             f" (peak / {chip.memory_kind} bandwidth, both on one thread)")
+            if self.threaded_bandwidth:
+                lines.append("")
+                lines.append(f"all {self.threads} threads: main memory "
+                             f"{format_bandwidth(self.threaded_main_memory())}")
+                for row in self._all_thread_rows():
+                    lines.append(f"  matmul {row['dtype']} peak {format_flops_rate(row['peak_flops_per_s'])}, "
+                                 f"ridge point {format_intensity(row['ridge'])} (both on {self.threads} threads)")
             rows = self.predictions()
             if rows:
                 lines.append("")
@@ -456,6 +543,17 @@ class MeasureResult:
             lines.append(self.accelerator_message)
         return "\n".join(lines)
 
+    def _all_thread_rows(self) -> list[dict]:
+        rows = []
+        for dtype in ("fp64", "fp32"):
+            try:
+                row = self.ridges(dtype)
+            except (IncompleteMeasurement, ValueError):
+                continue
+            if len(row) > 1:
+                rows.append(dict(row[1], dtype=dtype))
+        return rows
+
     def __str__(self) -> str:
         return self.table()
 
@@ -469,6 +567,7 @@ class MeasureResult:
             "bandwidth": [s.to_dict() for s in self.bandwidth],
             "matmuls": [m.to_dict() for m in self.matmuls],
             "operations": [o.to_dict() for o in self.operations],
+            "threaded_bandwidth": [s.to_dict() for s in self.threaded_bandwidth],
             "accelerator": None if self.accelerator is None else self.accelerator.to_dict(),
             "accelerator_message": self.accelerator_message,
         }
@@ -499,7 +598,8 @@ class MeasureResult:
                    accelerator=None if acc is None else AcceleratorResult.from_dict(acc),
                    accelerator_message=d.get("accelerator_message", ""),
                    partial=bool(d.get("partial")), interrupted_during=d.get("interrupted_during"),
-                   memory_bytes=float(d.get("memory_bytes", 0.0)), seconds=float(d.get("seconds", 0.0)))
+                   memory_bytes=float(d.get("memory_bytes", 0.0)), seconds=float(d.get("seconds", 0.0)),
+                   threaded_bandwidth=[BandwidthSample.from_dict(s) for s in d.get("threaded_bandwidth", [])])
 
 
 def load_result(path) -> MeasureResult:
@@ -517,9 +617,15 @@ def load_chip(path) -> Chip:
 def measure(quick: bool = False, *, mode: str | None = None, kernels=tuple(KERNELS),
             dtypes=("fp64", "fp32"), operations: bool = True, accelerator: bool = True,
             max_bytes: float | None = None, timer=time.perf_counter, progress: bool | None = None,
-            available_bytes: float | None = None, llc_bytes: int | None = None) -> MeasureResult:
+            available_bytes: float | None = None, llc_bytes: int | None = None,
+            all_threads: bool = True) -> MeasureResult:
     """Measure this machine's roofline. `quick=True` for a short run (a few seconds).
 
+    The sweep, the matmul peak and the operations run on one thread; with
+    `all_threads` (and more than one BLAS thread) a last step measures the matmul
+    peak and the main-memory bandwidth again on all of BLAS's threads (every kernel and
+    dtype in full mode; in quick mode, to keep it short, the add kernel on half the largest
+    working set and an fp64 matmul of half the size).
     `mode` ("full", "quick", "tiny") overrides `quick`; "tiny" is for tests.
     `timer` (seconds, like time.perf_counter) and `available_bytes` can be injected.
     Raises InsufficientMemoryError before allocating if the sizes will not fit.
@@ -537,7 +643,12 @@ def measure(quick: bool = False, *, mode: str | None = None, kernels=tuple(KERNE
                            memory_bytes=float(physical_memory_bytes()))
     sizes = sweep_sizes(settings["min_ws"], settings["max_ws"], settings["per_octave"])
     plan = _operation_plan(settings) if operations else []
-    steps = len(sizes) * len(kernels) + len(dtypes) + len(plan) + (1 if accelerator else 0)
+    threads = blas_threads() if all_threads else 1
+    threaded = threads > 1
+    threaded_kernels = [k for k in kernels if k in settings["threaded_kernels"]] or list(kernels)[:1]
+    threaded_dtypes = [d for d in dtypes if d in settings["threaded_dtypes"]] or list(dtypes)[:1]
+    steps = (len(sizes) * len(kernels) + len(dtypes) + len(plan) + (1 if accelerator else 0)
+             + (len(threaded_dtypes) + len(threaded_kernels) if threaded else 0))
     bar = Progress(steps, sys.stderr.isatty() if progress is None else progress)
     start = time.perf_counter()
     label = "start"
@@ -555,19 +666,38 @@ def measure(quick: bool = False, *, mode: str | None = None, kernels=tuple(KERNE
             bar.step(label)
             sample = MatmulSample(dtype, settings["matmul_n"], settings["matmul_n"], settings["matmul_n"])
             result.matmuls.append(sample)
-            measure_matmul(settings["matmul_n"], dtype, settings["matmul_repeats"], timer=timer, sample=sample)
-        for name, cost, ws, setup in plan:
-            label = f"operation: {name}"
-            bar.step(label)
-            op = OperationSample(name, cost, ws)
-            result.operations.append(op)
-            fn = setup()
-            t0 = time.perf_counter()
-            fn()
-            once = max(time.perf_counter() - t0, 1e-7)
-            inner = max(1, min(10_000, int(2e-3 / once)))
-            _time_calls(fn, settings["op_repeats"], inner, timer, op)
-            del fn
+            measure_matmul(settings["matmul_n"], dtype, settings["matmul_repeats"], timer=timer,
+                           sample=sample, threads=1)
+        with limit_blas_threads(1):  # np.dot and matmul on one thread, like the roof they are put on
+            for name, cost, ws, setup in plan:
+                label = f"operation: {name}"
+                bar.step(label)
+                op = OperationSample(name, cost, ws)
+                result.operations.append(op)
+                fn = setup()
+                t0 = time.perf_counter()
+                fn()
+                once = max(time.perf_counter() - t0, 1e-7)
+                inner = max(1, min(10_000, int(2e-3 / once)))
+                _time_calls(fn, settings["op_repeats"], inner, timer, op)
+                del fn
+        if threaded:
+            n_all = settings.get("threaded_matmul_n", settings["matmul_n"])
+            for dtype in threaded_dtypes:
+                label = f"matmul: {dtype}, n={n_all}, {threads} threads"
+                bar.step(label)
+                sample = MatmulSample(dtype, n_all, n_all, n_all)
+                result.matmuls.append(sample)
+                measure_matmul(n_all, dtype, settings["matmul_repeats"], timer=timer,
+                               sample=sample, threads=threads)
+            for k in threaded_kernels:
+                label = f"bandwidth: {k}, main memory, {threads} threads"
+                bar.step(label)
+                ws = min(settings.get("threaded_ws", sizes[-1]), sizes[-1])
+                sample = BandwidthSample(k, max(1, ws // (KERNELS[k].arrays * 8)), threads=threads)
+                result.threaded_bandwidth.append(sample)
+                measure_kernel(k, ws, settings["repeats"], target_bytes=settings["target_bytes"],
+                               timer=timer, sample=sample, threads=threads)
         if accelerator:
             label = "accelerator"
             bar.step(label)
@@ -582,5 +712,6 @@ def measure(quick: bool = False, *, mode: str | None = None, kernels=tuple(KERNE
     result.bandwidth = [s for s in result.bandwidth if s.times]
     result.matmuls = [m for m in result.matmuls if m.times]
     result.operations = [o for o in result.operations if o.times]
+    result.threaded_bandwidth = [s for s in result.threaded_bandwidth if s.times]
     result.seconds = time.perf_counter() - start
     return result
