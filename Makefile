@@ -21,7 +21,8 @@ book: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
-## Regenerate the output-free .ipynb twins of every .md notebook (and their Colab setup cell).
+## Regenerate the output-free .ipynb twins of every .md notebook (and their Colab setup cell);
+## the numbers in their prose come from the last `make book` (_build/jupyter_execute).
 notebooks: $(STAMP)
 	$(BIN)/python tools/notebooks.py sync
 

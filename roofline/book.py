@@ -7,7 +7,7 @@ it does nothing visible.
 
 from __future__ import annotations
 
-__all__ = ["glue", "glue_text", "table", "link", "Raw"]
+__all__ = ["glue", "glue_text", "table", "link", "Raw", "expect_error"]
 
 
 def glue(name: str, value, display: bool = False) -> None:
@@ -23,6 +23,36 @@ def glue_text(**values) -> None:
     """Glue several strings at once: glue_text(h100_time=format_time(t), ridge="295")."""
     for name, value in values.items():
         glue(name, value, display=False)
+
+
+class expect_error:
+    """Run a block that should fail and show its error message instead of a traceback.
+
+        with rl.book.expect_error():
+            rl.get_chip("H10")      # prints: KeyError: no chip named 'H10' ...
+
+    The cell (and "Run all" in Colab) goes on after it. A block that raises nothing is a
+    mistake in the page, so that raises AssertionError; pass `kind` (an exception class or a
+    tuple of them) to let only that kind through.
+    """
+
+    def __init__(self, kind=Exception):
+        self.kind = kind
+        self.error = None  # the exception caught, for a later cell to look at
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            raise AssertionError("the block in `with expect_error()` raised no error")
+        if not issubclass(exc_type, self.kind):
+            return False  # an unexpected kind of error: let it through, traceback and all
+        self.error = exc
+        # KeyError's str() adds quotes around the message; the message itself reads better
+        message = exc.args[0] if isinstance(exc, KeyError) and len(exc.args) == 1 else str(exc)
+        print(f"{exc_type.__name__}: {message}")
+        return True
 
 
 class Raw(str):

@@ -42,10 +42,26 @@ class Cost:
         """Arithmetic intensity in FLOPs per byte."""
         return self.flops / self.bytes
 
+    def summary(self):
+        """FLOPs, bytes and intensity with units, as a `roofline.display.Summary`."""
+        from .display import Summary, quantity
+        from .units import format_bytes, format_flops, format_intensity
+        try:
+            intensity = quantity(self.intensity, format_intensity)
+        except Exception:  # e.g. bytes of 0 in an array: show the rest anyway
+            intensity = "(undefined)"
+        on = "" if self.unit is None else f" on the {self.unit} units"
+        return Summary(f"Cost of {self.name} ({self.dtype} math{on})", [
+            ("FLOPs", quantity(self.flops, format_flops)),
+            ("bytes moved", quantity(self.bytes, format_bytes)),
+            ("intensity", intensity),
+        ])
+
     def __repr__(self) -> str:
-        unit = "" if self.unit is None else f", unit={self.unit!r}"
-        return (f"Cost({self.name!r}, flops={self.flops!r}, bytes={self.bytes!r}, "
-                f"dtype={self.dtype!r}{unit})")
+        return self.summary().text()
+
+    def _repr_html_(self) -> str:
+        return self.summary().html()
 
 
 def dot(N, dtype="bf16") -> Cost:
@@ -151,6 +167,24 @@ class ShardedMatmul:
     def total_flops(self):
         """All chips together: the same 2BDF as on one chip."""
         return self.n * self.per_chip.flops
+
+    def summary(self):
+        """Per-chip FLOPs, memory bytes and link bytes with units (a `roofline.display.Summary`)."""
+        from .display import Summary, quantity
+        from .units import format_bytes, format_flops
+        rows = [("FLOPs", quantity(self.per_chip.flops, format_flops)),
+                ("memory bytes", quantity(self.per_chip.bytes, format_bytes))]
+        if self.partial_sum_bytes is not None:
+            rows.append(("partial sum (all-reduced)", quantity(self.partial_sum_bytes, format_bytes)))
+        rows += [("sent per link, one way (ring)", quantity(self.send_bytes_per_direction, format_bytes)),
+                 ("FLOPs, all chips", quantity(self.total_flops, format_flops))]
+        return Summary(f"Matmul sharded over {self.n} chips ({self.per_chip.dtype}), per chip", rows)
+
+    def __repr__(self) -> str:
+        return self.summary().text()
+
+    def _repr_html_(self) -> str:
+        return self.summary().html()
 
 
 def sharded_matmul(B, D, F, n=2, dtype="bf16") -> ShardedMatmul:

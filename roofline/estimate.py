@@ -202,6 +202,38 @@ class Estimate:
         except TypeError:
             return repr(self)
 
+    def summary(self):
+        """Each resource's time (amount at rate), both bounds and the bound, with units, as a
+        `roofline.display.Summary` (what a notebook shows for an Estimate)."""
+        from .display import Summary, quantity
+        from .units import format_bandwidth, format_bytes, format_flops, format_flops_rate, format_time
+        rows = []
+        for term, seconds in zip(self.terms, [self.t_math, self.t_comms] + [t.seconds for t in self.extra]):
+            amount, rate = ((format_flops, format_flops_rate) if term.kind == "compute"
+                            else (format_bytes, format_bandwidth))
+            text = (f"{quantity(seconds, format_time)} ({quantity(term.amount, amount)} at "
+                    f"{quantity(term.rate, rate)}")
+            if not (isinstance(term.fixed_s, (int, float)) and term.fixed_s == 0):
+                text += f", {quantity(term.fixed_s, format_time)} of it latency"
+            label = f"math ({self.peak_unit} units)" if term.kind == "compute" else f"{term.resource} ({term.kind})"
+            rows.append((label, text + ")"))
+        rows.append(("lower bound (overlap)", quantity(self.t_lower, format_time)))
+        rows.append(("upper bound (no overlap)", quantity(self.t_upper, format_time)))
+        try:
+            bound, slowest = self.bound, self.slowest
+            verdict = (f"{bound}-bound ({slowest} takes longest)" if isinstance(bound, str) else
+                       "by value: " + ", ".join(sorted({f"{b}-bound" for b in bound.ravel()})))
+        except TypeError:
+            verdict = "depends on the symbols' values"
+        rows.append(("bound", verdict))
+        return Summary(f"Estimate: {self.cost.name} on {self.chip_name} ({self.cost.dtype})", rows)
+
+    def __repr__(self) -> str:
+        return self.summary().text()
+
+    def _repr_html_(self) -> str:
+        return self.summary().html()
+
 
 def _max(a, b):
     if is_symbolic(a) or is_symbolic(b):

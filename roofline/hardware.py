@@ -260,3 +260,37 @@ class Chip:
 
     def __str__(self) -> str:
         return self.name
+
+    # -- display in a notebook (roofline.display): a short summary instead of every field
+    def summary(self):
+        """The chip's main figures with units, as a `roofline.display.Summary`."""
+        from .display import Summary
+        from .units import format_bandwidth, format_bytes, format_flops_rate, format_intensity
+        rows = [("vendor", self.vendor)]
+        for p in self.peaks:
+            said = ([] if p.accumulate == "fp32" else [f"{p.accumulate} acc."]) + (
+                ["vector units"] if p.unit == "vector" else [])
+            label = f"{p.dtype} peak" + (f" ({', '.join(said)})" if said else "")
+            text = f"{format_flops_rate(p.dense_flops_per_s)} dense"
+            if p.sparse_flops_per_s is not None:
+                text += f", {format_flops_rate(p.sparse_flops_per_s)} 2:4 sparse"
+            rows.append((label, text))
+        rows.append((f"{self.memory_kind} memory", f"{format_bytes(self.hbm_bytes)} at "
+                     f"{format_bandwidth(self.hbm_bytes_per_s)}"))
+        main = self.peak(self.main_dtype)
+        rows.append((f"ridge point ({main.dtype})",
+                     format_intensity(main.dense_flops_per_s / self.hbm_bytes_per_s)))
+        for link, what in ((self.interconnect, "chip-to-chip"), (self.host_link, "host link")):
+            if link is not None:
+                kind = f" ({link.topology})" if link.topology else ""
+                rows.append((what, f"{link.count} x {link.name}{kind}, "
+                                   f"{format_bandwidth(link.one_way_bytes_per_s)} one way per link"))
+        for name, bw in self.extra_memories:
+            rows.append((name, format_bandwidth(bw)))
+        return Summary(f"Chip {self.name}", rows)
+
+    def __repr__(self) -> str:
+        return self.summary().text()
+
+    def _repr_html_(self) -> str:
+        return self.summary().html()

@@ -44,8 +44,7 @@ BASE_UNIT = {"time": "s", "rate": "FLOP/s", "bandwidth": "B/s", "size": "B", "co
 
 #: Exercises of modules the lead is rewriting (issue 11) whose table has a known flaw; strict,
 #: so the test says when the rewrite has fixed it.
-KNOWN_FLAWED = {"comms-critical-d-v5e": "two of its mistakes share one value (bidirectional "
-                                        "link and half the FLOPs): the second never fires"}
+KNOWN_FLAWED = {}
 
 
 def _flawed(ids):
@@ -111,7 +110,7 @@ def test_no_two_mistakes_of_an_exercise_fall_within_tolerance(exercise_id):
     assert not _collisions(exercise, {}, exercise.mistake_table())
 
 
-@pytest.mark.parametrize("set_id", ["part1", "part3"])
+@pytest.mark.parametrize("set_id", ["part1", "part2", "part3"])
 def test_no_two_homework_mistakes_fall_within_tolerance_over_many_ids(set_id):
     for i in range(300):
         params = homework.parameters(set_id, f"student-{i}", quiet=True)
@@ -490,7 +489,7 @@ def test_issue_inputs_on_the_page():
 
 
 def test_no_ratio_and_no_expected_value_in_homework_output():
-    for set_id in ("part1", "part3"):
+    for set_id in ("part1", "part2", "part3"):
         params = homework.parameters(set_id, "bob", quiet=True)
         for q in homework.questions(set_id):
             exercise = get_exercise(homework.exercise_id(set_id, q))
@@ -520,7 +519,7 @@ def test_an_unknown_exercise_id_is_named_with_the_nearest_ids():
     assert not check("time-1e12-flops-h100", "1.02 s").unknown
 
 
-@pytest.mark.parametrize("set_id, question", [("part1", "q5"), ("part3", "q5")])
+@pytest.mark.parametrize("set_id, question", [("part1", "q5"), ("part2", "q6"), ("part3", "q5")])
 def test_homework_choice_answers_vary_over_2000_ids(set_id, question):
     """Each value of a choice question is the answer for at least 20% of student ids."""
     exercise = get_exercise(homework.exercise_id(set_id, question))

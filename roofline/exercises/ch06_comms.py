@@ -10,6 +10,7 @@ def _one_way(chip):
 
 register(Exercise(
     id="comms-critical-d-v5e",
+    title="Two TPU v5e chips (chapter 6)",
     question="Two TPU v5e chips split X[B, D] @ W[D, F] (bf16) along D and add their partial sums "
              "over one ICI link. Above which D does each chip's math outlast the link transfer?",
     answer=lambda p: sharded_critical_D(p["chip"], n=2, dtype="bf16"),
@@ -19,19 +20,19 @@ register(Exercise(
            "bandwidth. Set them equal: B and F cancel.",),
     mistakes=lambda p: [
         Mistake(sharded_critical_D(p["chip"], n=2, link_bytes_per_s=2 * _one_way(p["chip"])),
-                "You used the bidirectional link figure. Each chip's partial sum travels one way; "
-                "the link carries the other chip's sum in the opposite direction at the same time."),
+                "Half the answer. Either you used the bidirectional link figure (each chip's partial "
+                "sum travels one way, while the other chip's comes back the other way), or you "
+                "counted 1 byte per element (bf16 has 2), or all 2BDF FLOPs on each chip (each "
+                "does half)."),
         Mistake(2 * sharded_critical_D(p["chip"], n=2),
                 "You charged 4BF bytes: both partial sums on one direction. Links are full duplex, "
                 "so each direction carries only 2BF bytes."),
-        Mistake(sharded_critical_D(p["chip"], n=2) / 2,
-                "Half the answer: each chip does 2BDF/2 FLOPs (half of the aggregate 2BDF), "
-                "and its partial sum is 2 bytes per element in bf16."),
     ],
 ))
 
 register(Exercise(
     id="comms-time-per-chip",
+    title="Time per chip (chapter 6)",
     question="B = 1024, D = 16384, F = 8192 in bf16, D split over 2 TPU v5e chips. How long does each "
              "chip need at best (math, HBM traffic and link transfer perfectly overlapped)?",
     answer=lambda p: sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_lower,
@@ -42,6 +43,9 @@ register(Exercise(
     mistakes=lambda p: [
         Mistake(sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_math * 2,
                 "That is the time for all 2BDF FLOPs on one chip: each chip does only half of them."),
+        Mistake(2 * sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_link,
+                "That charges 4BF bytes to the link: both partial sums in one direction. Links "
+                "are full duplex, so each direction carries one 2BF-byte partial sum."),
         Mistake(sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_upper,
                 "That is the sum of the three times, the bound with no overlap; the question asks for "
                 "the best case, the largest of them."),
@@ -50,6 +54,7 @@ register(Exercise(
 
 register(Exercise(
     id="comms-which-regime",
+    title="Which resource? (chapter 6)",
     question="Two TPU v5e chips, bf16, D split in two: B = 8192, D = 4096, F = 16384. Which resource "
              "sets each chip's pace: 'compute', 'memory' (its HBM) or 'link'?",
     answer=lambda p: sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).bound,
@@ -69,6 +74,7 @@ register(Exercise(
 
 register(Exercise(
     id="comms-flops-per-chip",
+    title="FLOPs per chip, symbolically (chapter 6)",
     question="A matmul X[B, D] @ W[D, F] is split along D over n chips. Write the FLOPs each chip does "
              "(per chip, not the aggregate) in terms of B, D, F and n.",
     answer=lambda p: "2*B*D*F/n",
@@ -84,6 +90,7 @@ register(Exercise(
 
 register(Exercise(
     id="comms-ring-bytes",
+    title="Bytes of a ring all-reduce (chapter 6)",
     question="With an all-reduce on a one-way ring of n chips, how many bytes does each chip send over "
              "its link (one direction) for the bf16 partial sums of Y[B, F]? (an expression in B, F, n)",
     answer=lambda p: "4*B*F*(n - 1)/n",
@@ -103,6 +110,7 @@ register(Exercise(
 
 register(Exercise(
     id="comms-allgather-formula",
+    title="Write the all-gather's cost (chapter 6)",
     question="Write the time of an all-gather of an array of V bytes over n chips on a bidirectional "
              "ring whose links carry W bytes/s each way (bandwidth term only), in V, n and W.",
     answer=lambda p: "(n - 1)*V/(2*n*W)",
@@ -121,6 +129,7 @@ register(Exercise(
 
 register(Exercise(
     id="comms-torus-critical-d",
+    title="A TPU v6e torus axis (chapter 6)",
     question="Eight TPU v6e chips along one axis of a 2D torus (a bidirectional ring) split a bf16 "
              "matmul along D. Above which D does each chip's math outlast the all-reduce of the "
              "partial sums?",
@@ -140,6 +149,7 @@ register(Exercise(
 
 register(Exercise(
     id="comms-nvswitch-critical-d",
+    title="Eight B200s on NVSwitch (chapter 6)",
     question="Eight B200 GPUs on NVSwitch split a bf16 matmul along D; each GPU sends over all its "
              "NVLink 5 links at once. Above which D does each GPU's math outlast the all-reduce?",
     answer=lambda p: sharded_critical_D(p["chip"], n=p["n"]),
@@ -158,6 +168,7 @@ register(Exercise(
 
 register(Exercise(
     id="comms-latency-crossover",
+    title="When latency wins (chapter 6)",
     question="An all-gather over 8 TPU v5e chips on a torus axis (bidirectional ring), with 1 µs of "
              "latency per step. Below which array size V does the latency term exceed the bandwidth "
              "term? Answer in bytes (a size, e.g. '1 MB').",

@@ -2,6 +2,7 @@
 
 from .. import (critical_batch_size, critical_intensity, estimate, exact_critical_batch_size,
                 format_bandwidth, get_chip, matmul, per_example_matmul, sharded_critical_D)
+from .ch02_intensity import FOLKLORE_GPU_RIDGE
 from .core import Exercise, Mistake, register
 
 register(Exercise(
@@ -108,8 +109,12 @@ register(Exercise(
     kind="number",
     params={"chip": "H100 SXM"},
     hints=("The asterisk means 'with sparsity'; a dense matmul gets half of it.",),
+    tolerance=0.01,
     mistakes=lambda p: [Mistake(critical_batch_size(p["chip"], "bf16", sparse=True),
-                                "You used the 2:4-sparse figure; dense is half of it.")],
+                                "You used the 2:4-sparse figure; dense is half of it."),
+                        Mistake(FOLKLORE_GPU_RIDGE,
+                                f"{FOLKLORE_GPU_RIDGE} is the round figure often quoted for GPUs; "
+                                "this question asks for this chip's value, to within 1%.")],
 ))
 
 register(Exercise(
