@@ -126,7 +126,7 @@ def _check_positive(name, value, whole=False):
 # ---------------------------------------------------------------- the Explorer
 
 class Explorer:
-    """A live explorer plus its static web fallback. Made by the functions below."""
+    """A live explorer plus its web version (`static_html`). Made by the functions below."""
 
     def __init__(self, name, title, controls, render, web, sync=None):
         widgets = _widgets()
