@@ -2,7 +2,7 @@
 
 One source of truth for hardware figures (`get_chip`), cost formulas (`matmul`,
 `dot`, ...), time estimates (`estimate`), unit formatting (`format_time`, ...),
-plots (`roofline.plots`), widgets (`roofline.widgets`) and exercise checking
+plots (`roofline.plots`), widgets (`roofline.widgets`; their web version: `roofline.web`) and exercise checking
 (`roofline.exercises`). Heavy libraries (matplotlib, sympy, ipywidgets) are
 imported only when a function that needs them is first called.
 """

@@ -12,10 +12,11 @@ Each explorer returns an `Explorer`:
 - ``.text``: the current readout as plain text.
 
 Displayed in Jupyter or Colab it is a live widget. Its mimebundle also carries a
-``text/html`` fallback for the web page: precomputed frames over the main control
-with a range input and a few lines of inline JavaScript (no CDN), readable with no
-JavaScript at all. The book's HTML build drops the widget view and keeps that
-fallback (``nb_mime_priority_overrides`` in ``_config.yml``).
+``text/html`` version for the web page (`roofline.web`): the same explorer computed and
+drawn in SVG by a small inline script from data the package exports as JSON (every
+control the chapters name, continuous log-scale sliders, no CDN), with a static first
+frame (PNG and readout) for readers without JavaScript. The book's HTML build drops the
+widget view and keeps that version (``nb_mime_priority_overrides`` in ``_config.yml``).
 
 Works with ipywidgets 7.7 (Colab) and 8. matplotlib and ipywidgets are imported
 only when an explorer is made. The figure is drawn with matplotlib's Agg canvas
@@ -24,11 +25,8 @@ directly, so it never enters pyplot's list of open figures.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import html
 import io
-import json
 import math
 
 from .catalog import get_chip, list_chips
@@ -38,15 +36,15 @@ from .estimate import (attainable_flops_per_s, critical_batch_size, critical_int
                        exact_critical_batch_size, sharded_critical_D, sharded_estimate,
                        sharded_topology)
 from .hardware import Chip
-from .units import (format_bandwidth, format_flops_rate, format_intensity, format_si,
+from .units import (format_bandwidth, format_flops_rate, format_intensity,
                     format_time)
 
 __all__ = ["Explorer", "roofline_explorer", "matmul_explorer", "sharded_matmul_explorer",
            "COLAB_NOTE", "STATIC_LIMIT_BYTES"]
 
 COLAB_NOTE = "Run this page in Colab for the full, free-form explorer."
-#: Budget for one explorer's static HTML (the page limit is 2 MB).
-STATIC_LIMIT_BYTES = 600_000
+#: Budget for one explorer's web HTML: script, data and static first frame (the page limit is 2 MB).
+STATIC_LIMIT_BYTES = 150_000
 _FIGSIZE = (6.4, 4.0)
 _DPI = 100
 _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -128,10 +126,9 @@ def _check_positive(name, value, whole=False):
 # ---------------------------------------------------------------- the Explorer
 
 class Explorer:
-    """A live explorer plus its static web fallback. Made by the functions below."""
+    """A live explorer plus its web version (`static_html`). Made by the functions below."""
 
-    def __init__(self, name, title, controls, render, main_control, frame_values, frame_label,
-                 sync=None):
+    def __init__(self, name, title, controls, render, web, sync=None):
         widgets = _widgets()
         self.name = name
         self.title = title
@@ -139,9 +136,7 @@ class Explorer:
         self.figure = _new_figure()
         self.text = ""
         self._render = render            # render(explorer, changed: set[str]) -> (text, alt)
-        self._main = main_control
-        self._frame_values = list(frame_values)
-        self._frame_label = frame_label  # value -> short label for the static slider
+        self._web = web                  # web(explorer) -> (chip, starting values) for roofline.web
         self._hold = False
         self._sync = sync                # sync(explorer, key): keep dependent options valid
         self._alt = ""
@@ -224,58 +219,15 @@ class Explorer:
         self._update(set(values))
         return self
 
-    # -- the static fallback
-    def frames(self):
-        """[(label, png bytes, alt, caption)] over the main control; controls restored after."""
-        control = self.controls[self._main]
-        start = control.value
-        out = []
-        try:
-            for value in self._frame_values:
-                self.set(**{self._main: value})
-                out.append((self._frame_label(value), _encode(self.figure.canvas, quantize=True),
-                            self._alt, self.text))
-        finally:
-            self.set(**{self._main: start})
-        return out
-
+    # -- the web page's version
     def static_html(self) -> str:
-        """The web page's version: frames, a range input and a tiny inline script."""
-        frames = self.frames()
-        start = self.controls[self._main].value
-        try:
-            current = self._frame_values.index(start)
-        except ValueError:
-            current = min(range(len(self._frame_values)),
-                          key=lambda i: abs(math.log(self._frame_values[i] / start)))
-        data = [{"src": "data:image/png;base64," + base64.b64encode(png).decode("ascii"),
-                 "alt": alt, "caption": caption, "label": label}
-                for label, png, alt, caption in frames]
-        uid = "rx-" + hashlib.sha1(json.dumps([self.name, [d["caption"] for d in data]]).encode()).hexdigest()[:10]
-        first = data[current]
-        main_name = self.controls[self._main].description or self._main
-        payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-        return (
-            f'<div class="roofline-explorer" data-explorer="{html.escape(self.name)}" id="{uid}" '
-            f'style="max-width:660px;border:1px solid #ccc;border-radius:6px;padding:8px;'
-            f'background:#fff;color:#000">\n'
-            f'<p style="margin:0 0 4px 0"><strong>{html.escape(self.title)}</strong></p>\n'
-            f'<label style="display:block">{html.escape(main_name)} '
-            f'<input type="range" min="0" max="{len(data) - 1}" step="1" value="{current}" '
-            f'aria-label="{html.escape(main_name)}" style="width:60%;vertical-align:middle"> '
-            f'<output>{html.escape(first["label"])}</output></label>\n'
-            f'<img src="{first["src"]}" alt="{html.escape(first["alt"])}" '
-            f'style="max-width:100%;height:auto;display:block">\n'
-            f'<pre class="roofline-explorer-caption" style="white-space:pre-wrap;margin:4px 0;'
-            f'color:#000;background:#fff">{html.escape(first["caption"])}</pre>\n'
-            f'<p style="margin:0;font-size:90%"><em>{html.escape(COLAB_NOTE)}</em></p>\n'
-            f'<script>(function(){{var r=document.getElementById("{uid}");if(!r)return;'
-            f'var f={payload};var s=r.querySelector("input"),i=r.querySelector("img"),'
-            f'c=r.querySelector("pre"),o=r.querySelector("output");'
-            f's.addEventListener("input",function(){{var d=f[+s.value];i.src=d.src;i.alt=d.alt;'
-            f'c.textContent=d.caption;o.textContent=d.label;}});}})();</script>\n'
-            f'</div>'
-        )
+        """The web page's version (`roofline.web`): the explorer run in the browser from the
+        current values, with this figure as its static first frame."""
+        from .web import explorer_data, explorer_html
+        chip, start = self._web(self)
+        data = explorer_data(self.name, chip, **start)
+        png = _encode(self.figure.canvas, quantize=True)
+        return explorer_html(data, self.title, png, self._alt, self.text, COLAB_NOTE)
 
     # -- display
     def _repr_mimebundle_(self, include=None, exclude=None):
@@ -422,17 +374,13 @@ def roofline_explorer(chip="H100 SXM", dtype="bf16", intensity=64.0) -> Explorer
         picker.value = old if old in current.dtypes else (
             "bf16" if "bf16" in current.dtypes else current.dtypes[0])
 
-    frame_values = [10.0 ** (k / 2) for k in range(-2, 9)]  # 0.1 ... 10^4, half decades
+    def web(ex):
+        c = ex.controls
+        return (_resolve_chip(c["chip"].value, own),
+                {"dtype": c["dtype"].value, "intensity": float(c["intensity"].value)})
+
     return Explorer("roofline", "Roofline explorer: where does an operation land?", controls, render,
-                    "intensity", _frame_values(frame_values, intensity),
-                    lambda v: format_intensity(v), sync=sync)
-
-
-def _frame_values(values, current):
-    """Frame values with the explorer's starting value among them."""
-    if not any(math.isclose(v, current, rel_tol=1e-9) for v in values):
-        values = sorted(values + [current])
-    return values
+                    web, sync=sync)
 
 
 def _pow2_options(low_exp, high_exp, value):
@@ -493,9 +441,13 @@ def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights
                f"{approx:.4g} (exact {exact_text}).")
         return text, alt, full
 
-    frames = [2 ** k for k in range(0, 15)]
+    def web(ex):
+        c = ex.controls
+        return own, {"dtype": dtype, "weights": c["weights"].value, "B": c["B"].value,
+                     "D": c["D"].value, "F": c["F"].value}
+
     return Explorer("matmul", "Matmul explorer: batch size and the critical batch", controls, render,
-                    "B", _frame_values(frames, B), lambda v: f"B = {v}")
+                    web)
 
 
 def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
@@ -617,6 +569,10 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
                f"{bound}-bound.")
         return text, alt, full
 
-    frames = [2 ** k for k in range(8, 21)]
+    def web(ex):
+        c = ex.controls
+        return own, {"n": c["n"].value, "B": B, "D": c["D"].value, "F": F,
+                     "link_bytes_per_s": float(c["link_bytes_per_s"].value)}
+
     return Explorer("sharded_matmul", "Sharded matmul explorer: math, memory and link time per chip", controls,
-                    render, "D", _frame_values(frames, D), lambda v: f"D = {v}")
+                    render, web)

@@ -1,0 +1,183 @@
+"""The page explorers of the web edition: data exported as JSON, computed and drawn in the browser.
+
+On a web page there is no Python kernel, so each explorer ships as HTML holding
+
+- its data as JSON (`explorer_data`): the catalog figures it uses, per chip and dtype the
+  matrix peak and the vector peak where published (FLOP/s), the memory bandwidth (bytes/s),
+  the chip-to-chip link (one-way bytes/s of one link, link count, topology, domain size),
+  bytes per element of each dtype, its controls and its starting values;
+- `explorer.js` (in this folder, inlined: no CDN, works from file://), a dependency-free
+  script that computes with the package's formulas and draws the figure in SVG;
+- a static first frame (a PNG of the starting state and its readout) for readers without
+  JavaScript.
+
+`roofline.widgets` builds this from each explorer's `_repr_mimebundle_`; the book's HTML build
+shows it instead of the live ipywidgets view (which needs a kernel: Colab, Jupyter).
+Nothing here imports a heavy library.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import math
+from importlib import resources
+
+from ..catalog import get_chip, list_chips
+from ..dtypes import DTYPE_BYTES
+from ..hardware import Chip
+from ..units import format_bandwidth, format_intensity
+
+__all__ = ["KINDS", "N_CHOICES", "chip_data", "explorer_data", "explorer_script", "explorer_html"]
+
+#: The explorers the page can run, by the name `roofline.widgets` gives them.
+KINDS = ("roofline", "matmul", "sharded_matmul")
+#: Chip counts the sharded explorer offers (a switch or mesh domain caps them per chip).
+N_CHOICES = (2, 4, 8, 16, 32, 64)
+_LABELS = {"chip": "chip", "dtype": "dtype", "intensity": "intensity (FLOPs/byte)", "B": "B (batch)",
+           "D": "D", "F": "F", "weights": "weights", "n": "n chips",
+           "link_bytes_per_s": "link (one way)"}
+
+
+def chip_data(chip) -> dict:
+    """One chip's figures as the browser needs them (SI units: FLOP/s, bytes/s).
+
+    `matrix` and `vector` map dtype -> dense peak FLOP/s on that unit (fp32-accumulate rate
+    where a chip has two); `link` is None for a chip without a chip-to-chip link.
+    """
+    chip = get_chip(chip)
+    matrix, vector = {}, {}
+    for dtype in chip.dtypes:
+        if chip.has_peak(dtype, "matrix"):
+            matrix[dtype] = chip.peak_flops_per_s(dtype, unit="matrix")
+        if chip.has_peak(dtype, "vector"):
+            vector[dtype] = chip.peak_flops_per_s(dtype, unit="vector")
+    link = chip.interconnect
+    return {
+        "name": chip.name, "memory_kind": chip.memory_kind, "hbm_bytes_per_s": chip.hbm_bytes_per_s,
+        "dtypes": list(chip.dtypes), "matrix": matrix, "vector": vector,
+        "link": None if link is None else {
+            "name": link.name, "one_way_bytes_per_s": link.one_way_bytes_per_s, "count": link.count,
+            "topology": link.topology, "domain_chips": link.domain_chips},
+    }
+
+
+def _chips(own: Chip, usable) -> dict:
+    names = [own.name] + [name for name in list_chips() if name != own.name]
+    return {name: chip_data(own if name == own.name else name) for name in names
+            if name == own.name or usable(get_chip(name))}
+
+
+def _range(low_exp, high_exp, value, scale, integer=False, step=0.01) -> dict:
+    """A log-scale slider: exponents low..high (widened to hold `value`)."""
+    position = math.log2(value) if scale == "log2" else math.log10(value)
+    return {"type": "range", "scale": scale, "integer": integer, "step": step,
+            "min": min(low_exp, math.floor(position)), "max": max(high_exp, math.ceil(position))}
+
+
+def _select(options) -> dict:
+    return {"type": "select", "options": [[str(v), str(label)] for v, label in options]}
+
+
+def explorer_data(kind: str, chip, **start) -> dict:
+    """The JSON an explorer's page script runs on: chips, dtype sizes, controls, starting values.
+
+    kind "roofline": start has dtype, intensity (FLOPs/byte). "matmul": dtype, weights (a dtype
+    or None: same as the math), B, D, F. "sharded_matmul": n, B, D, F, link_bytes_per_s (one link, one
+    way, bytes/s). `chip` (a name or a `Chip`, also one not in the catalog) comes first in the
+    chip menu, followed by the catalog chips the explorer can use.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    own = get_chip(chip)
+    start = {"chip": own.name, **start}
+    if kind == "roofline":
+        chips = _chips(own, lambda c: True)
+        controls = {"chip": _select((c, c) for c in chips),
+                    "dtype": _select((d, d) for d in own.dtypes),
+                    "intensity": _range(-2, 5, start["intensity"], "log10")}
+    elif kind == "matmul":
+        chips = _chips(own, lambda c: any(c.has_peak(d, "matrix") for d in c.dtypes))
+        dtype = start["dtype"]
+        weights = [("", f"same as the math ({dtype})")] + [
+            (d, d) for d in DTYPE_BYTES if d != dtype and DTYPE_BYTES[d] <= DTYPE_BYTES[dtype]]
+        controls = {"chip": _select((c, c) for c in chips),
+                    "dtype": _select((d, d) for d in own.dtypes if own.has_peak(d, "matrix")),
+                    "B": _range(0, 16, start["B"], "log2", integer=True),
+                    "D": _range(6, 16, start["D"], "log2", integer=True),
+                    "F": _range(6, 16, start["F"], "log2", integer=True),
+                    "weights": _select(weights)}
+    else:
+        chips = _chips(own, lambda c: c.interconnect is not None and c.interconnect.topology is not None
+                       and c.has_peak("bf16", "matrix"))
+        link = own.interconnect
+        ns = [k for k in N_CHOICES if link is None or not link.domain_chips or link.topology == "torus"
+              or k <= link.domain_chips]
+        controls = {"chip": _select((c, c) for c in chips),
+                    "n": _select((k, k) for k in sorted(set(ns) | {start["n"]})),
+                    "B": _range(0, 16, start["B"], "log2", integer=True),
+                    "D": _range(8, 20, start["D"], "log2", integer=True),
+                    "F": _range(6, 16, start["F"], "log2", integer=True),
+                    "link_bytes_per_s": _range(9, 13, start["link_bytes_per_s"], "log10")}
+    for name, spec in controls.items():
+        spec["label"] = _LABELS[name]
+    data = {"kind": kind, "chips": chips, "dtype_bytes": dict(DTYPE_BYTES), "controls": controls,
+            "start": start, "n_choices": list(N_CHOICES), "x_range": [0.01, 1e5]}
+    json.dumps(data, allow_nan=False)  # no NaN or infinity reaches the page
+    return data
+
+
+def explorer_script() -> str:
+    """The text of explorer.js (package data)."""
+    return resources.files(__name__).joinpath("explorer.js").read_text(encoding="utf-8")
+
+
+def _control_html(name: str, spec: dict, value) -> str:
+    label = html.escape(spec["label"])
+    style = "color:#000;background:#fff;border:1px solid #888;border-radius:3px;max-width:100%"
+    if spec["type"] == "select":
+        chosen = "" if value is None else str(value)
+        options = "".join(
+            f'<option value="{html.escape(v)}"{" selected" if v == chosen else ""}>{html.escape(t)}</option>'
+            for v, t in spec["options"])
+        control = f'<select data-control="{name}" aria-label="{label}" disabled style="{style}">{options}</select>'
+        return f'<label style="max-width:100%">{label} {control}</label>'
+    position = math.log2(value) if spec["scale"] == "log2" else math.log10(value)
+    shown = (format_intensity(value) if name == "intensity" else format_bandwidth(value)
+             if name == "link_bytes_per_s" else f"{value:,.0f}")
+    return (f'<label style="display:inline-flex;flex-wrap:wrap;align-items:center;gap:0 4px;'
+            f'max-width:100%">{label} '
+            f'<input type="range" data-control="{name}" min="{spec["min"]}" max="{spec["max"]}" '
+            f'step="{spec["step"]}" value="{position:.6g}" aria-label="{label}" disabled '
+            f'style="width:9em;max-width:40vw;margin:0"> '
+            f'<output data-for="{name}">{html.escape(shown)}</output></label>')
+
+
+def explorer_html(data: dict, title: str, png: bytes, alt: str, text: str, note: str) -> str:
+    """The explorer's HTML: controls, a static first frame (`png`, `alt`, `text`), the data
+    and the script. Without JavaScript the reader sees the first frame and its readout."""
+    payload = json.dumps(data, allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
+    uid = "rx-" + hashlib.sha1(payload.encode()).hexdigest()[:10]
+    controls = "\n".join(_control_html(name, spec, data["start"].get(name))
+                         for name, spec in data["controls"].items())
+    src = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+    script = explorer_script().replace("</", "<\\/")
+    return (
+        f'<div class="roofline-explorer" data-explorer="{html.escape(data["kind"])}" id="{uid}" '
+        f'style="max-width:680px;border:1px solid #ccc;border-radius:6px;padding:8px;'
+        f'background:#fff;color:#000;color-scheme:light">\n'
+        f'<p style="margin:0 0 4px 0"><strong>{html.escape(title)}</strong></p>\n'
+        f'<div class="rx-controls" style="display:flex;flex-wrap:wrap;gap:4px 14px;'
+        f'align-items:center;margin:0 0 6px 0;font-size:90%">\n{controls}\n</div>\n'
+        f'<div class="rx-static"><img src="{src}" alt="{html.escape(alt)}" '
+        f'style="max-width:100%;height:auto;display:block"></div>\n'
+        f'<div class="rx-figure" style="display:none;width:100%;overflow:hidden;contain:content"></div>\n'
+        f'<pre class="roofline-explorer-caption" style="white-space:pre-wrap;margin:4px 0;'
+        f'min-height:4.5em;color:#000;background:#fff">{html.escape(text)}</pre>\n'
+        f'<p style="margin:0;font-size:90%"><em>{html.escape(note)}</em></p>\n'
+        f'<script type="application/json" class="rx-data">{payload}</script>\n'
+        f'<script>{script}</script>\n'
+        f'</div>'
+    )
