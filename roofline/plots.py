@@ -608,6 +608,11 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
     fig.roofline_points = placed
     fig.roofline_ridges = [{"resource": "memory", "intensity": x_star},
                            {"resource": "link", "intensity": y_star}]
+    fig.roofline_violations = []
+    fig.set_layout_engine("tight")
+    return fig
+
+
 def decode_throughput_figure(model=None, chip="H100 SXM", contexts=(4096, 1024), *, n_chips=1,
                              dtype="bf16", batch_max=None):
     """Decode tokens/s of a whole model against batch size, with its two walls marked.

@@ -390,3 +390,45 @@ def test_chapter6_page_prints_the_package_figures(book_html):
         assert figure in text, figure
     for old in ("554,120", "26,267", "61,289", "131,333"):   # the one-way-ring-of-single-links model
         assert f"D &gt; {old}" not in text and f"D > {old}" not in text
+
+
+def test_resource_figure_places_each_shape_in_its_region():
+    import matplotlib.figure
+    shapes = [("memory", 128, 16384, 16384), ("compute", 4096, 65536, 8192), ("link", 8192, 4096, 16384)]
+    fig = rl.plots.resource_figure("TPU v5e", n=2, operations=shapes)
+    assert isinstance(fig, matplotlib.figure.Figure)
+    for (label, x, y, bound), (expected, B, D, F) in zip(fig.roofline_points, shapes):
+        assert bound == expected == label
+        # by hand: FLOPs per HBM byte and per byte on the one link (2BF bytes), bf16
+        flops = 2 * B * D * F / 2
+        assert x == pytest.approx(flops / (2 * (B * D / 2 + D / 2 * F + B * F)))
+        assert y == pytest.approx(flops / (2 * B * F))
+    ridges = {r["resource"]: r["intensity"] for r in fig.roofline_ridges}
+    assert ridges == {"memory": pytest.approx(V5E_PEAK / V5E_HBM), "link": pytest.approx(V5E_PEAK / V5E_LINK)}
+    assert "memory-bound" in rl.plots.alt_text(fig) and "link-bound" in rl.plots.alt_text(fig)
+
+
+@pytest.mark.slow
+def test_every_figure_cell_shows_its_figure_on_the_page(book_html):
+    """A cell that declares alt text must put an image with that alt text on its page (a plotting
+    function that returns None leaves the page without the figure and without an error)."""
+    import html
+    from pathlib import Path
+
+    import jupytext
+    root = Path(__file__).resolve().parent.parent
+    import re
+
+    def norm(text):
+        return " ".join(html.unescape(text).split())
+
+    missing = []
+    for md in sorted((root / "chapters").glob("*.md")):
+        page = (book_html / "chapters" / f"{md.stem}.html").read_text(encoding="utf-8")
+        shown = {norm(alt) for alt in re.findall(r'<img[^>]*\balt="([^"]*)"', page)}
+        for cell in jupytext.read(md).cells:
+            alt = cell.metadata.get("mystnb", {}).get("image", {}).get("alt")
+            if cell.cell_type == "code" and alt and "explorer(" not in cell.source:
+                if norm(alt) not in shown:
+                    missing.append(f"{md.name}: {alt[:60]}")
+    assert not missing, missing
