@@ -324,7 +324,13 @@ class _Sandbox:
         if self.kind != "bwrap":
             return limit + kernel
         args = ["bwrap", *_bwrap_base()]
-        made = set()
+        # home and /tmp: size-capped tmpfs (a notebook cannot fill the grader's disk). Mounted
+        # first, so that a Python or a checkout that lives under /tmp is bound on top of it.
+        size = str(self.limits.disk_bytes)
+        args += ["--perms", "0755", "--dir", "/home", "--perms", "0755", "--dir", "/run",
+                 "--perms", "01777", "--size", size, "--tmpfs", "/home/student",
+                 "--perms", "01777", "--size", size, "--tmpfs", "/tmp"]
+        made = {"/", "/tmp", "/home", "/home/student", "/run"}  # already there, with their modes
         for path in _python_paths():
             for parent in reversed(Path(path).parents[:-1]):  # readable folders above it
                 if str(parent) not in made:
@@ -335,12 +341,7 @@ class _Sandbox:
         for path in hidden:  # submissions or output inside a shown folder: hide them
             if path.exists() and any(str(path) == p or str(path).startswith(p + os.sep) for p in shown):
                 args += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
-        # home and /tmp: size-capped tmpfs (a notebook cannot fill the grader's disk)
-        size = str(self.limits.disk_bytes)
-        args += ["--perms", "0755", "--dir", "/home", "--perms", "0755", "--dir", "/run",
-                 "--perms", "01777", "--size", size, "--tmpfs", "/home/student",
-                 "--perms", "01777", "--size", size, "--tmpfs", "/tmp",
-                 "--ro-bind", str(self.home / "submission.ipynb"), "/home/student/submission.ipynb",
+        args += ["--ro-bind", str(self.home / "submission.ipynb"), "/home/student/submission.ipynb",
                  "--bind", str(self.run), self.inside_run, "--chdir", "/home/student",
                  "--hostname", "sandbox", "--clearenv"]
         for name, value in self.env().items():
