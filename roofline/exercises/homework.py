@@ -23,7 +23,7 @@ from typing import Callable
 
 from . import core
 
-__all__ = ["HomeworkSet", "define_set", "sets", "get_set", "normalise_id", "parameters", "given",
+__all__ = ["HomeworkSet", "define_set", "register_question", "sets", "get_set", "normalise_id", "parameters", "given",
            "check", "exercise_id", "questions", "DEMO_ID", "Draw"]
 
 DEMO_ID = "demo"
@@ -62,6 +62,19 @@ class HomeworkSet:
 
 
 _SETS: dict[str, HomeworkSet] = {}
+
+
+def register_question(set_id: str, q: str, demo: dict, **kwargs) -> core.Exercise:
+    """Register question `q` of a homework set as exercise "hw-<set>-<q>", with the demo id's
+    parameters. For a numeric answer, mistakes that coincide with the answer (or with each other)
+    for a student's numbers are left out, so each one typed gets its own diagnosis."""
+    listed, answer = kwargs.pop("mistakes", None), kwargs["answer"]
+    tolerance = kwargs.get("tolerance", 0.02)
+    if listed is not None and kwargs.get("kind") not in ("choice", "symbolic"):
+        kwargs["mistakes"] = lambda p: core.distinct_mistakes(answer(p), listed(p), tolerance)
+    elif listed is not None:
+        kwargs["mistakes"] = listed
+    return core.register(core.Exercise(id=f"hw-{set_id}-{q}", params=dict(demo), **kwargs))
 
 
 def define_set(homework_set: HomeworkSet) -> HomeworkSet:

@@ -3,8 +3,8 @@
 from .. import (critical_batch_size, critical_intensity, estimate, exact_critical_batch_size,
                 get_chip, matmul)
 from ..units import format_bandwidth, format_flops_rate
-from .core import Exercise, Mistake, approximation_mistakes, distinct_mistakes, register
-from .homework import DEMO_ID, Draw, HomeworkSet, define_set
+from .core import Mistake, approximation_mistakes, distinct_mistakes
+from .homework import DEMO_ID, Draw, HomeworkSet, define_set, register_question
 
 SET_ID = "part1"
 CHIPS = ("TPU v5e", "TPU v5p", "TPU v6e", "A100 SXM", "H100 SXM", "H200", "B200", "MI300X")
@@ -75,15 +75,7 @@ def _regime_mistakes(p):
 
 
 def _register(q, **kwargs):
-    """Register question q; for a number, mistakes that coincide with the answer (or with each
-    other) for a student's numbers are left out, so each one typed gets its own diagnosis."""
-    listed, answer = kwargs.pop("mistakes", None), kwargs["answer"]
-    tolerance = kwargs.get("tolerance", 0.02)
-    if listed is not None and kwargs.get("kind") not in ("choice", "symbolic"):
-        kwargs["mistakes"] = lambda p: distinct_mistakes(answer(p), listed(p), tolerance)
-    elif listed is not None:
-        kwargs["mistakes"] = listed
-    return register(Exercise(id=f"hw-{SET_ID}-{q}", params=dict(DEMO), **kwargs))
+    return register_question(SET_ID, q, DEMO, **kwargs)
 
 
 DEMO = make_parameters(Draw(f"{SET_ID}\0{DEMO_ID}"))

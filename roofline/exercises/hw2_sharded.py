@@ -4,8 +4,8 @@ resources per chip (math, HBM, links), and the decode batch."""
 from .. import (critical_batch_size, get_chip, sharded_critical_D, sharded_estimate,
                 sharded_matmul, sharded_topology)
 from ..units import format_bandwidth, format_flops_rate
-from .core import Exercise, Mistake, distinct_mistakes, register
-from .homework import DEMO_ID, Draw, HomeworkSet, define_set
+from .core import Mistake
+from .homework import DEMO_ID, Draw, HomeworkSet, define_set, register_question
 
 SET_ID = "part2"
 CHIPS = ("TPU v4", "TPU v5e", "TPU v5p", "TPU v6e", "A100 SXM", "H100 SXM", "H200", "B200", "MI300X")
@@ -144,15 +144,7 @@ def _decode_mistakes(p):
 
 
 def _register(q, **kwargs):
-    """Register question q; for a number, mistakes that coincide with the answer (or with each
-    other) for a student's numbers are left out, so each one typed gets its own diagnosis."""
-    listed, answer = kwargs.pop("mistakes", None), kwargs["answer"]
-    tolerance = kwargs.get("tolerance", 0.02)
-    if listed is not None and kwargs.get("kind") not in ("choice", "symbolic"):
-        kwargs["mistakes"] = lambda p: distinct_mistakes(answer(p), listed(p), tolerance)
-    elif listed is not None:
-        kwargs["mistakes"] = listed
-    return register(Exercise(id=f"hw-{SET_ID}-{q}", params=dict(DEMO), **kwargs))
+    return register_question(SET_ID, q, DEMO, **kwargs)
 
 
 DEMO = make_parameters(Draw(f"{SET_ID}\0{DEMO_ID}"))
