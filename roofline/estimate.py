@@ -79,8 +79,7 @@ class Term:
     @property
     def seconds(self):
         """amount / rate (+ fixed_s), in seconds."""
-        t = self.amount / self.rate
-        return t + self.fixed_s if not (isinstance(self.fixed_s, (int, float)) and self.fixed_s == 0) else t
+        return self.amount / self.rate + self.fixed_s
 
 
 #: What an estimate can be bound by, in the order ties are broken (compute wins a tie).

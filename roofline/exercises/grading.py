@@ -487,6 +487,12 @@ def _preexec_limits(limits: Limits, processes: int):
     return apply
 
 
+def _stopped_kernel_note(number, gone) -> str:
+    """The NOTE for a cell whose kernel died (it is skipped and the notebook run again)."""
+    return (f"code cell {number} stopped its kernel (the kernel {_describe_exit(gone.args[0])}); "
+            "it was skipped and the notebook run again without it")
+
+
 def _describe_exit(code) -> str:
     if code is None:
         return "stopped answering"
@@ -593,9 +599,7 @@ def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid
                                                  f"{_clean_text(content.get('ename'), 60)}: "
                                                  f"{_clean_text(content.get('evalue', ''), 120)}")
                     except _KernelGone as gone:
-                        notes[number] = (f"code cell {number} stopped its kernel (the kernel "
-                                         f"{_describe_exit(gone.args[0])}); it was skipped and the "
-                                         "notebook run again without it")
+                        notes[number] = _stopped_kernel_note(number, gone)
                         skip.add(number)
                         restart = True
                         break
@@ -604,9 +608,7 @@ def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid
                             content = kernel.execute("", time.monotonic() + min(10.0, limits.startup_s),
                                                      silent=True, user_expressions=snapshot)
                         except _KernelGone as gone:  # it died just after this cell: its doing
-                            notes[number] = (f"code cell {number} stopped its kernel (the kernel "
-                                             f"{_describe_exit(gone.args[0])}); it was skipped and the "
-                                             "notebook run again without it")
+                            notes[number] = _stopped_kernel_note(number, gone)
                             skip.add(number)
                             restart = True
                             break
