@@ -105,12 +105,19 @@ def format_flops(count, digits: int = 3) -> str:
     return format_si(count, "FLOPs", digits)
 
 
-def format_flops_rate(flops_per_s, digits: int = 3) -> str:
-    """A rate of floating-point operations: format_flops_rate(9.89e14) -> "989 TFLOP/s"."""
+#: The book's one display rule for the quantities a reader meets in several chapters: peak
+#: rates, bandwidths and intensities (ridge points, crossovers) keep 4 significant digits, so
+#: the H100's dense bf16 peak always reads "989.5 TFLOP/s" and the TPU v5e's ridge point
+#: "240.5 FLOPs/B" (never 989/990 or 240/241). Times, sizes and counts keep 3.
+RATE_DIGITS = 4
+
+
+def format_flops_rate(flops_per_s, digits: int = RATE_DIGITS) -> str:
+    """A rate of floating-point operations: format_flops_rate(9.895e14) -> "989.5 TFLOP/s"."""
     return format_si(flops_per_s, "FLOP/s", digits)
 
 
-def format_bandwidth(bytes_per_s, digits: int = 3) -> str:
+def format_bandwidth(bytes_per_s, digits: int = RATE_DIGITS) -> str:
     """A bandwidth in bytes per second: format_bandwidth(3.35e12) -> "3.35 TB/s"."""
     return format_si(bytes_per_s, "B/s", digits)
 
@@ -124,8 +131,8 @@ def format_bytes(n_bytes, binary: bool = False, digits: int = 3) -> str:
     return f"{text} {prefix}B"
 
 
-def format_intensity(flops_per_byte, digits: int = 3) -> str:
-    """An arithmetic intensity: "240 FLOPs/B"."""
+def format_intensity(flops_per_byte, digits: int = RATE_DIGITS) -> str:
+    """An arithmetic intensity (FLOPs per byte), e.g. a ridge point: "240.5 FLOPs/B"."""
     x = _number(flops_per_byte)
     return f"{_round_sig(x, digits) if math.isfinite(x) else x} FLOPs/B"
 

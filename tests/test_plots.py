@@ -147,7 +147,7 @@ def test_alt_text_names_chip_dtype_and_ridge_value():
     text = plots.alt_text(fig)
     ridge, _ = _dense_ridge("H100 SXM")  # 989.5e12 / 3.35e12 = 295.4
     assert 100 <= ridge < 1000
-    assert "H100 SXM" in text and "bf16" in text and f"{round(ridge)} FLOPs/B" in text
+    assert "H100 SXM" in text and "bf16" in text and f"{ridge:.1f} FLOPs/B" in text
     assert "dense" in text
     with pytest.raises(ValueError, match="not made by roofline.plots"):
         plots.alt_text(plt.figure())

@@ -21,7 +21,9 @@ def test_format_time(seconds, text):
 
 
 def test_format_rates_and_sizes():
-    assert rl.format_flops_rate(989.5e12) == "990 TFLOP/s"
+    assert rl.format_flops_rate(989.5e12) == "989.5 TFLOP/s"   # 4 significant digits for rates
+    assert rl.format_intensity(197e12 / 819e9) == "240.5 FLOPs/B"   # 240.537...
+    assert rl.format_bandwidth(2.765e12) == "2.765 TB/s"
     assert rl.format_flops_rate(1.97e14) == "197 TFLOP/s"
     assert rl.format_bandwidth(3.35e12) == "3.35 TB/s"
     assert rl.format_bytes(16e9) == "16 GB"

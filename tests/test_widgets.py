@@ -68,7 +68,7 @@ def test_roofline_explorer_point_and_readout():
     assert "memory-bound" in explorer.text
     explorer.set(intensity=1000.0)
     assert "compute-bound" in explorer.text
-    assert f"{round(peak / bw)} FLOPs/B" in explorer.text
+    assert f"{peak / bw:.1f} FLOPs/B" in explorer.text
 
 
 def test_roofline_explorer_dtype_options_follow_the_chip():

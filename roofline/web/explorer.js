@@ -50,9 +50,10 @@
       }
     }
     function fmtTime(s) { return s >= 1e3 ? sig(s, Math.max(3, String(Math.floor(s)).length)) + " s" : si(s, "s"); }
-    function fmtRate(f) { return si(f, "FLOP/s"); }
-    function fmtBw(b) { return si(b, "B/s"); }
-    function fmtI(x) { return sig(x, 3) + " FLOPs/B"; }
+    // rates and intensities: 4 significant digits, as roofline.units.RATE_DIGITS
+    function fmtRate(f) { return si(f, "FLOP/s", 4); }
+    function fmtBw(b) { return si(b, "B/s", 4); }
+    function fmtI(x) { return sig(x, 4) + " FLOPs/B"; }
     function fmtInt(x) { return String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
 
     // ------------------------------------------------------------ the model (mirrors roofline)
