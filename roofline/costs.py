@@ -29,13 +29,17 @@ __all__ = [
 class Cost:
     """FLOPs done and bytes moved by one operation, the dtype its math runs in, and the
     execution unit it runs on: "matrix" (matmuls: tensor cores, MXU), "vector" (dot products,
-    elementwise ops, reductions: CUDA cores, VPU) or None (not said: the chip's main peak)."""
+    elementwise ops, reductions: CUDA cores, VPU) or None (not said: the chip's main peak).
+    `accumulate` is the precision the running sums are kept in inside the unit (e.g. "fp32"
+    for a bf16 matmul); it picks the peak figure and never adds bytes. None: the chip's
+    default (fp32 accumulate where a sheet quotes several)."""
 
     name: str
     flops: object
     bytes: object
     dtype: str = "bf16"
     unit: str | None = None
+    accumulate: str | None = None
 
     @property
     def intensity(self):
@@ -51,7 +55,8 @@ class Cost:
         except Exception:  # e.g. bytes of 0 in an array: show the rest anyway
             intensity = "(undefined)"
         on = "" if self.unit is None else f" on the {self.unit} units"
-        return Summary(f"Cost of {self.name} ({self.dtype} math{on})", [
+        acc = "" if self.accumulate is None else f", {self.accumulate} accumulate"
+        return Summary(f"Cost of {self.name} ({self.dtype} math{acc}{on})", [
             ("FLOPs", quantity(self.flops, format_flops)),
             ("bytes moved", quantity(self.bytes, format_bytes)),
             ("intensity", intensity),
@@ -92,7 +97,8 @@ def _operand_bytes(dtype, activations, weights, output):
     return a, w, o
 
 
-def matmul(B, D, F, dtype="bf16", activations=None, weights=None, output=None) -> Cost:
+def matmul(B, D, F, dtype="bf16", activations=None, weights=None, output=None,
+           accumulate=None) -> Cost:
     """Activations X[B, D] times weights W[D, F] gives Y[B, F].
 
     FLOPs: 2BDF (B*F outputs, each D multiplies and D - 1 adds, rounded up to 2D;
@@ -100,11 +106,16 @@ def matmul(B, D, F, dtype="bf16", activations=None, weights=None, output=None) -
     own dtype (`activations`, `weights`, `output`; all default to `dtype`, which is
     also the dtype the math runs in, e.g. bf16 activations times int8 weights is
     `matmul(B, D, F, dtype="bf16", weights="int8")`).
+    `accumulate` is the precision of the running sums inside the matrix unit ("fp32" for a
+    bf16 matmul that writes Y back in bf16): it picks the peak `estimate` uses and adds no
+    bytes, because the accumulator never leaves the chip; only `output` sets Y's bytes.
     """
     for name, value in (("B", B), ("D", D), ("F", F)):
         check_size(name, value)
     a, w, o = _operand_bytes(dtype, activations, weights, output)
-    return Cost("matmul", 2 * B * D * F, a * B * D + w * D * F + o * B * F, canonical_dtype(dtype), "matrix")
+    acc = None if accumulate is None else canonical_dtype(accumulate)
+    return Cost("matmul", 2 * B * D * F, a * B * D + w * D * F + o * B * F, canonical_dtype(dtype), "matrix",
+                acc)
 
 
 def matmul_exact_flops(B, D, F):

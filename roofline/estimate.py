@@ -269,7 +269,8 @@ def estimate(cost: Cost, chip, dtype=None, sparse=False, bandwidth_bytes_per_s=N
     is used unless `sparse=True`. The peak is that of the execution unit the cost runs on
     (`unit`, default `cost.unit`: matmuls on the matrix units, dot products and elementwise
     ops on the vector units; where the vendor publishes no vector figure the matrix peak is
-    used, which keeps the times lower bounds, and `peak_unit` says so).
+    used, which keeps the times lower bounds, and `peak_unit` says so), with the cost's
+    accumulate precision (`cost.accumulate`; None: the fp32-accumulate figure).
     `bandwidth_bytes_per_s` replaces the chip's memory bandwidth (for another memory level or
     a link); say which with `bandwidth_kind` ("memory" or "link"). `efficiency` (0 < e <= 1)
     is the fraction of the peak FLOP/s a real kernel reaches (its MFU); 1 = datasheet peak.
@@ -283,7 +284,8 @@ def estimate(cost: Cost, chip, dtype=None, sparse=False, bandwidth_bytes_per_s=N
                          f"(e.g. 0.8 for 80 %), got {efficiency!r}")
     chip = get_chip(chip)
     dtype = canonical_dtype(dtype if dtype is not None else cost.dtype)
-    peak, peak_unit = _peak_for(chip, dtype, sparse, unit if unit is not None else cost.unit)
+    peak, peak_unit = _peak_for(chip, dtype, sparse, unit if unit is not None else cost.unit,
+                                getattr(cost, "accumulate", None))
     peak = peak * efficiency
     bandwidth = _bandwidth(chip, bandwidth_bytes_per_s)
     memory_name = chip.memory_kind if bandwidth_bytes_per_s is None else bandwidth_kind

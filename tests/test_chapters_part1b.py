@@ -152,10 +152,10 @@ def test_q3_the_quoted_286_overstates_it():
     assert abs(quoted / sparse_fp16_acc - 1) < 0.06  # "close to the sparse FP16-accumulate figure"
     ratio = quoted / chip.peak_flops_per_s("bf16")
     assert 2 < ratio < 4  # "2x to 4x the dense rate a bf16 matmul gets"
-    # the chapter's exercise diagnoses each slip
-    assert check("matmul-critical-batch-rtx3090", round(quoted / chip.hbm_bytes_per_s)).diagnosis
-    assert "accumulate" in check("matmul-critical-batch-rtx3090", 152).message
-    assert check("matmul-critical-batch-rtx3090", 76).correct
+    assert check("matmul-critical-batch-rtx4090-fp16acc", 330.3e12 / 1008e9).correct
+    # the exercise transfers it to the RTX 4090 and diagnoses the FP32-accumulate slip
+    feedback = check("matmul-critical-batch-rtx4090-fp16acc", round(165.2e12 / 1008e9))
+    assert not feedback.correct and "accumulate" in feedback.message
 
 
 @pytest.mark.parametrize("chip,expected", [
@@ -180,16 +180,30 @@ def test_every_catalog_chip_has_a_critical_batch_in_its_main_dtype():
 
 
 @pytest.mark.parametrize("exercise,value", [
-    ("matmul-flops-relative-error", 1 / (2 * D)),
-    ("matmul-intensity-bf16", B * D * F / (B * D + D * F + B * F)),
-    ("matmul-critical-batch-h200", 989.5e12 / 4.8e12),
+    # 1/(2D) <= 0.001  =>  D >= 500
+    ("matmul-flops-error-threshold", 500),
+    # fp8 X and W (1 byte), bf16 Y (2 bytes), fp32 accumulator never written
+    ("matmul-intensity-fp8-bf16-out", 2 * B * D * F / (B * D + D * F + 2 * B * F)),
+    # int8 weights, bf16 math: ridge / 2 (H200: 989.5 TFLOP/s dense, 4.8 TB/s)
+    ("matmul-critical-batch-h200-int8w", 989.5e12 / 4.8e12 / 2),
     ("matmul-regime-v5e", "bandwidth"),
-    ("matmul-critical-batch-rtx3090", 71e12 / 936e9),
-    ("spec-h100-dense-bf16", "989.5 TFLOP/s"),
-    ("spec-nvlink-one-way-per-link", "25 GB/s"),
-    ("spec-tpu-v4-hbm-bytes", "34.36 GB"),  # "32 GiB" only repeats the question (echo)
+    # 2BDF = I*(2BD + DF + 2BF) with D = F = 2048, I* = 989.5e12 / 3.35e12
+    ("matmul-exact-critical-int8-h100",
+     (989.5e12 / 3.35e12) * 2048**2 / (2 * 2048**2 - 2 * (989.5e12 / 3.35e12) * 4096)),
+    # RTX 4090: "Peak FP16 Tensor TFLOPS with FP16 Accumulate: 330.3" over 1008 GB/s
+    ("matmul-critical-batch-rtx4090-fp16acc", 330.3e12 / 1008e9),
+    # 2 bytes x (2048*8192 + 8192*1024 + 2048*1024)
+    ("matmul-bytes-bf16-writeback", "54.5 MB"),
+    # TPU v4: 275 TOPS int8 / 1200 GB/s, halved for 1-byte weights
+    ("matmul-critical-batch-int8-v4", 275e12 / 1200e9 / 2),
+    # 256 x 4096 tokens / (459 TFLOP/s / 2765 GB/s)
+    ("matmul-max-replicas-v5p", 256 * 4096 / (459e12 / 2765e9)),
+    ("spec-h100-dense-tf32", "494.5 TFLOP/s"),
+    ("spec-nvlink-one-way-per-link-b200", "50 GB/s"),
+    ("spec-tpu7x-hbm-bytes", "206.2 GB"),  # 192 x 2**30 bytes
     ("spec-above-roof", "impossible"),
-    ("spec-ridge-t4", 65e12 / 320e9),
+    # L4: "FP8 Tensor Core: 485 teraFLOPS*" (sparse) -> 242.5 dense, over 300 GB/s
+    ("spec-ridge-l4-fp8", 242.5e12 / 300e9),
     ("spec-flops-in-1ms", 989.5e12 * 1e-3),
 ])
 def test_chapter_exercises_accept_hand_worked_answers(exercise, value):
@@ -197,8 +211,47 @@ def test_chapter_exercises_accept_hand_worked_answers(exercise, value):
 
 
 def test_exercise_int8_exact_rejects_the_approximation():
-    feedback = check("matmul-exact-critical-int8-v5e", 120)
+    # the B << D, F approximation for int8 weights on an H100: ridge / 2, about 148
+    feedback = check("matmul-exact-critical-int8-h100", round(989.5e12 / 3.35e12 / 2))
     assert not feedback.correct and "approximation" in feedback.message
+
+
+def test_new_exercises_diagnose_their_slips():
+    # Y counted as fp32: 2*(2048*8192 + 8192*1024) + 4*2048*1024 bytes
+    fp32_out = 2 * (2048 * 8192 + 8192 * 1024) + 4 * 2048 * 1024
+    assert "fp32" in check("matmul-bytes-bf16-writeback", fp32_out).message
+    # the int8 ridge itself (275e12 / 1200e9) instead of half of it
+    assert "ridge" in check("matmul-critical-batch-int8-v4", 275e12 / 1200e9).message
+    # sequences instead of tokens
+    assert "tokens" in check("matmul-max-replicas-v5p", 256 / (459e12 / 2765e9)).message
+
+
+def test_fp32_accumulate_adds_no_bytes_and_picks_the_fp32_accumulate_peak():
+    # bytes by hand: 2 bytes for each of X[64, 128], W[128, 32], Y[64, 32]
+    cost = rl.matmul(64, 128, 32, dtype="bf16", accumulate="fp32")
+    assert cost.bytes == 2 * (64 * 128 + 128 * 32 + 64 * 32)
+    assert cost.accumulate == "fp32"
+    # RTX 3090 fp16: 71 TFLOP/s with FP32 accumulate, 142 with FP16 accumulate (whitepaper)
+    fp16_acc = rl.matmul(4096, 4096, 4096, dtype="fp16", accumulate="fp16")
+    fp32_acc = rl.matmul(4096, 4096, 4096, dtype="fp16", accumulate="fp32")
+    assert fp16_acc.bytes == fp32_acc.bytes == 2 * 3 * 4096**2
+    flops = 2 * 4096**3
+    assert rl.estimate(fp16_acc, "RTX 3090").t_math == pytest.approx(flops / 142e12)
+    assert rl.estimate(fp32_acc, "RTX 3090").t_math == pytest.approx(flops / 71e12)
+    assert rl.estimate(rl.matmul(4096, 4096, 4096, dtype="fp16"), "RTX 3090").t_math == pytest.approx(flops / 71e12)
+    with pytest.raises(ValueError, match="accumulate"):
+        rl.estimate(rl.matmul(8, 8, 8, accumulate="fp16"), "H100 SXM")
+    with pytest.raises(ValueError, match="dtype"):
+        rl.matmul(8, 8, 8, accumulate="fp99")
+
+
+def test_int8_variants_on_v5e_halve_then_restore_the_critical_batch():
+    # v5e: 197 TFLOP/s bf16, 394 TOPS int8, 819 GB/s
+    assert rl.critical_batch_size("TPU v5e", "bf16", weights="int8") == pytest.approx(197e12 / 819e9 / 2)
+    assert rl.critical_batch_size("TPU v5e", "int8") == pytest.approx(394e12 / 819e9 / 2)
+    assert rl.critical_batch_size("TPU v5e", "int8") == pytest.approx(rl.critical_batch_size("TPU v5e", "bf16"))
+    # v4: int8 peak = bf16 peak, so int8 math halves the critical batch
+    assert rl.critical_batch_size("TPU v4", "int8") == pytest.approx(275e12 / 1200e9 / 2)
 
 
 # ---------------------------------------------------------------- chapter 5: spec sheets

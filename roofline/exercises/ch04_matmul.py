@@ -2,49 +2,14 @@
 
 Every answer is computed by `roofline` from the catalog; the mistakes listed are the
 ones specific to each question (the generic ones - unit prefixes, factors of 2,
-reciprocals, GB vs GiB - are added by the checker).
+reciprocals, GB vs GiB - are added by the checker). Each question is about a chip, size,
+dtype or situation the chapter does not work through, so it cannot be answered by looking
+a printed number up.
 """
 
 from .. import (critical_batch_size, critical_intensity, estimate, exact_critical_batch_size,
-                format_bandwidth, format_intensity, get_chip, matmul)
+                format_intensity, get_chip, matmul)
 from .core import Exercise, Mistake, register
-
-
-register(Exercise(
-    id="matmul-flops-relative-error",
-    title="How wrong is 2BDF? (chapter 4)",
-    question="A matmul X[B, D] @ W[D, F] does exactly BF(2D - 1) FLOPs. By what fraction of "
-             "2BDF does the usual count 2BDF overstate it? Answer with a formula in B, D, F.",
-    answer=lambda p: "1/(2*D)",
-    kind="symbolic",
-    symbols=("B", "D", "F"),
-    hints=("Subtract the exact count from 2BDF, then divide by 2BDF; B and F cancel.",),
-    mistakes=lambda p: [
-        Mistake("B*F", "That is the absolute difference (in FLOPs); divide it by 2BDF to get a fraction."),
-        Mistake("1/(2*D - 1)", "That is the difference relative to the exact count BF(2D - 1); "
-                               "the question asks relative to 2BDF."),
-        Mistake("1/D", "Each output needs D multiplies and D - 1 adds: the difference is one add "
-                       "per output, BF FLOPs, out of 2BDF."),
-    ],
-))
-
-register(Exercise(
-    id="matmul-intensity-bf16",
-    title="The intensity formula (chapter 4)",
-    question="Write the arithmetic intensity (FLOPs per byte) of a bf16 matmul X[B, D] @ W[D, F] "
-             "that reads X and W once and writes Y once, as a formula in B, D, F.",
-    answer=lambda p: matmul(*_symbols(), dtype="bf16").intensity,
-    kind="symbolic",
-    symbols=("B", "D", "F"),
-    hints=("FLOPs are 2BDF; bytes are 2 bytes per element of X, W and Y.",),
-    mistakes=lambda p: [
-        Mistake("2*B*D*F/(B*D + D*F + B*F)", "Each bf16 element is 2 bytes: the bytes are "
-                                             "2(BD + DF + BF), so the 2s cancel."),
-        Mistake("B", "That is the limit for B much smaller than D and F; the question asks for the "
-                     "exact intensity with all three operands."),
-        Mistake("B*D*F/(B*D + D*F)", "Y[B, F] is written back to memory too: add its BF elements."),
-    ],
-))
 
 
 def _symbols():
@@ -53,21 +18,66 @@ def _symbols():
 
 
 register(Exercise(
-    id="matmul-critical-batch-h200",
-    title="Critical batch of the H200 (chapter 4)",
-    question="What is the critical batch size of a bf16 matmul with B much smaller than D and F "
-             "on an H200 (dense peak, HBM bandwidth)?",
-    answer=lambda p: critical_batch_size(p["chip"], "bf16"),
-    params={"chip": "H200"},
-    hints=("With B << D, F the intensity is about B, so the critical batch is the ridge point: "
-           "dense bf16 FLOP/s divided by HBM bytes/s.",),
+    id="matmul-flops-error-threshold",
+    title="When is 2BDF close enough? (chapter 4)",
+    question="A matmul X[B, D] @ W[D, F] does exactly BF(2D - 1) FLOPs; the usual count is 2BDF. "
+             "What is the smallest D for which 2BDF overstates the exact count by at most 0.1 % "
+             "of 2BDF?",
+    answer=lambda p: 1 / (2 * p["fraction"]),
+    params={"fraction": 1e-3},
+    tolerance=0.01,
+    hints=("The difference is one add per output element, BF FLOPs; as a fraction of 2BDF it is "
+           "1/(2D). Solve 1/(2D) <= 0.001 for D.",),
     mistakes=lambda p: [
-        Mistake(critical_batch_size("H100 SXM", "bf16"),
-                "That is the H100 SXM's value: the H200 has the same FLOP/s but more bandwidth "
-                f"({format_bandwidth(get_chip(p['chip']).hbm_bytes_per_s)}), so its critical "
-                "batch is lower. '~300 on GPUs' is not a law."),
-        Mistake(critical_batch_size(p["chip"], "bf16", sparse=True),
-                "That uses the 2:4-sparse peak; a dense matmul gets the dense figure (half)."),
+        Mistake(1 / p["fraction"], "That solves 1/D <= 0.001: the difference is one add per output "
+                                   "(BF FLOPs) out of 2BDF, so the fraction is 1/(2D), not 1/D."),
+        Mistake(1 / (4 * p["fraction"]), "That solves 1/(4D) <= 0.001; the fraction is BF / (2BDF) "
+                                         "= 1/(2D)."),
+    ],
+))
+
+register(Exercise(
+    id="matmul-intensity-fp8-bf16-out",
+    title="An fp8 matmul with a bf16 output (chapter 4)",
+    question="An fp8 matmul X[B, D] @ W[D, F]: X and W are fp8 (1 byte each), the sums are "
+             "accumulated in fp32 inside the matrix unit, and Y is written back in bf16. Write its "
+             "arithmetic intensity (FLOPs per byte), reading X and W once and writing Y once, as a "
+             "formula in B, D, F.",
+    answer=lambda p: matmul(*_symbols(), dtype="fp8", output="bf16", accumulate="fp32").intensity,
+    kind="symbolic",
+    symbols=("B", "D", "F"),
+    hints=("FLOPs are 2BDF whatever the dtype. Bytes: 1 per element of X and W, 2 per element "
+           "of Y; the fp32 accumulator never leaves the chip.",),
+    mistakes=lambda p: [
+        Mistake("2*B*D*F/(B*D + D*F + 4*B*F)", "That writes Y in fp32 (4 bytes): the fp32 "
+                                               "accumulator stays inside the unit; Y leaves it "
+                                               "rounded to bf16, 2 bytes."),
+        Mistake("2*B*D*F/(B*D + D*F + B*F)", "That writes Y in fp8; the question writes it in "
+                                             "bf16, 2 bytes per element."),
+        Mistake("B*D*F/(B*D + D*F + B*F)", "That is the all-bf16 intensity; here X and W are 1 "
+                                           "byte per element."),
+    ],
+))
+
+register(Exercise(
+    id="matmul-critical-batch-h200-int8w",
+    title="int8 weights on an H200 (chapter 4)",
+    question="An H200 serves a model with int8 weights: bf16 activations times int8 weights, bf16 "
+             "math on the dense bf16 peak and a bf16 output. What is the critical batch size with "
+             "B much smaller than D and F?",
+    answer=lambda p: critical_batch_size(p["chip"], "bf16", weights="int8"),
+    params={"chip": "H200"},
+    hints=("With B << D, F the bytes are the weights, w*D*F with w = 1, and the FLOPs 2BDF: "
+           "the intensity is about 2B/w. Set it equal to the bf16 ridge point.",),
+    mistakes=lambda p: [
+        Mistake(critical_batch_size(p["chip"], "bf16"),
+                "That is the critical batch with bf16 weights (2 bytes); int8 weights are 1 byte, "
+                "so the intensity is about 2B and the critical batch halves."),
+        Mistake(critical_batch_size(p["chip"], "int8"),
+                "That runs the math on the int8 peak with int8 activations too; here the math is "
+                "bf16, so the ridge is the bf16 one."),
+        Mistake(critical_batch_size("H100 SXM", "bf16", weights="int8"),
+                "That is the H100 SXM's value: the H200 has the same FLOP/s but more bandwidth."),
     ],
 ))
 
@@ -90,18 +100,18 @@ register(Exercise(
 ))
 
 register(Exercise(
-    id="matmul-exact-critical-int8-v5e",
+    id="matmul-exact-critical-int8-h100",
     title="int8 weights, exactly (chapter 4)",
-    question="bf16 activations times int8 weights (bf16 math and output) on a TPU v5e with "
-             "D = F = 1024: at what batch B does the time for the math equal the time to move "
-             "the bytes? Use the exact byte count, not the B << D, F approximation.",
+    question="bf16 activations times int8 weights (bf16 math on the dense peak, bf16 output) on an "
+             "H100 SXM with D = F = 2048: at what batch B does the time for the math equal the "
+             "time to move the bytes? Use the exact byte count, not the B << D, F approximation.",
     answer=lambda p: exact_critical_batch_size(p["chip"], p["D"], p["F"], "bf16", weights="int8"),
-    params={"chip": "TPU v5e", "D": 1024, "F": 1024},
+    params={"chip": "H100 SXM", "D": 2048, "F": 2048},
     tolerance=0.02,
     hints=("Set 2BDF / peak equal to (2BD + 1*DF + 2BF) / bandwidth and solve for B.",),
     mistakes=lambda p: [
         Mistake(critical_batch_size(p["chip"], "bf16", weights="int8"),
-                "That is the B << D, F approximation (ridge / 2). At D = F = 1024 the activations "
+                "That is the B << D, F approximation (ridge / 2). At D = F = 2048 the activations "
                 "and the output are not small next to the weights: solve with the exact bytes."),
         Mistake(critical_batch_size(p["chip"], "bf16"),
                 "That is the critical batch for bf16 weights, without the approximation's "
@@ -112,22 +122,78 @@ register(Exercise(
 ))
 
 register(Exercise(
-    id="matmul-critical-batch-rtx3090",
-    title="A bf16 training matmul on an RTX 3090 (chapter 4)",
-    question="A bf16 training matmul (FP32 accumulate) on a GeForce RTX 3090: what is its "
-             "critical batch size with B much smaller than D and F?",
-    answer=lambda p: critical_batch_size(p["chip"], "bf16"),
-    params={"chip": "RTX 3090"},
-    hints=("Use the dense bf16 figure with FP32 accumulate and the card's GDDR6X bandwidth.",),
+    id="matmul-critical-batch-rtx4090-fp16acc",
+    title="An fp16 inference matmul on an RTX 4090 (chapter 4)",
+    question="An fp16 inference matmul with FP16 accumulate (dense, no sparsity) on a GeForce RTX "
+             "4090: what is its critical batch size with B much smaller than D and F?",
+    answer=lambda p: critical_batch_size(p["chip"], "fp16", accumulate="fp16"),
+    params={"chip": "RTX 4090"},
+    hints=("Use the dense fp16 figure with FP16 accumulate and the card's GDDR6X bandwidth; "
+           "2-byte weights make the critical batch equal to that ridge point.",),
     mistakes=lambda p: [
-        Mistake(critical_batch_size(p["chip"], "fp16", accumulate="fp16"),
-                "That uses the FP16-accumulate rate, twice the rate a training matmul with FP32 "
-                "accumulate gets on a GeForce card."),
-        Mistake(critical_intensity(p["chip"], "fp16", sparse=True, accumulate="fp16"),
-                "That uses the sparse FP16-accumulate figure: 2:4 sparsity and the FP16 "
-                "accumulator each double the rate; a dense bf16 matmul gets neither."),
-        Mistake(268e12 / get_chip(p["chip"]).hbm_bytes_per_s,
-                "That is the ~286 from a public discussion, which started from 268 TFLOP/s, "
-                "close to the sparse FP16-accumulate figure, not the dense bf16 rate."),
+        Mistake(critical_batch_size(p["chip"], "fp16"),
+                "That uses the FP32-accumulate rate; with FP16 accumulate a GeForce card runs "
+                "fp16 at twice that rate."),
+        Mistake(critical_batch_size(p["chip"], "fp16", sparse=True, accumulate="fp16"),
+                "That uses the 2:4-sparse figure; a dense matmul gets half of it."),
+    ],
+))
+
+register(Exercise(
+    id="matmul-bytes-bf16-writeback",
+    title="Bytes with an fp32 accumulator (chapter 4)",
+    question="A bf16 matmul with B = 2048, D = 8192, F = 1024 accumulates in fp32 inside the matrix "
+             "unit and writes Y back in bf16. How many bytes must it move to and from memory at "
+             "least (read X and W once, write Y once)?",
+    answer=lambda p: matmul(p["B"], p["D"], p["F"], "bf16", accumulate="fp32").bytes,
+    kind="size",
+    params={"B": 2048, "D": 8192, "F": 1024},
+    hints=("Count each operand in the dtype it has in memory: X, W and Y are all bf16 "
+           "(2 bytes); the fp32 accumulator never leaves the chip.",),
+    mistakes=lambda p: [
+        Mistake(matmul(p["B"], p["D"], p["F"], "bf16", output="fp32").bytes,
+                "That writes Y in fp32: the fp32 sums stay inside the matrix unit and are "
+                "rounded to bf16 (2 bytes) on the way out."),
+        Mistake(matmul(p["B"], p["D"], p["F"], "fp32").bytes,
+                "That counts every operand in fp32; only the accumulator is fp32, and it never "
+                "reaches memory."),
+    ],
+))
+
+register(Exercise(
+    id="matmul-critical-batch-int8-v4",
+    title="int8 on a TPU v4 (chapter 4)",
+    question="On a TPU v4, a matmul runs entirely in int8 (int8 activations, weights and output, "
+             "on the int8 peak). What is its critical batch size with B much smaller than D and "
+             "F? (Google's page gives the TPU v4 275 TFLOP/s in bf16 and 275 TOPS in int8.)",
+    answer=lambda p: critical_batch_size(p["chip"], "int8"),
+    params={"chip": "TPU v4"},
+    hints=("Intensity with B << D, F: 2BDF FLOPs over D*F bytes (1 byte per weight), about 2B. "
+           "Set it equal to the int8 ridge point, int8 peak over HBM bandwidth.",),
+    mistakes=lambda p: [
+        Mistake(critical_intensity(p["chip"], "int8"),
+                "That is the int8 ridge point itself (on a TPU v4 it equals the bf16 one: both "
+                "peaks are 275 T(FL)OP/s, the int8 peak does not double as on a TPU v5e). With "
+                "1-byte weights the intensity is about 2B, so the critical batch is half the ridge."),
+    ],
+))
+
+register(Exercise(
+    id="matmul-max-replicas-v5p",
+    title="Tokens per replica (chapter 4)",
+    question="A training step processes 256 sequences of 4096 tokens each on TPU v5p chips, with "
+             "pure data parallelism (one chip per model replica, each replica gets an equal share "
+             "of the tokens). Up to how many replicas do the bf16 weight matmuls of each replica "
+             "stay compute-bound, with B much smaller than D and F?",
+    answer=lambda p: p["sequences"] * p["tokens_per_sequence"] / critical_batch_size(p["chip"], "bf16"),
+    params={"chip": "TPU v5p", "sequences": 256, "tokens_per_sequence": 4096},
+    hints=("B in a weight matmul is the number of tokens one replica processes per step: "
+           "sequences x tokens per sequence / replicas. Keep it at least the critical batch.",),
+    mistakes=lambda p: [
+        Mistake(p["sequences"] / critical_batch_size(p["chip"], "bf16"),
+                "That counts sequences; every token of every sequence is a row of X, so B counts "
+                "tokens: 256 x 4096 per step."),
+        Mistake(p["sequences"] * p["tokens_per_sequence"] / critical_batch_size("TPU v5e", "bf16"),
+                "That uses the TPU v5e's critical batch; the TPU v5p has its own."),
     ],
 ))

@@ -15,30 +15,33 @@ def _nvlink(p):
 
 
 register(Exercise(
-    id="spec-h100-dense-bf16",
-    title="The asterisk (chapter 5)",
-    question="The H100 SXM spec sheet prints 1,979 teraFLOPS for BFLOAT16 Tensor Core, with an "
-             "asterisk. What peak FLOP/s does a dense bf16 matmul get?",
-    answer=lambda p: get_chip(p["chip"]).peak_flops_per_s("bf16"),
+    id="spec-h100-dense-tf32",
+    title="The asterisk on TF32 (chapter 5)",
+    question="The H100 SXM spec sheet prints 'TF32 Tensor Core: 989 teraFLOPS*', and the asterisk's "
+             "footnote says 'Shown with sparsity. Specifications 1/2 lower without sparsity.' What "
+             "peak FLOP/s does a dense TF32 matmul get?",
+    answer=lambda p: get_chip(p["chip"]).peak_flops_per_s("tf32"),
     kind="rate",
     params={"chip": "H100 SXM"},
-    hints=("Read the footnote the asterisk points to: 'Shown with sparsity. Specifications 1/2 "
-           "lower without sparsity.'",),
+    hints=("The starred figure is the 2:4-sparse rate; a dense matmul gets half of it.",),
     mistakes=lambda p: [
-        Mistake(get_chip(p["chip"]).peak_flops_per_s("bf16", sparse=True),
-                "That is the 2:4-sparse figure the asterisk marks; a dense matmul gets half of it."),
+        Mistake(get_chip(p["chip"]).peak_flops_per_s("tf32", sparse=True),
+                "That is the 2:4-sparse figure the asterisk marks (it happens to equal the dense "
+                "bf16 rate); a dense TF32 matmul gets half of it."),
+        Mistake(get_chip(p["chip"]).peak_flops_per_s("bf16"),
+                "That is the dense bf16 rate; TF32 runs at half the bf16 rate on an H100."),
     ],
 ))
 
 register(Exercise(
-    id="spec-nvlink-one-way-per-link",
+    id="spec-nvlink-one-way-per-link-b200",
     title="One link, one way (chapter 5)",
-    question="An H100 SXM has 18 NVLink 4 links and the spec sheet says 'NVLink: 900GB/s'. "
-             "What bandwidth does one link carry in one direction?",
+    question="A B200 has 18 NVLink 5 links and its spec sheet says 'NVLink: 1.8TB/s' per GPU, both "
+             "directions added. What bandwidth does one link carry in one direction?",
     answer=lambda p: _nvlink(p).one_way_bytes_per_s,
     kind="bandwidth",
-    params={"chip": "H100 SXM"},
-    hints=("900 GB/s counts all 18 links and both directions of each full-duplex link.",),
+    params={"chip": "B200"},
+    hints=("1.8 TB/s counts all 18 links and both directions of each full-duplex link.",),
     mistakes=lambda p: [
         Mistake(_nvlink(p).bidirectional_bytes_per_s,
                 "That is one link counted in both directions; a link is full duplex, and a "
@@ -51,13 +54,14 @@ register(Exercise(
 ))
 
 register(Exercise(
-    id="spec-tpu-v4-hbm-bytes",
+    id="spec-tpu7x-hbm-bytes",
     title="GiB in bytes (chapter 5)",
-    question="Google's page gives a TPU v4 32 GiB of HBM2. How many bytes is that?",
+    question="Google's Cloud TPU documentation gives a TPU7x (Ironwood) chip 192 GiB of HBM. How "
+             "many bytes is that?",
     answer=lambda p: get_chip(p["chip"]).hbm_bytes,
     kind="size",
-    params={"chip": "TPU v4"},
-    givens=("32 GiB",),
+    params={"chip": "TPU7x"},
+    givens=("192 GiB",),
     hints=("1 GiB is 2**30 bytes; 1 GB is 10**9 bytes.",),
     mistakes=lambda p: [
         Mistake(get_chip(p["chip"]).hbm_bytes / 2**30 * 1e9,
@@ -92,19 +96,20 @@ register(Exercise(
 ))
 
 register(Exercise(
-    id="spec-ridge-t4",
-    title="The Colab T4's ridge point (chapter 5)",
-    question="The Colab T4 has no bf16 tensor cores. What is its ridge point (FLOPs/byte) for "
-             "fp16 matmuls, from the datasheet's mixed-precision figure and its memory bandwidth?",
-    answer=lambda p: critical_intensity(p["chip"], "fp16"),
+    id="spec-ridge-l4-fp8",
+    title="The L4's fp8 ridge point (chapter 5)",
+    question="The NVIDIA L4's datasheet says 'FP8 Tensor Core: 485 teraFLOPS*' (*with sparsity; "
+             "1/2 lower without) and 'GPU memory bandwidth: 300GB/s'. What is its ridge point "
+             "(FLOPs/byte) for dense fp8 matmuls?",
+    answer=lambda p: critical_intensity(p["chip"], "fp8"),
     kind="intensity",
-    params={"chip": "T4"},
-    hints=("Divide the fp16 (mixed precision) peak in FLOP/s by the GDDR6 bandwidth in bytes/s.",),
+    params={"chip": "L4"},
+    hints=("Halve the starred figure for the dense rate, then divide FLOP/s by bytes/s.",),
     mistakes=lambda p: [
-        Mistake(critical_intensity(p["chip"], "fp32"),
-                "That uses the FP32 (non-tensor) peak; fp16 matmuls run on the tensor cores."),
-        Mistake(critical_intensity(p["chip"], "int8"),
-                "That uses the INT8 figure (in TOPS); the question asks for fp16."),
+        Mistake(critical_intensity(p["chip"], "fp8", sparse=True),
+                "That uses the 2:4-sparse figure the asterisk marks; a dense matmul gets half."),
+        Mistake(critical_intensity(p["chip"], "bf16"),
+                "That is the bf16 ridge; fp8 runs at twice the bf16 rate on the L4."),
     ],
 ))
 
