@@ -344,8 +344,10 @@ def test_q6_no_chapter_uses_a_size_letter_as_a_matrix():
 
 # ---------------------------------------------------------------- numbers are glued, not typed
 def _prose(path: Path) -> str:
-    """The page text outside code cells (where a typed number would be a hand-typed one)."""
+    """The page text outside code cells (where a typed number would be a hand-typed one) and
+    outside exercise questions (which quote the figures they give, e.g. a spec sheet's line)."""
     text = path.read_text(encoding="utf-8")
+    text = re.sub(r"```\{exercise\}.*?\n```", "", text, flags=re.S)
     return re.sub(r"```\{code-cell\}.*?\n```", "", text, flags=re.S)
 
 

@@ -329,3 +329,21 @@ def test_prefill_matmuls_compute_bound_on_every_chip_and_unfused_attention_near_
             assert all(rl.estimate(op, c).bound == "compute" for c in chips), op.name
     fused = tf.layer_costs(tf.LLAMA_8B, 1, 4096, "prefill", fused_attention_kernel=True)
     assert next(o for o in fused if "fused" in o.name).intensity > 10 * tf.LLAMA_8B.head_dim
+
+
+# ---------------------------------------------------------------- chapter 6's transferred exercises
+def test_chapter_6_new_exercises_by_hand():
+    B, D, F = sympy.symbols("B D F", positive=True)
+    n = sympy.Symbol("n", positive=True, integer=True)
+    V, W = sympy.symbols("V W", positive=True)
+    # two TPU v4 chips: D = 2P / link, with 275 TFLOP/s bf16 and 45 GB/s one way per ICI link
+    assert check("comms-critical-d-v4", 2 * 275e12 / 45e9).correct
+    # per-chip memory bytes: X_i[B, D/n], W_i[D/n, F], a whole Y_i[B, F], 2 bytes each
+    assert check("comms-hbm-bytes-per-chip", 2 * B * D / n + 2 * D * F / n + 2 * B * F).correct
+    assert not check("comms-hbm-bytes-per-chip", 2 * (B * D + D * F + B * F) / n).correct
+    # fp32 partial sums (V = 4BF) on a one-way ring: 2 (n-1)/n V
+    assert check("comms-ring-bytes-fp32", 2 * (n - 1) / n * 4 * B * F).correct
+    assert not check("comms-ring-bytes-fp32", 2 * (n - 1) / n * 2 * B * F).correct
+    # full mesh all-gather: one piece V/n per link, all links at once
+    assert check("comms-allgather-mesh", V / (n * W)).correct
+    assert "ring" in check("comms-allgather-mesh", (n - 1) * V / (n * W)).message

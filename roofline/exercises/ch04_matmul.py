@@ -71,11 +71,9 @@ register(Exercise(
            "the intensity is about 2B/w. Set it equal to the bf16 ridge point.",),
     mistakes=lambda p: [
         Mistake(critical_batch_size(p["chip"], "bf16"),
-                "That is the critical batch with bf16 weights (2 bytes); int8 weights are 1 byte, "
-                "so the intensity is about 2B and the critical batch halves."),
-        Mistake(critical_batch_size(p["chip"], "int8"),
-                "That runs the math on the int8 peak with int8 activations too; here the math is "
-                "bf16, so the ridge is the bf16 one."),
+                "That is the critical batch with bf16 weights (2 bytes), which is also what int8 "
+                "math on the int8 peak would give. Here the math is bf16 and the weights are "
+                "int8, 1 byte: the intensity is about 2B and the critical batch halves."),
         Mistake(critical_batch_size("H100 SXM", "bf16", weights="int8"),
                 "That is the H100 SXM's value: the H200 has the same FLOP/s but more bandwidth."),
     ],

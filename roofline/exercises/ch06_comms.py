@@ -9,13 +9,13 @@ def _one_way(chip):
 
 
 register(Exercise(
-    id="comms-critical-d-v5e",
-    title="Two TPU v5e chips (chapter 6)",
-    question="Two TPU v5e chips split X[B, D] @ W[D, F] (bf16) along D and add their partial sums "
+    id="comms-critical-d-v4",
+    title="Two TPU v4 chips (chapter 6)",
+    question="Two TPU v4 chips split X[B, D] @ W[D, F] (bf16) along D and add their partial sums "
              "over one ICI link. Above which D does each chip's math outlast the link transfer?",
     answer=lambda p: sharded_critical_D(p["chip"], n=2, dtype="bf16"),
     kind="number",
-    params={"chip": "TPU v5e"},
+    params={"chip": "TPU v4"},
     hints=("Per chip: t_math = (2BDF/2) / peak FLOP/s and t_link = 2BF bytes / one-way link "
            "bandwidth. Set them equal: B and F cancel.",),
     mistakes=lambda p: [
@@ -73,57 +73,65 @@ register(Exercise(
 ))
 
 register(Exercise(
-    id="comms-flops-per-chip",
-    title="FLOPs per chip, symbolically (chapter 6)",
-    question="A matmul X[B, D] @ W[D, F] is split along D over n chips. Write the FLOPs each chip does "
-             "(per chip, not the aggregate) in terms of B, D, F and n.",
-    answer=lambda p: "2*B*D*F/n",
+    id="comms-hbm-bytes-per-chip",
+    title="Memory bytes per chip, symbolically (chapter 6)",
+    question="A bf16 matmul X[B, D] @ W[D, F] is split along D over n chips. Each chip reads its "
+             "shards of X and W from its own memory once and writes its [B, F] partial sum once. "
+             "Write the bytes each chip moves to and from its own memory, in terms of B, D, F, n.",
+    answer=lambda p: "2*B*D/n + 2*D*F/n + 2*B*F",
     kind="symbolic",
     symbols=("B", "D", "F", "n"),
-    hints=("One chip alone would do 2BDF FLOPs (a multiply and an add per term); each chip now "
-           "contracts over D/n of the D terms.",),
+    hints=("Chip i holds X_i[B, D/n] and W_i[D/n, F] and computes a whole Y_i[B, F]; every "
+           "element is 2 bytes in bf16.",),
     mistakes=lambda p: [
-        Mistake("2*B*D*F", "That is the aggregate over all n chips; each chip does 1/n of it."),
-        Mistake("B*D*F/n", "A multiply and an add are 2 FLOPs: the 2 in 2BDF/n is missing."),
+        Mistake("2*B*D/n + 2*D*F/n + 2*B*F/n", "The partial sum is not split: every chip computes "
+                                               "a whole [B, F] partial sum, 2BF bytes."),
+        Mistake("2*B*D + 2*D*F + 2*B*F", "That is one chip doing the whole matmul; each chip holds "
+                                         "only D/n of the columns of X and rows of W."),
+        Mistake("B*D/n + D*F/n + B*F", "bf16 is 2 bytes per element."),
     ],
 ))
 
 register(Exercise(
-    id="comms-ring-bytes",
-    title="Bytes of a ring all-reduce (chapter 6)",
-    question="With an all-reduce on a one-way ring of n chips, how many bytes does each chip send over "
-             "its link (one direction) for the bf16 partial sums of Y[B, F]? (an expression in B, F, n)",
-    answer=lambda p: "4*B*F*(n - 1)/n",
+    id="comms-ring-bytes-fp32",
+    title="fp32 partial sums on a ring (chapter 6)",
+    question="The n chips of a matmul split along D keep their partial sums of Y[B, F] in fp32 "
+             "(4 bytes per element) and add them with an all-reduce on a one-way ring. How many bytes "
+             "does each chip send over its link in one direction? (an expression in B, F, n)",
+    answer=lambda p: "8*B*F*(n - 1)/n",
     kind="symbolic",
     symbols=("B", "F", "n"),
     hints=("An all-reduce is a reduce-scatter then an all-gather; on a ring each sends (n-1)/n of "
-           "the array out of every chip. One partial sum is B*F elements of 2 bytes.",),
+           "the array out of every chip. One partial sum is B*F elements of 4 bytes.",),
     mistakes=lambda p: [
-        Mistake("2*B*F*(n - 1)/n", "That is one of the two halves (a reduce-scatter or an all-gather "
-                                   "alone), or one byte per element; an all-reduce of bf16 sums is "
-                                   "twice this."),
-        Mistake("8*B*F*(n - 1)/n", "That counts both directions; links are full duplex, so only one "
-                                   "direction's bytes cost time."),
-        Mistake("2*B*F", "That is the n = 2 answer; for n chips a ring sends 2(n-1)/n partial sums."),
+        Mistake("4*B*F*(n - 1)/n", "That counts 2 bytes per element (bf16 partial sums), or only "
+                                   "one half of the all-reduce; fp32 sums of both halves are twice "
+                                   "this."),
+        Mistake("16*B*F*(n - 1)/n", "That counts both directions; links are full duplex, so only one "
+                                    "direction's bytes cost time."),
+        Mistake("4*B*F", "That is one fp32 partial sum: the n = 2 answer would be 4BF, but for n "
+                         "chips a ring sends 2(n-1)/n partial sums."),
     ],
 ))
 
 register(Exercise(
-    id="comms-allgather-formula",
-    title="Write the all-gather's cost (chapter 6)",
-    question="Write the time of an all-gather of an array of V bytes over n chips on a bidirectional "
-             "ring whose links carry W bytes/s each way (bandwidth term only), in V, n and W.",
-    answer=lambda p: "(n - 1)*V/(2*n*W)",
+    id="comms-allgather-mesh",
+    title="An all-gather on a full mesh (chapter 6)",
+    question="n chips are joined as a full mesh: every chip has its own link, W bytes/s each way, to "
+             "every other chip. Write the time of an all-gather of an array of V bytes (each chip "
+             "starts with V/n of it) over the n chips, bandwidth term only, in V, n and W.",
+    answer=lambda p: "V/(n*W)",
     kind="symbolic",
     symbols=("V", "n", "W"),
-    hints=("Each chip must receive the (n-1)/n of the array it lacks; it has two incoming links, "
-           "one from each neighbour, each W bytes/s.",),
+    hints=("Each chip needs the V/n bytes of every other chip, and each of those pieces arrives "
+           "over its own link, all at the same time.",),
     mistakes=lambda p: [
-        Mistake("(n - 1)*V/(n*W)", "That is a one-way ring (one incoming link); a bidirectional ring "
-                                   "receives from both neighbours at once."),
-        Mistake("V/(2*W)", "That is the limit for large n; keep the (n-1)/n: a chip already holds "
-                           "its own 1/n."),
-        Mistake("(n - 1)*V/(n*W)*2", "That is an all-reduce on a one-way ring, not an all-gather."),
+        Mistake("(n - 1)*V/(n*W)", "That sends every piece over one link, as on a one-way ring; on "
+                                   "a mesh the n - 1 pieces arrive over n - 1 links at once."),
+        Mistake("(n - 1)*V/(2*n*W)", "That is a bidirectional ring (two links per chip); a mesh has "
+                                     "n - 1 links per chip."),
+        Mistake("V/W", "That moves the whole array over one link; each link carries only one "
+                       "chip's V/n."),
     ],
 ))
 

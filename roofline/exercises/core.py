@@ -519,8 +519,15 @@ def tolerance_text(tolerance: float) -> str:
 
 
 def ratio_text(ratio: float) -> str:
-    """A ratio >= 1 to 3 significant digits, written the same way in Python and JavaScript."""
-    x = float(f"{ratio:.3g}")
+    """A ratio >= 1 to 3 significant digits, written the same way in Python and JavaScript.
+
+    JavaScript's toPrecision rounds the exact binary value half up (494.5 -> "495"); Python's
+    format rounds half to even ("494"), so round with Decimal the way JavaScript does."""
+    from decimal import ROUND_HALF_UP, Decimal
+    exact = Decimal(ratio)
+    if exact.is_finite() and exact != 0:
+        exact = exact.quantize(Decimal(1).scaleb(exact.adjusted() - 2), rounding=ROUND_HALF_UP)
+    x = float(f"{float(exact):.3g}")
     if x.is_integer() and abs(x) < 1e21:
         return str(int(x))
     return repr(x)
