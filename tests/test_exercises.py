@@ -560,9 +560,10 @@ def test_check_is_fast():
 
 def test_ratio_text_rounds_halves_up_as_javascript_does():
     # JavaScript's toPrecision(3) picks the larger of two equally near candidates (ECMA-262
-    # Number.prototype.toPrecision): 494.5 -> "495", 1.235 (binary 1.23499...) -> "1.23".
+    # Number.prototype.toPrecision) of the exact binary value: 494.5 -> "495" (Python's format
+    # gives "494"), 1.005 (binary 1.00499999...) -> "1".
     from roofline.exercises.core import ratio_text
     assert ratio_text(494.5) == "495"
     assert ratio_text(2.5) == "2.5"
-    assert ratio_text(1.235) == "1.23"
+    assert ratio_text(1.005) == "1"
     assert ratio_text(12345.0) == "12300"
