@@ -41,6 +41,7 @@ class Printed:
     value: float
     unit: str      # "" for a bare number
     context: str
+    digits: int = 0  # significant digits as printed ("989.5" 4, "990" 3, "1" 1)
 
 
 def printed_quantities(text: str) -> list[Printed]:
@@ -58,7 +59,8 @@ def printed_quantities(text: str) -> list[Printed]:
         elif m["prefix"]:
             continue  # "16 G" without a unit: not a quantity we compare
         start, end = max(m.start() - 50, 0), min(m.end() + 30, len(text))
-        found.append(Printed(value, unit, " ".join(text[start:end].split())))
+        digits = len(m["num"].replace(",", "").replace(".", "").lstrip("0"))
+        found.append(Printed(value, unit, " ".join(text[start:end].split()), digits))
     return found
 
 
