@@ -21,17 +21,17 @@ register(Exercise(
     id="matmul-flops-error-threshold",
     title="When is 2BDF close enough? (chapter 4)",
     question="A matmul X[B, D] @ W[D, F] does exactly BF(2D - 1) FLOPs; the usual count is 2BDF. "
-             "What is the smallest D for which 2BDF overstates the exact count by at most 0.1 % "
+             "What is the smallest D for which 2BDF overstates the exact count by at most 0.02 % "
              "of 2BDF?",
     answer=lambda p: 1 / (2 * p["fraction"]),
-    params={"fraction": 1e-3},
+    params={"fraction": 2e-4},
     tolerance=0.01,
     hints=("The difference is one add per output element, BF FLOPs; as a fraction of 2BDF it is "
-           "1/(2D). Solve 1/(2D) <= 0.001 for D.",),
+           "1/(2D). Solve 1/(2D) <= 0.0002 for D.",),
     mistakes=lambda p: [
-        Mistake(1 / p["fraction"], "That solves 1/D <= 0.001: the difference is one add per output "
+        Mistake(1 / p["fraction"], "That solves 1/D <= 0.0002: the difference is one add per output "
                                    "(BF FLOPs) out of 2BDF, so the fraction is 1/(2D), not 1/D."),
-        Mistake(1 / (4 * p["fraction"]), "That solves 1/(4D) <= 0.001; the fraction is BF / (2BDF) "
+        Mistake(1 / (4 * p["fraction"]), "That solves 1/(4D) <= 0.0002; the fraction is BF / (2BDF) "
                                          "= 1/(2D)."),
     ],
 ))
@@ -101,15 +101,15 @@ register(Exercise(
     id="matmul-exact-critical-int8-h100",
     title="int8 weights, exactly (chapter 4)",
     question="bf16 activations times int8 weights (bf16 math on the dense peak, bf16 output) on an "
-             "H100 SXM with D = F = 2048: at what batch B does the time for the math equal the "
+             "H100 SXM with D = F = 4096: at what batch B does the time for the math equal the "
              "time to move the bytes? Use the exact byte count, not the B << D, F approximation.",
     answer=lambda p: exact_critical_batch_size(p["chip"], p["D"], p["F"], "bf16", weights="int8"),
-    params={"chip": "H100 SXM", "D": 2048, "F": 2048},
-    tolerance=0.02,
+    params={"chip": "H100 SXM", "D": 4096, "F": 4096},
+    tolerance=0.01,
     hints=("Set 2BDF / peak equal to (2BD + 1*DF + 2BF) / bandwidth and solve for B.",),
     mistakes=lambda p: [
         Mistake(critical_batch_size(p["chip"], "bf16", weights="int8"),
-                "That is the B << D, F approximation (ridge / 2). At D = F = 2048 the activations "
+                "That is the B << D, F approximation (ridge / 2). At D = F = 4096 the activations "
                 "and the output are not small next to the weights: solve with the exact bytes."),
         Mistake(critical_batch_size(p["chip"], "bf16"),
                 "That is the critical batch for bf16 weights, without the approximation's "
@@ -120,19 +120,25 @@ register(Exercise(
 ))
 
 register(Exercise(
-    id="matmul-critical-batch-rtx4090-fp16acc",
+    id="matmul-exact-critical-rtx4090-fp16acc",
     title="An fp16 inference matmul on an RTX 4090 (chapter 4)",
-    question="An fp16 inference matmul with FP16 accumulate (dense, no sparsity) on a GeForce RTX "
-             "4090: what is its critical batch size with B much smaller than D and F?",
-    answer=lambda p: critical_batch_size(p["chip"], "fp16", accumulate="fp16"),
-    params={"chip": "RTX 4090"},
-    hints=("Use the dense fp16 figure with FP16 accumulate and the card's GDDR6X bandwidth; "
-           "2-byte weights make the critical batch equal to that ridge point.",),
+    question="An fp16 inference matmul (fp16 activations, weights and output) with FP16 accumulate, "
+             "dense, on a GeForce RTX 4090, with D = F = 8192: at what batch B does the time for "
+             "the math equal the time to move the bytes? Use the exact byte count.",
+    answer=lambda p: exact_critical_batch_size(p["chip"], p["D"], p["F"], "fp16", accumulate="fp16"),
+    params={"chip": "RTX 4090", "D": 8192, "F": 8192},
+    tolerance=0.01,
+    hints=("The ridge is the dense fp16 figure with FP16 accumulate over the GDDR6X bandwidth. "
+           "Then solve BDF = I*(BD + DF + BF) for B, as for bf16.",),
     mistakes=lambda p: [
-        Mistake(critical_batch_size(p["chip"], "fp16"),
+        Mistake(exact_critical_batch_size(p["chip"], p["D"], p["F"], "fp16"),
                 "That uses the FP32-accumulate rate; with FP16 accumulate a GeForce card runs "
-                "fp16 at twice that rate."),
-        Mistake(critical_batch_size(p["chip"], "fp16", sparse=True, accumulate="fp16"),
+                "fp16 at twice that rate, so the ridge doubles."),
+        Mistake(critical_batch_size(p["chip"], "fp16", accumulate="fp16"),
+                "That is the B << D, F approximation (the ridge point itself); solve with the "
+                "exact bytes, which include the activations and the output."),
+        Mistake(exact_critical_batch_size(p["chip"], p["D"], p["F"], "fp16", sparse=True,
+                                          accumulate="fp16"),
                 "That uses the 2:4-sparse figure; a dense matmul gets half of it."),
     ],
 ))
@@ -166,6 +172,7 @@ register(Exercise(
              "F? (Google's page gives the TPU v4 275 TFLOP/s in bf16 and 275 TOPS in int8.)",
     answer=lambda p: critical_batch_size(p["chip"], "int8"),
     params={"chip": "TPU v4"},
+    tolerance=0.01,
     hints=("Intensity with B << D, F: 2BDF FLOPs over D*F bytes (1 byte per weight), about 2B. "
            "Set it equal to the int8 ridge point, int8 peak over HBM bandwidth.",),
     mistakes=lambda p: [

@@ -31,38 +31,41 @@ register(Exercise(
     ],
 ))
 
+def _ici(p):
+    return get_chip(p["chip"]).interconnect
+
+
 register(Exercise(
-    id="spec-nvlink-one-way-per-link-b200",
-    title="One link, one way (chapter 5)",
-    question="A B200 has 18 NVLink 5 links and its spec sheet says 'NVLink: 1.8TB/s' per GPU, both "
-             "directions added. What bandwidth does one link carry in one direction?",
-    answer=lambda p: _nvlink(p).one_way_bytes_per_s,
+    id="spec-ici-one-way-per-port-v6e",
+    title="One port, one way (chapter 5)",
+    question="Google's TPU v6e page says 'Bidirectional inter-chip interconnect (ICI) bandwidth (per "
+             "chip): 800 GBps; ICI ports per chip: 4'. What bandwidth does one ICI port carry in one "
+             "direction, by that page?",
+    answer=lambda p: _ici(p).vendor_one_way_bytes_per_s,
     kind="bandwidth",
-    params={"chip": "B200"},
-    hints=("1.8 TB/s counts all 18 links and both directions of each full-duplex link.",),
+    params={"chip": "TPU v6e"},
+    givens=("800 GBps",),
+    hints=("800 GB/s counts all 4 ports and both directions of each full-duplex link.",),
     mistakes=lambda p: [
-        Mistake(_nvlink(p).bidirectional_bytes_per_s,
-                "That is one link counted in both directions; a link is full duplex, and a "
+        Mistake(2 * _ici(p).vendor_one_way_bytes_per_s,
+                "That is one port counted in both directions; a link is full duplex, and a "
                 "transfer one way gets half of that."),
-        Mistake(_nvlink(p).one_way_total_bytes_per_s,
-                "That is all 18 links together, one way; the question asks for one link."),
-        Mistake(_nvlink(p).bidirectional_total_bytes_per_s,
-                "That is the spec sheet's total: all links, both directions."),
+        Mistake(4 * _ici(p).vendor_one_way_bytes_per_s,
+                "That is all 4 ports together, one way; the question asks for one port."),
     ],
 ))
 
 register(Exercise(
-    id="spec-tpu7x-hbm-bytes",
+    id="spec-checkpoint-gib-bytes",
     title="GiB in bytes (chapter 5)",
-    question="Google's Cloud TPU documentation gives a TPU7x (Ironwood) chip 192 GiB of HBM. How "
-             "many bytes is that?",
-    answer=lambda p: get_chip(p["chip"]).hbm_bytes,
+    question="A model checkpoint is listed as 140 GiB. How many bytes is that?",
+    answer=lambda p: p["gib"] * 2**30,
     kind="size",
-    params={"chip": "TPU7x"},
-    givens=("192 GiB",),
+    params={"gib": 140},
+    givens=("140 GiB",),
     hints=("1 GiB is 2**30 bytes; 1 GB is 10**9 bytes.",),
     mistakes=lambda p: [
-        Mistake(get_chip(p["chip"]).hbm_bytes / 2**30 * 1e9,
+        Mistake(p["gib"] * 1e9,
                 "That reads GiB as GB: 1 GiB is 2**30 = 1,073,741,824 bytes, 7.4% more than 1 GB."),
     ],
 ))
@@ -102,6 +105,7 @@ register(Exercise(
     answer=lambda p: critical_intensity(p["chip"], "fp8"),
     kind="intensity",
     params={"chip": "L4"},
+    tolerance=0.01,
     hints=("Halve the starred figure for the dense rate, then divide FLOP/s by bytes/s.",),
     mistakes=lambda p: [
         Mistake(critical_intensity(p["chip"], "fp8", sparse=True),
@@ -127,7 +131,7 @@ register(Exercise(
 
 
 # A chip the catalog does not hold: the student reads its sheet and computes, no helper call.
-FICTIONAL_SHEET = {"bf16_sparse_flops_per_s": 1.6e15, "hbm_bytes_per_s": 4e12}
+FICTIONAL_SHEET = {"bf16_sparse_flops_per_s": 1.8e15, "hbm_bytes_per_s": 4.8e12}
 
 
 def _fictional_chip(p) -> Chip:
@@ -140,15 +144,15 @@ def _fictional_chip(p) -> Chip:
 register(Exercise(
     id="spec-fictional-ridge",
     title="A sheet the catalog does not have (chapter 5)",
-    question="A fictional accelerator's sheet says 'BF16: 1,600 teraFLOPS*' (*with 2:4 sparsity) "
-             "and 'HBM: 4 TB/s'. Write the code (or do the arithmetic) for its dense bf16 ridge "
+    question="A fictional accelerator's sheet says 'BF16: 1,800 teraFLOPS*' (*with 2:4 sparsity) "
+             "and 'HBM: 4.8 TB/s'. Write the code (or do the arithmetic) for its dense bf16 ridge "
              "point, in FLOPs per byte.",
     answer=lambda p: critical_intensity(_fictional_chip(p), "bf16"),
     kind="intensity",
     params={"sparse": FICTIONAL_SHEET["bf16_sparse_flops_per_s"],
             "bandwidth": FICTIONAL_SHEET["hbm_bytes_per_s"]},
     hints=("Halve the sparse figure to get the dense peak, then divide by the bandwidth in B/s.",
-           "Write the numbers in base units: 1,600 teraFLOPS is 1.6e15 FLOP/s, 4 TB/s is 4e12 B/s."),
+           "Write the numbers in base units: 1,800 teraFLOPS is 1.8e15 FLOP/s, 4.8 TB/s is 4.8e12 B/s."),
     mistakes=lambda p: [Mistake(p["sparse"] / p["bandwidth"],
                                 "That uses the sparse figure the asterisk marks; a dense matmul "
                                 "gets half of it.")],
