@@ -205,7 +205,7 @@ def test_cross_references_become_links_to_the_web_edition():
             == "[Homework, part 1: rooflines on one chip](https://roofline-book.github.io/rooflines/"
                "exercises/homework_part1.html)")
     # the number is the book's running exercise number (checked against the built page elsewhere)
-    assert re.fullmatch(r"\[Exercise \d+ \(The asterisk\)\]\(https://roofline-book\.github\.io/rooflines/"
+    assert re.fullmatch(r"\[Exercise \d+ \(The asterisk on TF32\)\]\(https://roofline-book\.github\.io/rooflines/"
                         r"chapters/05_reading_a_spec_sheet\.html#ch05-h100-dense\)",
                         twin.roles("{ref}`ch05-h100-dense`"))
     with pytest.raises(notebooks.TwinError, match="names no document"):
