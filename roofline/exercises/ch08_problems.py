@@ -30,10 +30,9 @@ register(Exercise(
     tolerance=0.01,
     hints=("Bytes ~ 1 * D * F (int8 weights), FLOPs 2BDF, peak is the bf16 one.",),
     mistakes=lambda p: [Mistake(critical_batch_size(p["chip"], "bf16"),
-                                "That is the all-bf16 answer; int8 weights halve the bytes."),
-                        Mistake(critical_batch_size(p["chip"], "int8"),
-                                "That uses the int8 peak; with bf16 activations the math runs at "
-                                "the bf16 peak.")],
+                                "That is the all-bf16 answer (on this chip the all-int8 one too): "
+                                "int8 weights halve the bytes, and with bf16 activations the math "
+                                "runs at the bf16 peak.")],
 ))
 
 
