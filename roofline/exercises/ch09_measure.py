@@ -59,7 +59,7 @@ register(Exercise(
               "once) report? Answer both, as (STREAM, mbw)."),
     answer=lambda p: (_stream_copy(p), _mbw_copy(p)),
     kind="parts",
-    params={"N": 2**24, "t": 0.01},
+    params={"N": 2**24, "t": 0.1},
     parts=(
         Exercise(
             id="measure-copy-bandwidth/stream", title="STREAM", question="STREAM's figure",
