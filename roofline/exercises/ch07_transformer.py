@@ -80,7 +80,7 @@ register(Exercise(
 
 register(Exercise(
     id="xformer-weights-critical-batch",
-    title="The weight matmuls' crossover (chapter 7)",
+    title="The weight matmuls' crossover on a TPU v4 (chapter 7)",
     question="Keep only the weight matmuls of a Llama-style 8B layer (Q, K, V, O projections and the MLP). "
              "In decode on a TPU v4 (bf16), at what batch B do they stop being bandwidth-bound? "
              "Use the exact bytes, not B << D.",
@@ -125,6 +125,7 @@ def _free(p):
 
 register(Exercise(
     id="xformer-max-batch",
+    title="The memory wall on another chip (chapter 7)",
     question="Serve the whole Llama-style 8B model (32 layers, bf16 weights and KV cache) on one H200 "
              "(141 GB) with sequences of T = 8192 tokens. How many sequences can decode together, "
              "at most, before their KV cache no longer fits next to the weights?",

@@ -50,7 +50,7 @@ def _exact_part(size):
 
 register(Exercise(
     id="problems-int8-weights-exact",
-    title="The exact crossovers (chapter 8)",
+    title="The exact crossovers on an H100 (chapter 8)",
     question="The same bf16 x int8 matmul on an H100 SXM: the exact batch where t_math = t_comms, "
              "for D = F = 4096 and for D = F = 1024? Answer both, as (B at 4096, B at 1024).",
     answer=lambda p: tuple(part.answer(p) for part in (_exact_part(4096), _exact_part(1024))),
