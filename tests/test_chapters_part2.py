@@ -228,7 +228,23 @@ def test_int8_weights_approx_about_120_and_exact_crossovers_higher():
         exact = rl.exact_critical_batch_size(v5e, size, size, "bf16", weights="int8")
         assert exact == pytest.approx(float(root), rel=1e-12)
         assert lower * approx < exact < upper * approx
-        assert get_exercise(f"problems-int8-weights-exact-{size}").expected() == pytest.approx(float(root))
+
+
+def test_int8_weights_exercises_on_the_h100_by_hand():
+    # H100 SXM spec sheet: 1,979 TFLOPS bf16 with sparsity (dense half), 3.35 TB/s
+    P, W = 1979e12 / 2, 3.35e12
+    assert get_exercise("problems-int8-weights-approx").expected() == pytest.approx(P / W / 2, rel=1e-3)
+    Bsym = sympy.Symbol("B", positive=True)
+    roots = []
+    for size in (4096, 1024):
+        # bf16 activations 2BD, int8 weights DF, bf16 output 2BF
+        roots.append(float(sympy.solve(sympy.Eq(2 * Bsym * size * size / P,
+                                                (2 * Bsym * size + size * size + 2 * Bsym * size) / W),
+                                       Bsym)[0]))
+    assert 172 < roots[0] < 173 and 349 < roots[1] < 350
+    assert get_exercise("problems-int8-weights-exact").expected() == pytest.approx(tuple(roots), rel=1e-3)
+    assert check("problems-int8-weights-exact", tuple(roots)).correct
+    assert not check("problems-int8-weights-exact", (P / W / 2, P / W / 2)).correct   # the approximation
 
 
 def test_throughput_curve_on_numpy_arrays():

@@ -372,12 +372,14 @@ def test_chapter_dot_is_below_a_cpu_ridge_and_the_measured_chip_says_so():
 
 def test_ch09_exercise_answers_recomputed_independently():
     from roofline.exercises import check
-    assert check("measure-add-bytes", "240 MB").correct
-    # (STREAM: read and write, 2 x 8N bytes; mbw: the 8N bytes copied once), over 10 ms
-    assert check("measure-copy-bandwidth", f"{2 * 8 * 2**24 / 0.01} B/s; {8 * 2**24 / 0.01} B/s").correct
-    assert not check("measure-copy-bandwidth", f"{8 * 2**24 / 0.01} B/s; {8 * 2**24 / 0.01} B/s").correct
-    assert not check("measure-copy-bandwidth", f"{2 * 8 * 2**24 / 0.01} B/s").correct  # one part
-    assert check("measure-ridge-point", 5.0).correct  # 1e11 / 2e10
+    assert check("measure-add-bytes", "60 MB").correct      # 3 arrays x 4 bytes x 5e6 (fp32)
+    assert not check("measure-add-bytes", "120 MB").correct  # 8 bytes per element: fp64
+    # (STREAM: read and write, 2 x 8N bytes; mbw: the 8N bytes copied once), over 100 ms
+    assert check("measure-copy-bandwidth", f"{2 * 8 * 2**24 / 0.1} B/s; {8 * 2**24 / 0.1} B/s").correct
+    assert not check("measure-copy-bandwidth", f"{8 * 2**24 / 0.1} B/s; {8 * 2**24 / 0.1} B/s").correct
+    assert not check("measure-copy-bandwidth", f"{2 * 8 * 2**24 / 0.1} B/s").correct  # one part
+    assert check("measure-ridge-point", 8.0).correct  # fp32 example: 1.6e11 / 2e10
+    assert check("measure-ridge-point", 5.0, peak=1e11, bandwidth=2e10).correct
     peak = rl.get_chip("H100 SXM").peak("bf16")
     assert check("measure-gpu-fraction", 6.5e14 / peak.dense_flops_per_s).correct
     assert not check("measure-gpu-fraction", 6.5e14 / peak.sparse_flops_per_s).correct

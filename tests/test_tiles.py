@@ -54,6 +54,7 @@ def test_on_chip_memory_figures_have_sources_and_unknown_chips_say_what_to_do():
 
 def test_tile_exercise_against_a_hand_derivation():
     from roofline.exercises import check
-    assert check("problems-min-square-tile", 2 * 989.5e12 / 3.35e12).correct
-    wrong = check("problems-min-square-tile", 989.5e12 / 3.35e12)
+    # MI300X: "Peak BF16: 1307.4 TFLOPs" (dense), "peak memory bandwidth 5.3 TB/s"; t / 2 = ridge
+    assert check("problems-min-square-tile", 2 * 1307.4e12 / 5.3e12).correct
+    wrong = check("problems-min-square-tile", 1307.4e12 / 5.3e12)
     assert not wrong.correct and "ridge point itself" in wrong.diagnosis

@@ -21,35 +21,20 @@ register(Exercise(
 
 register(Exercise(
     id="problems-int8-weights-approx",
-    question="bf16 activations times int8 weights, math in bf16, on a TPU v5e: the critical batch "
+    title="The approximate critical batch on an H100 (chapter 8)",
+    question="bf16 activations times int8 weights, math in bf16, on an H100 SXM: the critical batch "
              "with B << D, F?",
     answer=lambda p: critical_batch_size(p["chip"], "bf16", weights="int8"),
     kind="number",
-    params={"chip": "TPU v5e"},
+    params={"chip": "H100 SXM"},
+    tolerance=0.01,
     hints=("Bytes ~ 1 * D * F (int8 weights), FLOPs 2BDF, peak is the bf16 one.",),
     mistakes=lambda p: [Mistake(critical_batch_size(p["chip"], "bf16"),
-                                "That is the all-bf16 answer; int8 weights halve the bytes.")],
+                                "That is the all-bf16 answer (on this chip the all-int8 one too): "
+                                "int8 weights halve the bytes, and with bf16 activations the math "
+                                "runs at the bf16 peak.")],
 ))
 
-
-def _exact_int8_weights(p):
-    return exact_critical_batch_size(p["chip"], p["D"], p["F"], "bf16", weights="int8")
-
-
-for size in (4096, 1024):
-    register(Exercise(
-        id=f"problems-int8-weights-exact-{size}",
-        question=f"The same bf16 x int8 matmul on a TPU v5e with D = F = {size}: the exact batch where "
-                 "t_math = t_comms (count the bf16 activations read and the bf16 output written)?",
-        answer=_exact_int8_weights,
-        kind="number",
-        params={"chip": "TPU v5e", "D": size, "F": size},
-        tolerance=0.01,
-        hints=("Solve 2BDF / peak = (2BD + DF + 2BF) / bandwidth for B.",),
-        mistakes=lambda p: [Mistake(critical_batch_size(p["chip"], "bf16", weights="int8"),
-                                    "That is the B << D, F approximation; at this size the activation "
-                                    "and output bytes are not negligible.")],
-    ))
 
 def _exact_part(size):
     return Exercise(
@@ -65,12 +50,12 @@ def _exact_part(size):
 
 register(Exercise(
     id="problems-int8-weights-exact",
-    title="The exact crossovers (chapter 8)",
-    question="The same bf16 x int8 matmul on a TPU v5e: the exact batch where t_math = t_comms, "
+    title="The exact crossovers on an H100 (chapter 8)",
+    question="The same bf16 x int8 matmul on an H100 SXM: the exact batch where t_math = t_comms, "
              "for D = F = 4096 and for D = F = 1024? Answer both, as (B at 4096, B at 1024).",
     answer=lambda p: tuple(part.answer(p) for part in (_exact_part(4096), _exact_part(1024))),
     kind="parts",
-    params={"chip": "TPU v5e"},
+    params={"chip": "H100 SXM"},
     parts=(_exact_part(4096), _exact_part(1024)),
     hints=("Solve 2BDF / peak = (2BD + DF + 2BF) / bandwidth for B, once per size.",),
 ))
@@ -91,14 +76,21 @@ register(Exercise(
 
 register(Exercise(
     id="problems-per-example-intensity",
-    question="A per-example matmul (every example has its own W[D, F]) with B = 4096, D = F = 4096 in bf16: "
-             "its arithmetic intensity in FLOPs per byte?",
-    answer=lambda p: per_example_matmul(p["B"], p["D"], p["F"]).intensity,
+    title="Intensity of a small per-example matmul in fp32 (chapter 8)",
+    question="A per-example matmul (every example has its own W[D, F]) with B = 512, D = F = 64, all in "
+             "fp32: its arithmetic intensity in FLOPs per byte?",
+    answer=lambda p: per_example_matmul(p["B"], p["D"], p["F"], dtype=p["dtype"]).intensity,
     kind="intensity",
-    params={"B": 4096, "D": 4096, "F": 4096},
-    hints=("The weights are now B*D*F elements: bytes grow with B exactly as the FLOPs do.",),
-    mistakes=lambda p: [Mistake(matmul(p["B"], p["D"], p["F"]).intensity,
-                                "That is a shared-weight matmul; here every example reads its own matrix.")],
+    params={"B": 512, "D": 64, "F": 64, "dtype": "fp32"},
+    tolerance=0.01,
+    hints=("The weights are now B*D*F elements: bytes grow with B exactly as the FLOPs do.",
+           "fp32 is 4 bytes: 2BDF FLOPs over 4(BD + BDF + BF) bytes; B cancels."),
+    mistakes=lambda p: [Mistake(matmul(p["B"], p["D"], p["F"], dtype=p["dtype"]).intensity,
+                                "That is a shared-weight matmul; here every example reads its own matrix."),
+                        Mistake(per_example_matmul(p["B"], p["D"], p["F"]).intensity,
+                                "That counts 2 bytes per number (bf16); fp32 is 4."),
+                        Mistake(0.5, "That is the limit for large D and F (2 FLOPs per 4-byte weight); "
+                                     "at D = F = 64 the activations and outputs add bytes too.")],
 ))
 
 register(Exercise(
@@ -162,11 +154,12 @@ register(Exercise(
 
 register(Exercise(
     id="problems-min-square-tile",
-    question="A bf16 matmul on an H100 SXM runs with square t x t output tiles whose inputs stream from "
+    title="The smallest compute-bound tile on an MI300X (chapter 8)",
+    question="A bf16 matmul on an MI300X runs with square t x t output tiles whose inputs stream from "
              "HBM. What is the smallest t for which the tile loop is compute-bound?",
     answer=lambda p: 2 * critical_intensity(p["chip"]),
     kind="number",
-    params={"chip": "H100 SXM"},
+    params={"chip": "MI300X"},
     tolerance=0.01,
     hints=("One step loads a [t, b_k] and a [b_k, t] tile (2 bytes per number) and does 2 t^2 b_k FLOPs: "
            "the intensity is t / 2, whatever b_k.",

@@ -10,33 +10,36 @@ from ..hardware import Chip, Peak, Source
 from .core import Exercise, Mistake, register
 
 
-def bytes_counted(kernel, n_elements):
+def bytes_counted(kernel, n_elements, itemsize=8):
     """STREAM's byte count for `kernel` (imported on first use: roofline.measure loads numpy,
     and the grader imports every exercise module into every student's kernel)."""
     from ..measure.bandwidth import bytes_counted as count
-    return count(kernel, n_elements)
+    return count(kernel, n_elements, itemsize)
 
 
 def _machine(p) -> Chip:
     src = Source("exercise", "a measured machine")
-    return Chip(name="measured machine", vendor="measured", peaks=(Peak("fp64", p["peak"], src),),
+    dtype = p.get("dtype", "fp64")
+    return Chip(name="measured machine", vendor="measured", peaks=(Peak(dtype, p["peak"], src),),
                 hbm_bytes=1e9, hbm_bytes_per_s=p["bandwidth"], memory_source=src, memory_kind="DRAM")
 
 
 register(Exercise(
     id="measure-add-bytes",
-    title="Bytes of the add kernel (chapter 9)",
-    question=("The add kernel np.add(b, c, out=a) runs on fp64 arrays of N elements each. "
+    title="Bytes of the add kernel in fp32 (chapter 9)",
+    question=("The add kernel np.add(b, c, out=a) runs on fp32 arrays of N = 5,000,000 elements each. "
               "How many bytes does STREAM's rule count for one call?"),
-    answer=lambda p: bytes_counted("add", p["N"]),
+    answer=lambda p: bytes_counted("add", p["N"], 4),
     kind="size",
-    params={"N": 10_000_000},
+    params={"N": 5_000_000},
     hints=("It reads b and c and writes a: three arrays, each touched once.",
-           "An fp64 element is 8 bytes."),
+           "An fp32 element is 4 bytes."),
     mistakes=lambda p: [
-        Mistake(2 * 8 * p["N"], "That counts two arrays: add reads two (b and c) and writes one (a)."),
-        Mistake(4 * 8 * p["N"], "That adds the cache's write-allocate read of a; STREAM does not count it."),
-        Mistake(3 * p["N"], "That counts elements, not bytes: an fp64 element is 8 bytes."),
+        Mistake(2 * 4 * p["N"], "That counts two arrays: add reads two (b and c) and writes one (a)."),
+        Mistake(4 * 4 * p["N"], "That adds the cache's write-allocate read of a; STREAM does not count it."),
+        Mistake(3 * p["N"], "That counts elements, not bytes: an fp32 element is 4 bytes."),
+        Mistake(3 * 8 * p["N"], "That uses 8 bytes per element (fp64, as in the chapter's sweep); "
+                                "these arrays are fp32, 4 bytes each."),
     ],
 ))
 
@@ -56,7 +59,7 @@ register(Exercise(
               "once) report? Answer both, as (STREAM, mbw)."),
     answer=lambda p: (_stream_copy(p), _mbw_copy(p)),
     kind="parts",
-    params={"N": 2**24, "t": 0.01},
+    params={"N": 2**24, "t": 0.1},
     parts=(
         Exercise(
             id="measure-copy-bandwidth/stream", title="STREAM", question="STREAM's figure",
@@ -82,14 +85,15 @@ register(Exercise(
 
 register(Exercise(
     id="measure-ridge-point",
-    title="Your ridge point (chapter 9)",
-    question=("A machine measures a peak of `peak` FLOP/s (fp64 matmul) and a main-memory "
-              "bandwidth of `bandwidth` bytes/s. Where is its fp64 ridge point, in FLOPs/byte? "
-              "(The check cell passes the measured figures and prints them.)"),
-    answer=lambda p: critical_intensity(_machine(p), "fp64"),
+    title="Your fp32 ridge point (chapter 9)",
+    question=("A machine measures an fp32 matmul peak of `peak` FLOP/s and a main-memory "
+              "bandwidth of `bandwidth` bytes/s, both on one thread. Where is its fp32 ridge point, "
+              "in FLOPs/byte? (The check cell passes the measured figures and prints them.)"),
+    answer=lambda p: critical_intensity(_machine(p), p["dtype"]),
     kind="intensity",
-    params={"peak": 1e11, "bandwidth": 2e10},
-    hints=("The ridge point is peak FLOP/s divided by bandwidth (bytes/s).",),
+    params={"peak": 1.6e11, "bandwidth": 2e10, "dtype": "fp32"},
+    hints=("The ridge point is peak FLOP/s divided by bandwidth (bytes/s).",
+           "Use the fp32 peak, not the fp64 one: the ridge point belongs to one dtype."),
 ))
 
 register(Exercise(
