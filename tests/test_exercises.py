@@ -407,48 +407,53 @@ def _hw1_q1_times(factor):
 #: The expected verdicts come from the question (by hand), not from the checker.
 ISSUE_TABLE = [
     # right answers that were rejected
-    ("intensity-elementwise-add-bf16", None, "1/6", True, "is right"),
-    ("plot-ridge-v5e-int8", None, "481 OPs/B", True, "is right"),
-    ("plot-ridge-v5e-int8", None, "481 OPs per byte", True, "is right"),
+    # z = x*y + w in fp32: 2 FLOPs per (3 reads + 1 write) x 4 B = 1/8
+    ("intensity-fma-fp32", None, "1/8", True, "is right"),
+    # RTX 4090 int8: 660.6 TOPS dense / 1.008 TB/s = 655.4 OPs/B
+    ("plot-ridge-int8-rtx4090", None, "655 OPs/B", True, "is right"),
+    ("plot-ridge-int8-rtx4090", None, "655 OPs per byte", True, "is right"),
     ("spec-h100-dense-bf16", None, "989.5 teraFLOPS", True, "is right"),
     ("spec-h100-dense-bf16", None, "989.5 Tflop/s", True, "is right"),
     ("spec-h100-dense-bf16", None, "2*494.75e12", True, "is right"),
     ("spec-nvlink-one-way-per-link", None, "25 GB/sec", True, "is right"),
-    ("plot-ridge-ici-v5e", None, "4378 flops/byte", True, "is right"),
+    # TPU v6e: 918 TFLOP/s / 90 GB/s per ICI link, one way = 10200 FLOPs/B
+    ("plot-ridge-ici-v6e", None, "10200 flops/byte", True, "is right"),
     ("spec-tpu-v4-hbm-bytes", None, "34.4 gigabytes", True, "is right"),
     ("time-1e12-flops-h100", None, "1.01 millisecond", True, "is right"),
     ("time-1e12-flops-h100", None, "1.01 ms.", True, "is right"),
     ("time-which-bound-h100", None, "Bandwidth.", True, "is right"),
     ("time-which-bound-h100", None, "It is bandwidth-bound!", True, "is right"),
-    ("plot-three-regions-v5e", None, "link-bound", True, "is right"),
+    ("plot-three-regions-v6e", None, "link-bound", True, "is right"),
     ("xformer-weights-critical-batch", None, "325.6", True, "is right"),
     ("xformer-weights-critical-batch", None, "325.5576", True, "is right"),
     ("spec-above-roof", None, "Impossible.", True, "is right"),
     # wrong answers that were accepted or misread
     ("time-1e12-flops-h100", None, "1,01 ms", False, "Write 1.01, not 1,01"),
     ("spec-tpu-v4-hbm-bytes", None, "32 GiB", False, "repeats the figure the question gives"),
-    ("intensity-ridge-h100", None, "300", False, "often quoted"),
-    ("intensity-ridge-h100", None, "295", True, "is right"),
+    # MI300X fp8: 2614.9 TFLOP/s dense / 5.3 TB/s = 493.4 FLOPs/B
+    ("intensity-ridge-mi300x-fp8", None, "300", False, "often quoted"),
+    ("intensity-ridge-mi300x-fp8", None, "493", True, "is right"),
     ("hw-part1-q3", "B", None, False, "approximate value"),
     # diagnoses
     ("time-1e12-flops-h100", None, "1.01", False, "Add a unit"),
     ("spec-flops-in-1ms", None, "989.5", False, "Add a unit"),
     ("time-1e12-flops-h100", None, "989.5 s", False, "a time is the work divided by the rate"),
-    ("intensity-elementwise-add-bf16", None, "6", False, "FLOPs per byte, not bytes per FLOP"),
+    ("intensity-fma-fp32", None, "8", False, "FLOPs per byte, not bytes per FLOP"),
     ("time-1e12-flops-h100", None, "1.01 us", False, "1000 times too small"),
     ("time-1e12-flops-h100", None, "989 TFLOP/s", False, "asks for a time"),
     ("time-1e12-flops-h100", None, "5 Gbps", False, "lower-case b is a bit"),
     # questions in two parts
-    ("time-bound-ratio-symbolic", None, "1 + x; 2", True, "(2) the largest value: right"),
-    ("time-bound-ratio-symbolic", None, "1 + x; 1", False, "(2) the largest value: not yet"),
+    # x = 1/4: 1 + x = 1.25; 2 is the largest ratio (x = 1), not this one
+    ("time-bound-ratio-symbolic", None, "1 + x; 1.25", True, "(2) the ratio at x = 1/4: right"),
+    ("time-bound-ratio-symbolic", None, "1 + x; 2", False, "(2) the ratio at x = 1/4: not yet"),
     ("time-bound-ratio-symbolic", None, "1 + x", False, "asks for 2 answers"),
     ("measure-copy-bandwidth", None, "26.8 GB/s; 13.4 GB/s", True, "(1) STREAM: right"),
     ("measure-copy-bandwidth", None, "13.4 GB/s; 13.4 GB/s", False, "counts the bytes copied once"),
     ("problems-int8-weights-exact", None, "136.3; 226.8", True, "(2) D = F = 1024: right"),
     # formulas
-    ("plot-half-peak-intensity", None, "P/(2W)", True, "is right"),
-    ("plot-half-peak-intensity", None, "P/W", False, "ridge point"),
-    ("plot-half-peak-intensity", None, "P/(4*W)", False, "yours is 1/2 times the answer"),
+    ("plot-half-peak-intensity", None, "P/(2BW)", True, "is right"),
+    ("plot-half-peak-intensity", None, "P/BW", False, "ridge point"),
+    ("plot-half-peak-intensity", None, "P/(4*BW)", False, "yours is 1/2 times the answer"),
     ("measure-triad-formula", None, "24N/t", True, "is right"),
     ("measure-triad-formula", None, "16*N/t", False, "counts two arrays"),
     # homework: the kind of slip, never the ratio
