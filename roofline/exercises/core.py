@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..units import format_si, parse_quantity_details
+from ..units import RATE_DIGITS, format_si, parse_quantity_details
 
 __all__ = ["distinct_mistakes", "Exercise", "Mistake", "Feedback", "register", "get_exercise", "list_exercises",
            "check", "check_answer", "approximation_mistakes", "UNIT_FOR_KIND", "KIND_WORDS"]
@@ -626,8 +626,8 @@ def _check_numeric(exercise, answer, params) -> Feedback:
 
 def _show(value: float, kind) -> str:
     unit = UNIT_FOR_KIND.get(kind)
-    if unit and unit != "FLOPs/B":
-        return format_si(value, unit)
+    if unit and unit != "FLOPs/B":  # rates keep the book's display rule (4 digits), as on the page
+        return format_si(value, unit, RATE_DIGITS if unit in ("FLOP/s", "B/s") else 3)
     return f"{value:.4g}"
 
 
