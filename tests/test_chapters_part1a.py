@@ -347,9 +347,9 @@ def test_exercise_mistakes_are_diagnosed():
     # z = x*y + w in fp32 without the write: 2 / (3 x 4) = 1/6
     assert "write" in check("intensity-fma-fp32", 2 / 12).message
     assert "2 FLOPs" in check("intensity-fma-fp32", 1 / 16).message
-    assert "sparsity" in check("intensity-ridge-mi300x-fp8", 2 * raw_ridge("MI300X", "fp8")).message
-    assert "bf16" in check("intensity-ridge-mi300x-fp8", raw_ridge("MI300X")).message
-    assert check("intensity-ridge-mi300x-fp8", 2614.9e12 / 5.3e12).correct
+    assert "sparse" in check("intensity-ridge-a100-int8", 2 * raw_ridge("A100 SXM", "int8")).message
+    assert "bf16" in check("intensity-ridge-a100-int8", raw_ridge("A100 SXM")).message
+    assert check("intensity-ridge-a100-int8", 624e12 / 2.039e12).correct
     # RTX 4090: int8 660.6 TOPS, bf16 165.2 TFLOP/s (fp32 accumulate), 1.008 TB/s
     assert check("plot-ridge-int8-rtx4090", 660.6e12 / 1.008e12).correct
     assert "bf16" in check("plot-ridge-int8-rtx4090", 165.2e12 / 1.008e12).message

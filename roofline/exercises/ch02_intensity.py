@@ -62,23 +62,23 @@ register(Exercise(
 
 
 register(Exercise(
-    id="intensity-ridge-mi300x-fp8",
-    title="The MI300X's fp8 ridge point (chapter 2)",
-    question=("What is the ridge point (critical intensity) of an AMD MI300X for dense fp8 math "
-              "from HBM, in FLOPs per byte?"),
+    id="intensity-ridge-a100-int8",
+    title="The A100's int8 ridge point (chapter 2)",
+    question=("What is the ridge point (critical intensity) of an NVIDIA A100 SXM for dense int8 "
+              "math from HBM, in OPs (FLOPs) per byte?"),
     answer=lambda p: critical_intensity(p["chip"], p["dtype"]),
     kind="intensity",
-    params={"chip": "MI300X", "dtype": "fp8"},
+    params={"chip": "A100 SXM", "dtype": "int8"},
     tolerance=0.01,
     hints=("Ridge point = peak FLOP/s / memory bandwidth in bytes/s.",
-           "Use the dense fp8 peak, not the structured-sparsity figure on the spec sheet."),
+           "Use the dense int8 peak, not the 2:4-sparse figure on the spec sheet."),
     mistakes=lambda p: [
         Mistake(critical_intensity(p["chip"], p["dtype"], sparse=True),
-                "That uses the structured-sparsity peak from the spec sheet; a dense matmul gets "
-                "the dense peak, half of it."),
+                "That uses the 2:4-sparse peak from the spec sheet; a dense matmul gets the "
+                "dense peak, half of it."),
         Mistake(critical_intensity(p["chip"], "bf16"),
-                "That is the bf16 ridge point; the fp8 peak is twice the bf16 one on the same "
-                "memory, so its ridge is too."),
+                f"That is the bf16 ridge point; the {p['dtype']} peak is not the bf16 one, so "
+                "neither is its ridge."),
         Mistake(FOLKLORE_GPU_RIDGE,
                 f"{FOLKLORE_GPU_RIDGE} is the round figure often quoted for GPUs; this question "
                 "asks for this chip and dtype: dense peak / bandwidth, to within 1%.")],
