@@ -369,3 +369,33 @@ def test_exercise_mistakes_are_diagnosed():
     # the ratio of the bounds at t_comms = t_math / 4: 1 + 1/4
     assert check("time-bound-ratio-symbolic", ("1 + x", 1.25)).correct
     assert not check("time-bound-ratio-symbolic", ("1 + x", 2)).correct
+
+
+# ------------------------------------------------------------------ introduction and appendix
+
+def test_notation_table_gives_each_letter_one_meaning():
+    """Issue 16 item 5: bold W is the weights only; bandwidths are BW; w, a, o and k are listed."""
+    intro = (ROOT / "intro.md").read_text(encoding="utf-8")
+    table = [line for line in intro.splitlines() if line.startswith("| $")]
+    symbols = [line.split("|")[1].strip() for line in table]
+    assert not any("W_{" in s for s in symbols), symbols
+    for wanted in (r"$\mathrm{BW}_{\text{mem}}$", r"$\mathrm{BW}_{\text{link}}$", "$w$, $a$, $o$",
+                   "$k$", "$T$", "$e$", r"$\mathbf{W}$"):
+        assert wanted in symbols, wanted
+    assert len(symbols) == len(set(symbols))
+    # "ridge point" and "one way, per link" are linked, not assumed
+    assert "{term}`ridge point`" in intro and "{term}`bidirectional`" in intro
+    assert "{doc}`sympy_in_five_minutes`" in intro
+
+
+def test_sympy_appendix_is_in_the_toc_and_has_a_twin():
+    import sys
+    sys.path.insert(0, str(ROOT / "tools"))
+    import notebooks
+    page = ROOT / "sympy_in_five_minutes.md"
+    assert page in notebooks.notebook_sources()
+    assert "file: sympy_in_five_minutes" in (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    code = "\n".join(c.source for c in _cells(page) if c.cell_type == "code")
+    for feature in ("sympy.symbols", ".subs(", "sympy.simplify", "sympy.solve", "sympy.limit",
+                    "rl.matmul(B, D, F"):
+        assert feature in code, feature
