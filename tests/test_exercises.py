@@ -407,20 +407,22 @@ def _hw1_q1_times(factor):
 #: The expected verdicts come from the question (by hand), not from the checker.
 ISSUE_TABLE = [
     # right answers that were rejected
-    ("intensity-elementwise-add-bf16", None, "1/6", True, "is right"),
-    ("plot-ridge-v5e-int8", None, "481 OPs/B", True, "is right"),
-    ("plot-ridge-v5e-int8", None, "481 OPs per byte", True, "is right"),
     ("spec-h100-dense-tf32", None, "494.5 teraFLOPS", True, "is right"),
     ("spec-h100-dense-tf32", None, "494.5 Tflop/s", True, "is right"),
     ("spec-h100-dense-tf32", None, "989e12/2", True, "is right"),
     ("spec-ici-one-way-per-port-v6e", None, "100 GB/sec", True, "is right"),
-    ("plot-ridge-ici-v5e", None, "4378 flops/byte", True, "is right"),
     ("spec-checkpoint-gib-bytes", None, "150.3 gigabytes", True, "is right"),
+    # z = x*y + w in fp32: 2 FLOPs per (3 reads + 1 write) x 4 B = 1/8
+    ("intensity-fma-fp32", None, "1/8", True, "is right"),
+    # RTX 4090 int8: 660.6 TOPS dense / 1.008 TB/s = 655.4 OPs/B
+    ("plot-ridge-int8-rtx4090", None, "655 OPs/B", True, "is right"),
+    ("plot-ridge-int8-rtx4090", None, "655 OPs per byte", True, "is right"),
+    # TPU v6e: 918 TFLOP/s / 90 GB/s per ICI link, one way = 10200 FLOPs/B
+    ("plot-ridge-ici-v6e", None, "10200 flops/byte", True, "is right"),
     ("time-1e12-flops-h100", None, "1.01 millisecond", True, "is right"),
     ("time-1e12-flops-h100", None, "1.01 ms.", True, "is right"),
     ("time-which-bound-h100", None, "Bandwidth.", True, "is right"),
     ("time-which-bound-h100", None, "It is bandwidth-bound!", True, "is right"),
-    ("plot-three-regions-v5e", None, "link-bound", True, "is right"),
     # TPU v4 (275 TFLOP/s, 1200 GB/s), Llama-style 8B weight matmuls: N = 218,103,808 weights,
     # S = 9D + 2*1024 + 3F = 81,920 widths; B = r N / (N - r S) with r = 275e12 / 1.2e12 = 250.75
     ("xformer-weights-critical-batch", None, "250.8", True, "is right"),
@@ -429,20 +431,23 @@ ISSUE_TABLE = [
     # wrong answers that were accepted or misread
     ("time-1e12-flops-h100", None, "1,01 ms", False, "Write 1.01, not 1,01"),
     ("spec-checkpoint-gib-bytes", None, "140 GiB", False, "repeats the figure the question gives"),
-    ("intensity-ridge-h100", None, "300", False, "often quoted"),
-    ("intensity-ridge-h100", None, "295", True, "is right"),
+    ("plot-three-regions-v6e", None, "link-bound", True, "is right"),
+    # A100 SXM int8: 624 TOPS dense / 2.039 TB/s = 306.0 OPs/B; "300" is 2% off
+    ("intensity-ridge-a100-int8", None, "300", False, "often quoted"),
+    ("intensity-ridge-a100-int8", None, "306", True, "is right"),
     ("hw-part1-q3", "B", None, False, "approximate value"),
     # diagnoses
     ("time-1e12-flops-h100", None, "1.01", False, "Add a unit"),
     ("spec-flops-in-1ms", None, "989.5", False, "Add a unit"),
     ("time-1e12-flops-h100", None, "989.5 s", False, "a time is the work divided by the rate"),
-    ("intensity-elementwise-add-bf16", None, "6", False, "FLOPs per byte, not bytes per FLOP"),
+    ("intensity-fma-fp32", None, "8", False, "FLOPs per byte, not bytes per FLOP"),
     ("time-1e12-flops-h100", None, "1.01 us", False, "1000 times too small"),
     ("time-1e12-flops-h100", None, "989 TFLOP/s", False, "asks for a time"),
     ("time-1e12-flops-h100", None, "5 Gbps", False, "lower-case b is a bit"),
     # questions in two parts
-    ("time-bound-ratio-symbolic", None, "1 + x; 2", True, "(2) the largest value: right"),
-    ("time-bound-ratio-symbolic", None, "1 + x; 1", False, "(2) the largest value: not yet"),
+    # x = 1/4: 1 + x = 1.25; 2 is the largest ratio (x = 1), not this one
+    ("time-bound-ratio-symbolic", None, "1 + x; 1.25", True, "(2) the ratio at x = 1/4: right"),
+    ("time-bound-ratio-symbolic", None, "1 + x; 2", False, "(2) the ratio at x = 1/4: not yet"),
     ("time-bound-ratio-symbolic", None, "1 + x", False, "asks for 2 answers"),
     # 2^24 fp64 elements copied in 100 ms: STREAM 2 x 8 x 2^24 / 0.1 = 2.68 GB/s, mbw half of it
     ("measure-copy-bandwidth", None, "2.68 GB/s; 1.34 GB/s", True, "(1) STREAM: right"),
@@ -450,9 +455,9 @@ ISSUE_TABLE = [
     # H100 SXM, r = 989.5e12 / 3.35e12: B = r D / (2D - 4r) = 172.6 (D = 4096), 349.1 (D = 1024)
     ("problems-int8-weights-exact", None, "172.6; 349.1", True, "(2) D = F = 1024: right"),
     # formulas
-    ("plot-half-peak-intensity", None, "P/(2W)", True, "is right"),
-    ("plot-half-peak-intensity", None, "P/W", False, "ridge point"),
-    ("plot-half-peak-intensity", None, "P/(4*W)", False, "yours is 1/2 times the answer"),
+    ("plot-half-peak-intensity", None, "P/(2BW)", True, "is right"),
+    ("plot-half-peak-intensity", None, "P/BW", False, "ridge point"),
+    ("plot-half-peak-intensity", None, "P/(4*BW)", False, "yours is 1/2 times the answer"),
     ("measure-triad-formula", None, "24N/t", True, "is right"),
     ("measure-triad-formula", None, "16*N/t", False, "counts two arrays"),
     # homework: the kind of slip, never the ratio

@@ -34,6 +34,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIRS = ("chapters", "exercises")
+NOTEBOOK_PAGES = ("sympy_in_five_minutes.md",)  # MyST notebooks at the top level (appendix pages)
 SETUP_MARKER = "# Colab setup"
 #: Glued values measured on the machine that builds the book (chapter 9 times its own CPU):
 #: they differ from build to build, so a twin shows those of the build it was made from.
@@ -44,13 +45,12 @@ EXECUTED_DIR = ROOT / "_build" / "jupyter_execute"  # where `make book` leaves e
 
 
 def notebook_sources() -> list[Path]:
-    """Every MyST notebook (.md with a jupytext header) in the book's notebook folders."""
-    found = []
-    for folder in NOTEBOOK_DIRS:
-        for path in sorted((ROOT / folder).glob("*.md")):
-            if path.read_text(encoding="utf-8").startswith("---\njupytext:"):
-                found.append(path)
-    return found
+    """Every MyST notebook (.md with a jupytext header) in the book's notebook folders, and
+    the top-level notebook pages of NOTEBOOK_PAGES."""
+    candidates = [path for folder in NOTEBOOK_DIRS for path in sorted((ROOT / folder).glob("*.md"))]
+    candidates += [ROOT / name for name in NOTEBOOK_PAGES if (ROOT / name).exists()]
+    return [path for path in candidates
+            if path.read_text(encoding="utf-8").startswith("---\njupytext:")]
 
 
 def repository() -> tuple[str, str]:

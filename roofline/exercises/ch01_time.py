@@ -2,6 +2,7 @@
 
 from .. import estimate, get_chip
 from ..costs import Cost
+from ..dtypes import bytes_per_element
 from .core import Exercise, Mistake, register
 
 
@@ -21,22 +22,35 @@ register(Exercise(
 ))
 
 
+def _weights_bytes(p):
+    """Bytes of the model's weights: parameters x bytes per parameter in the dtype."""
+    return p["parameters"] * bytes_per_element(p["dtype"])
+
+
 def _load_weights_mistakes(p):
     chip = get_chip(p["chip"])
-    wrong_bw = 2 * chip.hbm_bytes_per_s  # someone who doubles for "bidirectional"
-    return [Mistake(p["bytes"] / wrong_bw, "That uses twice the memory bandwidth; HBM bandwidth "
-                    "is quoted as one number, use it as it is.")]
+    # counting parameters instead of bytes and doubling the bandwidth give the same half
+    return [
+        Mistake(p["parameters"] / chip.hbm_bytes_per_s,
+                "That is half the time: count bytes, not parameters (each bf16 weight takes "
+                "2 bytes), and use the HBM bandwidth as quoted, not doubled."),
+        Mistake(p["parameters"] * 4 / chip.hbm_bytes_per_s,
+                "That counts 4 bytes per weight (fp32); the weights are stored in bf16, "
+                "2 bytes each."),
+    ]
 
 
 register(Exercise(
-    id="time-read-weights-v6e",
+    id="time-read-weights-mi300x",
     title="Reading the weights (chapter 1)",
-    question="How long does a TPU v6e need just to read 16 GB of weights from its HBM once?",
-    answer=lambda p: estimate(Cost("read", 1, p["bytes"], "bf16"), p["chip"]).t_comms,
+    question=("A model has 70 billion parameters stored in bf16. How long does an AMD MI300X "
+              "need just to read all its weights from HBM once?"),
+    answer=lambda p: estimate(Cost("read", 1, _weights_bytes(p), p["dtype"]), p["chip"]).t_comms,
     kind="time",
-    params={"bytes": 16e9, "chip": "TPU v6e"},
-    hints=("Time to move bytes = bytes / memory bandwidth in bytes/s.",
-           "16 GB is 16e9 bytes; the chip's HBM bandwidth is in the catalog."),
+    params={"parameters": 70e9, "dtype": "bf16", "chip": "MI300X"},
+    hints=("Bytes first: parameters x bytes per bf16 number.",
+           "Time to move bytes = bytes / memory bandwidth in bytes/s; the MI300X's HBM "
+           "bandwidth is in the catalog."),
     mistakes=_load_weights_mistakes,
 ))
 
@@ -85,10 +99,12 @@ register(Exercise(
     id="time-bound-ratio-symbolic",
     title="The ratio of the bounds (chapter 1)",
     question=("Write t_upper / t_lower as a formula in x, where x = t_comms / t_math and the "
-              "math takes longer (0 < x <= 1). What is its largest value? Answer both, as "
-              "(formula, largest value)."),
-    answer=lambda p: ("1 + x", 2),
+              "math takes longer (0 < x <= 1). How far apart are the bounds (their ratio) for an "
+              "operation whose bytes take a quarter of its math time? Answer both, as "
+              "(formula, ratio)."),
+    answer=lambda p: ("1 + x", 1 + p["x"]),
     kind="parts",
+    params={"x": 0.25},
     parts=(
         Exercise(
             id="time-bound-ratio-symbolic/formula", title="the formula",
@@ -102,14 +118,17 @@ register(Exercise(
                 Mistake("x", "That is t_comms / t_math itself; divide t_upper, the sum, "
                              "by t_lower.")]),
         Exercise(
-            id="time-bound-ratio-symbolic/largest", title="the largest value",
-            question="the largest value of t_upper / t_lower",
-            answer=lambda p: 2, kind="number", tolerance=0.01,
-            hints=("1 + x grows with x, and x is at most 1: when the two times are equal.",),
-            mistakes=lambda p: [Mistake(1, "That is the smallest value (x near 0, when the bytes "
-                                           "take no time); the ratio grows with x up to x = 1.")],
+            id="time-bound-ratio-symbolic/quarter", title="the ratio at x = 1/4",
+            question="t_upper / t_lower when t_comms = t_math / 4",
+            answer=lambda p: 1 + p["x"], kind="number", tolerance=0.01,
+            hints=("Put x = 1/4 into your formula.",),
+            mistakes=lambda p: [
+                Mistake((1 + p["x"]) / p["x"], "That is (1 + x)/x, the case where the bytes take "
+                                               "longer; here the math is slower, t_lower = t_math."),
+                Mistake(2, "2 is the largest the ratio can be, at equal times (x = 1); here the "
+                           "bytes take only a quarter of the math time.")],
             generic_mistakes=False),
     ),
     hints=("With the math slower, t_lower = t_math and t_upper = t_math + t_comms = "
-           "t_math (1 + x).", "1 + x is largest when x is: x = 1, equal times."),
+           "t_math (1 + x).", "Then put x = 1/4 into it."),
 ))

@@ -1,6 +1,7 @@
 """Exercises of chapter 2, "Arithmetic intensity"."""
 
 from .. import critical_intensity, dot, elementwise, estimate, matmul
+from ..units import format_intensity
 from ..dtypes import bytes_per_element
 from .core import Exercise, Mistake, register
 
@@ -32,67 +33,91 @@ def _symbol(name):
     return sympy.Symbol(name, positive=True)
 
 
+def _fma(p):
+    """z = x * y + w: 2 FLOPs per element, three inputs, one output."""
+    return elementwise(p["N"], p["dtype"], flops_per_element=2, inputs=3, outputs=1, name="fma")
+
+
+def _fma_mistakes(p):
+    size = bytes_per_element(p["dtype"])
+    return [
+        Mistake(2 / (3 * size), "You counted the three reads but not the write of z."),
+        Mistake(2 / (4 * 2), "That uses 2 bytes per number (bf16); fp32 takes 4 bytes."),
+        Mistake(1 / (4 * size), "A multiply and an add are 2 FLOPs per element, not 1."),
+    ]
+
+
 register(Exercise(
-    id="intensity-elementwise-add-bf16",
-    title="Adding two vectors (chapter 2)",
-    question=("z = x + y on two bf16 vectors of length N (read x and y, write z): what is its "
-              "arithmetic intensity, in FLOPs per byte?"),
-    answer=lambda p: elementwise(p["N"], p["dtype"]).intensity,
+    id="intensity-fma-fp32",
+    title="A fused multiply-add (chapter 2)",
+    question=("z = x * y + w on three fp32 vectors of length N (read x, y and w, write z): what "
+              "is its arithmetic intensity, in FLOPs per byte?"),
+    answer=lambda p: _fma(p).intensity,
     kind="intensity",
-    params={"N": 10**6, "dtype": "bf16"},
-    hints=("One FLOP per element; three elements of 2 bytes move per element of z.",),
-    mistakes=lambda p: [Mistake(1 / (2 * bytes_per_element(p["dtype"])),
-                                "You counted the two reads but not the write of z.")],
+    params={"N": 10**6, "dtype": "fp32"},
+    hints=("Per element: one multiply and one add; three numbers read and one written.",
+           "An fp32 number takes 4 bytes."),
+    mistakes=_fma_mistakes,
 ))
 
 
 register(Exercise(
-    id="intensity-ridge-h100",
-    title="The H100's ridge point (chapter 2)",
-    question="What is the ridge point (critical intensity) of an H100 SXM in bf16, dense, from HBM?",
+    id="intensity-ridge-a100-int8",
+    title="The A100's int8 ridge point (chapter 2)",
+    question=("What is the ridge point (critical intensity) of an NVIDIA A100 SXM for dense int8 "
+              "math from HBM, in OPs (FLOPs) per byte?"),
     answer=lambda p: critical_intensity(p["chip"], p["dtype"]),
     kind="intensity",
-    params={"chip": "H100 SXM", "dtype": "bf16"},
-    # 1%: the often-quoted "about 300" is 1.6% off and must not pass as the computed value
+    params={"chip": "A100 SXM", "dtype": "int8"},
     tolerance=0.01,
     hints=("Ridge point = peak FLOP/s / memory bandwidth in bytes/s.",
-           "Use the dense bf16 peak, not the 2:4-sparse figure on the spec sheet."),
+           "Use the dense int8 peak, not the 2:4-sparse figure on the spec sheet."),
     mistakes=lambda p: [
         Mistake(critical_intensity(p["chip"], p["dtype"], sparse=True),
                 "That uses the 2:4-sparse peak from the spec sheet; a dense matmul gets the "
                 "dense peak, half of it."),
+        Mistake(critical_intensity(p["chip"], "bf16"),
+                f"That is the bf16 ridge point; the {p['dtype']} peak is not the bf16 one, so "
+                "neither is its ridge."),
         Mistake(FOLKLORE_GPU_RIDGE,
                 f"{FOLKLORE_GPU_RIDGE} is the round figure often quoted for GPUs; this question "
-                "asks for this chip's value, dense peak / bandwidth, to within 1%.")],
+                "asks for this chip and dtype: dense peak / bandwidth, to within 1%.")],
 ))
 
 
+def _matmul(p):
+    return matmul(p["B"], p["D"], p["F"], p["dtype"])
+
+
 def _matmul_regime(p):
-    return estimate(matmul(p["B"], p["D"], p["F"], p["dtype"]), p["chip"]).bound
+    return estimate(_matmul(p), p["chip"]).bound
 
 
 def _regime_mistakes(p):
-    cost = matmul(p["B"], p["D"], p["F"], p["dtype"])
+    cost = _matmul(p)
     ridge = critical_intensity(p["chip"], p["dtype"])
     wrong = "bandwidth" if _matmul_regime(p) == "compute" else "compute"
     side = "below" if cost.intensity < ridge else "above"
-    return [Mistake(wrong, f"The matmul's intensity, {float(cost.intensity):.0f} FLOPs/B, is "
-                           f"{side} this chip's ridge point, {ridge:.0f} FLOPs/B. 'High' and "
-                           "'low' only mean something next to the ridge point.")]
+    return [Mistake(wrong, f"The matmul's intensity, {format_intensity(float(cost.intensity))}, "
+                           f"is {side} this chip's {p['dtype']} ridge point, "
+                           f"{format_intensity(ridge)}. 'High' and 'low' only mean something "
+                           "next to the ridge point.")]
 
 
-for _chip, _label, _title in (("H100 SXM", "h100", "Which regime on the H100?"),
-                              ("TPU v5p", "v5p", "Which regime on a TPU v5p?")):
+for _id, _chip, _dtype, _B, _title in (
+        ("intensity-matmul-regime-b512-h100", "H100 SXM", "bf16", 512, "Twice the batch on the H100"),
+        ("intensity-matmul-regime-int8-v5p", "TPU v5p", "int8", 128, "An int8 matmul on a TPU v5p")):
     register(Exercise(
-        id=f"intensity-matmul-regime-{_label}",
+        id=_id,
         title=f"{_title} (chapter 2)",
-        question=(f"A bf16 matmul with B = 256, D = F = 8192 runs on a {_chip}, operands in HBM. "
+        question=(f"A{'n' if _dtype == 'int8' else ''} {_dtype} matmul with B = {_B}, "
+                  f"D = F = 8192 runs on a {_chip}, operands in HBM. "
                   "Compute-bound or bandwidth-bound?"),
         answer=_matmul_regime,
         kind="choice",
         choices=("compute", "bandwidth"),
-        params={"B": 256, "D": 8192, "F": 8192, "dtype": "bf16", "chip": _chip},
-        hints=("Compute the matmul's intensity with rl.matmul(...).intensity and compare it with "
-               "rl.critical_intensity(chip).",),
+        params={"B": _B, "D": 8192, "F": 8192, "dtype": _dtype, "chip": _chip},
+        hints=("The matmul's intensity is 2BDF FLOPs over (BD + DF + BF) elements times the "
+               "bytes per element; compare it with the chip's ridge point for this dtype.",),
         mistakes=_regime_mistakes,
     ))
