@@ -63,10 +63,290 @@ _REGION_COLOURS = ("sky blue", "yellow", "orange", "bluish green", "reddish purp
 ROOF_TOLERANCE = 1.02
 ABOVE_ROOF_NOTE = "above the roof: check units, sparse vs dense, FLOP counting"
 
-FIGSIZE = (6.4, 4.0)
-DPI = 100
 X_LABEL = "Arithmetic intensity (FLOPs/byte)"
 Y_LABEL = "Attainable performance (FLOP/s)"
+
+# ---------------------------------------------------------------- the book's figure style
+#
+# Every figure of the book (these functions, roofline.measure.figures, the chapters' own
+# figure cells and the kernel explorers) is FIG_WIDTH_IN wide and sizes its text relative to
+# that width, so the text has the same size on every figure and stays readable when a page
+# shrinks the figure to a phone's width: there the figure is about 360 CSS px wide, and the
+# smallest text (FONT_SCALE["small"] x FIG_WIDTH_IN x 2 pt) is about 9 px.
+
+#: Width of every figure, inches. On the web page the SVG is FIG_WIDTH_IN x 96 CSS px wide.
+FIG_WIDTH_IN = 5.0
+#: Height of a one-panel figure without a legend below it, inches.
+FIG_HEIGHT_IN = 3.4
+FIGSIZE = (FIG_WIDTH_IN, FIG_HEIGHT_IN)
+DPI = 100
+#: Text sizes as multiples of the base size, which is 2 pt per inch of figure width.
+FONT_SCALE = {"small": 0.9, "normal": 1.0, "title": 1.1}
+#: Colours of the plain (black, grey) parts of a figure.
+INK = {"text": "#000000", "muted": "#333333", "spine": "#333333", "grid": "#dddddd"}
+
+
+def font_pt(role: str = "small", width_in: float = FIG_WIDTH_IN) -> float:
+    """Text size in points for `role` ("small": ticks, labels on the plot, legends;
+    "normal": axis labels; "title") on a figure `width_in` inches wide."""
+    try:
+        scale = FONT_SCALE[role]
+    except KeyError:
+        raise ValueError(f"font role must be one of {', '.join(FONT_SCALE)}, got {role!r}") from None
+    return round(2.0 * width_in * scale, 1)
+
+
+def _figure_class():
+    """matplotlib Figure subclass whose notebook display includes an SVG (vector: sharp on
+    any screen, text as paths so it looks the same in every browser)."""
+    global _BookFigure
+    if _BookFigure is None:
+        from matplotlib.figure import Figure
+
+        class BookFigure(Figure):
+            """A Figure that Jupyter, Colab and the book show as SVG (and PNG)."""
+
+            def _repr_svg_(self):
+                return figure_svg(self)
+
+        _BookFigure = BookFigure
+    return _BookFigure
+
+
+_BookFigure = None
+
+
+def figure_svg(fig) -> str:
+    """The figure as SVG text, the same on every run (no date, fixed ids)."""
+    import io
+
+    import matplotlib
+    out = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "roofline"}):
+        fig.savefig(out, format="svg", metadata={"Date": None}, facecolor=fig.get_facecolor())
+    text = out.getvalue()
+    return text[text.index("<svg"):]  # the XML prolog and DOCTYPE do not belong inline
+
+
+def new_figure(height_in: float = FIG_HEIGHT_IN, nrows: int = 1, ncols: int = 1):
+    """(fig, ax) in the book's style: FIG_WIDTH_IN wide, white, styled axes, out of pyplot's
+    list of open figures (a cell whose last expression is the figure shows it once). With
+    several panels, ax is an array of Axes. Finish it with `finish`."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    fig, axes = plt.subplots(nrows, ncols, figsize=(FIG_WIDTH_IN, height_in), dpi=DPI, facecolor="white",
+                             FigureClass=_figure_class())
+    plt.close(fig)  # shown once, by the notebook's display of the returned figure
+    for ax in np.atleast_1d(axes).ravel():
+        _style_axes(ax)
+    return fig, axes
+
+
+def _new_figure(figsize=FIGSIZE, ncols=1, nrows=1):
+    return new_figure(figsize[1], nrows=nrows, ncols=ncols)
+
+
+def _style_axes(ax) -> None:
+    ax.set_facecolor("white")
+    for spine in ax.spines.values():
+        spine.set_color(INK["spine"])
+    ax.tick_params(colors=INK["text"], labelsize=font_pt("small", _width(ax)))
+    ax.grid(True, which="major", color=INK["grid"], linewidth=0.6)
+    ax.set_axisbelow(True)
+
+
+def _width(ax) -> float:
+    return float(ax.figure.get_size_inches()[0])
+
+
+def _fs(ax, role="small") -> float:
+    return font_pt(role, _width(ax))
+
+
+#: Tick formats by the quantity on the axis; every label comes from roofline.units.
+def _tick_formatter(kind):
+    from matplotlib.ticker import FuncFormatter
+    from .units import format_bytes, format_si, format_time
+
+    def intensity(x, _pos=None):  # the axis label carries the unit (FLOPs/byte)
+        if x <= 0:
+            return ""
+        if 1e-3 <= x < 1e4:
+            return f"{x:g}"
+        return format_si(x, "").replace(" ", "")  # 10k, 100k, 1M: SI prefixes as in the units
+
+    def count(x, _pos=None):  # batch sizes, tile sides, D: whole numbers with thousands separators
+        if x <= 0:
+            return ""
+        return f"{x:,.0f}" if x >= 1 else f"{x:g}"
+
+    formats = {
+        "intensity": intensity,
+        "count": count,
+        "flops_rate": lambda y, _pos=None: "0" if y == 0 else format_flops_rate(y),
+        "bandwidth": lambda y, _pos=None: "0" if y == 0 else format_bandwidth(y),
+        "time": lambda y, _pos=None: "0" if y == 0 else format_time(y, digits=2),
+        "bytes": lambda y, _pos=None: "0" if y == 0 else format_bytes(y, binary=True),
+    }
+    try:
+        return FuncFormatter(formats[kind])
+    except KeyError:
+        raise ValueError(f"axis kind must be one of {', '.join(formats)}, got {kind!r}") from None
+
+
+def format_axis(axis, kind: str, base: int = 10) -> None:
+    """Ticks of one log axis in the book's style: major ticks only, labelled by
+    roofline.units for `kind` ("intensity", "count", "flops_rate", "bandwidth", "time",
+    "bytes"). Call it after setting the axis limits: a span under two decades gets
+    ticks at 1, 2 and 5 (or 1 and 2^k/2) times each power so that it keeps several labels."""
+    from matplotlib.ticker import LogLocator, NullFormatter, NullLocator
+    low, high = sorted(abs(v) for v in axis.get_view_interval())
+    decades = math.log(high / low, base) if low > 0 else 99
+    if base == 10:
+        subs = (1.0, 2.0, 5.0) if decades < 2 else (1.0,)
+        step = max(1, math.ceil(decades / 7))  # at most about 7 labels
+        axis.set_major_locator(LogLocator(base=10 ** step if step > 1 else 10, subs=subs))
+    else:
+        step = max(1, math.ceil(decades / 8))
+        axis.set_major_locator(LogLocator(base=base ** step))
+    axis.set_major_formatter(_tick_formatter(kind))
+    axis.set_minor_locator(NullLocator())
+    axis.set_minor_formatter(NullFormatter())
+
+
+def legend_below(ax, handles=None, labels=None, ncol=1):
+    """The legend under the axes, in the book's style (inside it a legend hides curves, labels
+    or points, depending on the chip). Returns the Legend, or None with nothing to list."""
+    if handles is None:
+        handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return None
+    return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=ncol,
+                     fontsize=_fs(ax), frameon=False, handlelength=2.2, borderaxespad=0.2)
+
+
+def _legend_rows(n_entries: int, ncol: int = 1) -> int:
+    return math.ceil(n_entries / ncol) if n_entries else 0
+
+
+def height_for_legend(rows: int, base_in: float = FIG_HEIGHT_IN) -> float:
+    """Figure height, inches, that keeps the axes' height with `rows` legend rows below."""
+    return base_in + rows * 1.45 * font_pt("small") / 72
+
+
+def finish(fig, *, legend=True, ncol=1):
+    """Put the legend under the plot (one per Axes that has labelled artists) and lay the
+    figure out tightly; returns the figure. For figures drawn with `new_figure`."""
+    if legend:
+        for ax in fig.axes:
+            legend_below(ax, ncol=ncol)
+    fig.set_layout_engine("tight")
+    return fig
+
+
+def text_artists(fig):
+    """Every piece of text the figure draws, as (kind, artist): titles, axis labels, the tick
+    labels drawn, texts and annotations inside the axes, legend entries."""
+    found = []
+
+    def add(kind, artist):
+        if artist is not None and artist.get_visible() and artist.get_text().strip():
+            found.append((kind, artist))
+
+    for text in fig.texts:
+        add("figure text", text)
+    if getattr(fig, "_suptitle", None) is not None:
+        add("suptitle", fig._suptitle)
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        for title in (ax.title, ax._left_title, ax._right_title):
+            add("title", title)
+        add("x label", ax.xaxis.label)
+        add("y label", ax.yaxis.label)
+        for axis, name in ((ax.xaxis, "x tick"), (ax.yaxis, "y tick")):
+            for tick in axis._update_ticks():
+                if tick.label1.get_visible():
+                    add(name, tick.label1)
+                if tick.label2.get_visible():
+                    add(name, tick.label2)
+        for text in ax.texts:
+            add("text", text)
+        legend = ax.get_legend()
+        if legend is not None:
+            for text in legend.get_texts():
+                add("legend", text)
+            add("legend title", legend.get_title())
+    return found
+
+
+def text_boxes(fig):
+    """(description, Bbox in display pixels) of every text of `text_artists`; the overlap
+    test and `place_labels` use it."""
+    renderer = _renderer(fig)
+    return [(f"{kind} {artist.get_text()!r}", artist.get_window_extent(renderer))
+            for kind, artist in text_artists(fig)]
+
+
+def _renderer(fig):
+    """The figure's renderer (a closed pyplot figure has a bare canvas: give it Agg's)."""
+    if not hasattr(fig.canvas, "get_renderer"):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        FigureCanvasAgg(fig)
+    return fig.canvas.get_renderer()
+
+
+def _overlap(a, b, tolerance_px=1.0) -> bool:
+    return (min(a.x1, b.x1) - max(a.x0, b.x0) > tolerance_px
+            and min(a.y1, b.y1) - max(a.y0, b.y0) > tolerance_px)
+
+
+#: Offsets (points) and alignments tried, in order, for a label next to a point.
+_LABEL_SPOTS = [((6, -6), "left", "top"), ((6, 6), "left", "bottom"), ((-6, -6), "right", "top"),
+                ((-6, 6), "right", "bottom"), ((6, -22), "left", "top"), ((-6, -22), "right", "top"),
+                ((6, 22), "left", "bottom"), ((-6, 22), "right", "bottom"), ((0, -12), "center", "top"),
+                ((0, 12), "center", "bottom"), ((12, -40), "left", "top"), ((-12, -40), "right", "top"),
+                ((12, 40), "left", "bottom"), ((-12, 40), "right", "bottom"), ((0, -40), "center", "top"),
+                ((0, 40), "center", "bottom"), ((6, -60), "left", "top"), ((-6, -60), "right", "top"),
+                ((6, 60), "left", "bottom"), ((-6, 60), "right", "bottom")]
+
+
+def place_labels(fig, labels, obstacles=(), spots=None, ignore=()) -> None:
+    """Move each annotation of `labels` (made with textcoords="offset points") to the first
+    spot around its point where it stays inside its Axes and covers no other text (nor any
+    Bbox of `obstacles`); if none is free, the spot that covers least. Call it once the
+    axes' limits and the figure's layout are final."""
+    if fig.get_layout_engine() is not None:
+        fig.get_layout_engine().execute(fig)
+    renderer = _renderer(fig)
+    own = {id(label) for label in labels} | {id(text) for text in ignore}
+    taken = [artist.get_window_extent(renderer) for _, artist in text_artists(fig) if id(artist) not in own]
+    taken += list(obstacles)
+    for label in labels:
+        ax = label.axes
+        best, best_cost = None, math.inf
+        for offset, ha, va in spots or _LABEL_SPOTS:
+            label.set_position(offset)
+            label.set_horizontalalignment(ha)
+            label.set_verticalalignment(va)
+            box = label.get_window_extent(renderer)
+            outside = box.width * box.height - _overlap_area(box, ax.bbox)
+            cost = 10 * outside + sum(_overlap_area(box, other) for other in taken)
+            if cost < best_cost:
+                best, best_cost = (offset, ha, va, box), cost
+            if cost == 0:
+                break
+        offset, ha, va, box = best
+        label.set_position(offset)
+        label.set_horizontalalignment(ha)
+        label.set_verticalalignment(va)
+        taken.append(box)
+
+
+def _overlap_area(a, b) -> float:
+    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+    h = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return w * h if w > 0 and h > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -141,34 +421,6 @@ def _decade_ceil(x: float) -> float:
     return 10.0 ** math.ceil(math.log10(x))
 
 
-def _intensity_tick(x, _pos=None) -> str:
-    if x <= 0:
-        return ""
-    if 1e-3 <= x < 1e5:
-        return f"{x:g}"
-    return f"$10^{{{round(math.log10(x))}}}$"
-
-
-def _rate_tick(y, _pos=None) -> str:
-    return "0" if y == 0 else format_flops_rate(y)
-
-
-def _new_figure(figsize=FIGSIZE, ncols=1):
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, ncols, figsize=figsize, dpi=DPI, facecolor="white")
-    plt.close(fig)  # shown once, by the notebook's display of the returned figure
-    return fig, axes
-
-
-def _style_axes(ax) -> None:
-    ax.set_facecolor("white")
-    for spine in ax.spines.values():
-        spine.set_color("#333333")
-    ax.tick_params(colors="#000000", labelsize=8)
-    ax.grid(True, which="major", color="#dddddd", linewidth=0.6)
-    ax.set_axisbelow(True)
-
-
 def _series_label(chip, dtype, sparse, several_chips, several_dtypes):
     parts = []
     if several_chips:
@@ -180,7 +432,7 @@ def _series_label(chip, dtype, sparse, several_chips, several_dtypes):
     return ", ".join(parts)
 
 
-# ---------------------------------------------------------------- the figure
+# ---------------------------------------------------------------- the roofline figure
 
 def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=None,
                     operations=(), ax=None, title=None, intensity_range=None,
@@ -201,10 +453,58 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
     shade_regions: with one chip and one dtype, shade the bandwidth-bound and compute-bound
         regions, split exactly at the ridge point(s).
     """
-    from matplotlib.patches import Rectangle
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     import numpy as np
 
+    chip_list, dtype_list, operations = _roofline_inputs(chips, dtype, sparse, operations)
+    series, ridges = _series_and_ridges(chip_list, dtype_list, sparse, bandwidths)
+    lo, hi = _intensity_limits(intensity_range, ridges, operations)
+    x = np.geomspace(lo, hi, 256)
+
+    own_figure = ax is None
+    if own_figure:
+        entries = sum(len(levels) for *_, levels, _ in series) if len(series) > 1 or \
+            len(series[0][3]) > 1 else 1
+        fig, ax = new_figure(height_for_legend(_legend_rows(entries)))
+    else:
+        fig = ax.figure
+    _style_axes(ax)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+
+    several = (len(chip_list) > 1, len(dtype_list) > 1)
+    y_low, y_high = _draw_ceilings(ax, series, x, sparse, several, hi)
+    ridge_labels = _draw_ridges(ax, series, ridges)
+    labels, violations, ys_of_points = _draw_operations(ax, operations, series[0], sparse)
+    _roofline_axes(ax, lo, hi, y_low, y_high, ys_of_points)
+    regions = []
+    if shade_regions and len(series) == 1:
+        regions = _shade_regions(ax, lo, hi, ridges, list(series[0][3]))
+
+    if own_figure:
+        legend_below(ax)
+    else:  # drawn into a caller's fixed layout (the explorers): keep it inside
+        ax.legend(loc="lower right", fontsize=_fs(ax), frameon=True, facecolor="white", framealpha=0.9)
+    if title is None:
+        what = ", ".join(c.name for c in chip_list) + " (" + ", ".join(dtype_list) \
+            + (", 2:4 sparse" if sparse else ", dense") + ")"
+        title = f"Roofline: {what}"
+    if title:
+        ax.set_title(title, fontsize=_fs(ax, "title"))
+
+    description = _describe(chip_list, dtype_list, sparse, ridges, regions, operations, violations)
+    fig.roofline_ridges = ridges
+    fig.roofline_regions = regions
+    fig.roofline_violations = violations
+    fig.roofline_description = description
+    ax.roofline_description = description
+    if own_figure:
+        fig.set_layout_engine("tight")
+    if own_figure or labels or len(ridge_labels) > 1:
+        _lay_out_labels(fig, ax, ridge_labels, ax.roofline_peak_labels, labels)
+    return fig
+
+
+def _roofline_inputs(chips, dtype, sparse, operations):
     chip_list = _chips(chips)
     dtype_list = _dtypes(dtype)
     if not isinstance(sparse, bool):
@@ -214,18 +514,18 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
         if not isinstance(op, (Cost, Point)):
             raise TypeError(f"operations must be roofline.Cost (from rl.matmul, rl.dot, ...) or "
                             f"roofline.plots.Point(label, intensity, flops_per_s); got {op!r}")
+    return chip_list, dtype_list, operations
 
-    # -- every ceiling and ridge, computed by roofline
-    series = []  # (chip, dtype, peak, {name: bytes/s}, colour)
-    several_chips, several_dtypes = len(chip_list) > 1, len(dtype_list) > 1
-    index = 0
+
+def _series_and_ridges(chip_list, dtype_list, sparse, bandwidths):
+    """Every ceiling and ridge, computed by roofline: series are (chip, dtype, peak,
+    {bandwidth name: bytes/s}, colour); ridges one dict per (series, bandwidth)."""
+    series = []
     for chip in chip_list:
         levels = _bandwidths(chip, bandwidths)
         for dt in dtype_list:
-            peak = chip.peak_flops_per_s(dt, sparse=sparse)
-            colour = PALETTE[_SERIES_COLOURS[index % len(_SERIES_COLOURS)]]
-            series.append((chip, dt, peak, levels, colour))
-            index += 1
+            colour = PALETTE[_SERIES_COLOURS[len(series) % len(_SERIES_COLOURS)]]
+            series.append((chip, dt, chip.peak_flops_per_s(dt, sparse=sparse), levels, colour))
     ridges = []
     for chip, dt, peak, levels, colour in series:
         for name, bw in levels.items():
@@ -234,34 +534,29 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
                 "bytes_per_s": bw, "peak_flops_per_s": peak,
                 "intensity": critical_intensity(chip, dt, sparse=sparse, bandwidth_bytes_per_s=bw),
             })
+    return series, ridges
 
-    # -- x range: two decades either side of the ridges, covering the operations
+
+def _intensity_limits(intensity_range, ridges, operations):
+    """x range: the caller's, else from 30x below to 30x above the ridges and operations,
+    widened to whole decades."""
     if intensity_range is not None:
         lo, hi = (float(v) for v in intensity_range)
         if not (0 < lo < hi and math.isfinite(hi)):
             raise ValueError(f"intensity_range must be (low, high) with 0 < low < high FLOPs/byte, "
                              f"got {intensity_range!r}")
-    else:
-        xs_of_interest = [r["intensity"] for r in ridges]
-        xs_of_interest += [op.intensity for op in operations]
-        lo = _decade_floor(min(xs_of_interest) / 30)
-        hi = _decade_ceil(max(xs_of_interest) * 30)
-    x = np.geomspace(lo, hi, 256)
+        return lo, hi
+    xs = [r["intensity"] for r in ridges] + [op.intensity for op in operations]
+    return _decade_floor(min(xs) / 30), _decade_ceil(max(xs) * 30)
 
-    own_figure = ax is None
-    if own_figure:
-        fig, ax = _new_figure()
-    else:
-        fig = ax.figure
-    _style_axes(ax)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
 
-    # -- ceilings
-    y_low = math.inf
-    y_high = 0.0
+def _draw_ceilings(ax, series, x, sparse, several, hi):
+    """One line per chip, dtype and bandwidth; the flat roof's value is written on it (one
+    series) or in the legend (several). Returns the lowest and highest roof drawn."""
+    y_low, y_high = math.inf, 0.0
+    ax.roofline_peak_labels = []
     for chip, dt, peak, levels, colour in series:
-        prefix = _series_label(chip, dt, sparse, several_chips, several_dtypes)
+        prefix = _series_label(chip, dt, sparse, *several)
         for k, (name, bw) in enumerate(levels.items()):
             y = attainable_flops_per_s(x, chip, dt, sparse=sparse, bandwidth_bytes_per_s=bw)
             label = f"{prefix}: {name} {format_bandwidth(bw)}" if prefix else f"{name} {format_bandwidth(bw)}"
@@ -273,157 +568,238 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
             y_low = min(y_low, float(y[0]))
         y_high = max(y_high, peak)
         if not prefix:
-            ax.annotate(f"peak {format_flops_rate(peak)}", xy=(hi, peak), xytext=(-4, -3),
-                        textcoords="offset points", ha="right", va="top", fontsize=7, color=colour)
+            ax.roofline_peak_labels.append(
+                ax.annotate(f"peak {format_flops_rate(peak)}", xy=(hi, peak), xytext=(-4, -3),
+                            textcoords="offset points", ha="right", va="top", fontsize=_fs(ax),
+                            color=colour, bbox=_HALO, gid=f"peak-label:{chip.name}:{dt}"))
+            ax.roofline_peak_labels[-1].set_in_layout(False)
+    return y_low, y_high
 
-    # -- ridge points, marked and labelled with their value
-    colours_by_series = {(c.name, d): col for c, d, _, _, col in series}
+
+def _draw_ridges(ax, series, ridges):
+    """Each ridge point: a ring on the roof, a dotted guide down to the intensity axis and
+    its value written up along the guide. Returns the value labels."""
+    colours = {(c.name, d): col for c, d, _, _, col in series}
+    texts = []
     for r in ridges:
-        colour = colours_by_series[(r["chip"], r["dtype"])]
+        colour = colours[(r["chip"], r["dtype"])]
         ax.plot([r["intensity"]], [r["peak_flops_per_s"]], linestyle="none", marker="o",
                 color=colour, markersize=6, markerfacecolor="white", markeredgecolor=colour, markeredgewidth=2,
                 zorder=5, gid=f"ridge:{r['chip']}:{r['dtype']}:{r['bandwidth']}")
-    for r in ridges:
-        # a thin guide from the ridge down to the intensity axis, and the value written
-        # up along it: labels of nearby ridges then sit side by side instead of on top
-        # of each other
-        colour = colours_by_series[(r["chip"], r["dtype"])]
         ax.plot([r["intensity"], r["intensity"]], [1e-300, r["peak_flops_per_s"]], color=colour,
                 linewidth=0.8, linestyle=(0, (1, 2)), zorder=2, gid=f"ridge-guide:{r['chip']}")
-        ax.text(r["intensity"], 0.03, f" ridge {format_intensity(r['intensity'])}", rotation=90,
-                transform=ax.get_xaxis_transform(), ha="right", va="bottom", fontsize=7,
-                color=colour, zorder=4, gid=f"ridge-label:{r['chip']}:{r['dtype']}:{r['bandwidth']}")
+        # the number alone (the axis says FLOPs/byte): a short label finds room between points
+        value = format_intensity(r["intensity"]).split()[0]
+        texts.append(ax.text(r["intensity"], 0.03, f"ridge {value}",
+                             rotation=90, transform=ax.get_xaxis_transform(), ha="right", va="bottom",
+                             fontsize=_fs(ax), color=colour, zorder=4, bbox=_HALO,
+                             gid=f"ridge-label:{r['chip']}:{r['dtype']}:{r['bandwidth']}"))
+        texts[-1].set_in_layout(False)
+    return texts
 
-    # -- operations
-    violations = []
-    first_chip, first_dtype, first_peak, first_levels, _ = series[0]
-    fastest_bw = next(iter(first_levels.values()))
-    ys_of_points = []
+
+#: A white, slightly see-through box behind text written over lines.
+_HALO = {"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.8}
+
+
+def _draw_operations(ax, operations, first, sparse):
+    """Costs on the first series' fastest roof (diamonds), Points where they were measured
+    (squares; crosses with a boxed warning above their roof). Returns (labels, violations,
+    y values)."""
+    chip, dtype, _peak, levels, _colour = first
+    fastest_bw = next(iter(levels.values()))
+    labels, violations, ys = [], [], []
     for op in operations:
         if isinstance(op, Cost):
             intensity = float(op.intensity)
-            y = float(attainable_flops_per_s(intensity, first_chip, first_dtype, sparse=sparse,
+            y = float(attainable_flops_per_s(intensity, chip, dtype, sparse=sparse,
                                              bandwidth_bytes_per_s=fastest_bw))
             ax.plot([intensity], [y], linestyle="none", marker="D", markersize=7,
                     color=PALETTE["black"], zorder=6, gid=f"operation:{op.name}")
-            ax.annotate(f"{op.name}\n{format_intensity(intensity)}, {format_flops_rate(y)}",
-                        xy=(intensity, y), xytext=(6, -6), textcoords="offset points",
-                        ha="left", va="top", fontsize=7, color=PALETTE["black"])
-            ys_of_points.append(y)
+            labels.append(_point_label(ax, f"{_wrap(op.name)}\n{format_intensity(intensity)}",
+                                       intensity, y))
+            ys.append(y)
             continue
         # a measured / claimed point: compare with the highest roof of the first chip drawn
-        roof = max(float(attainable_flops_per_s(op.intensity, first_chip, first_dtype, sparse=sparse,
+        roof = max(float(attainable_flops_per_s(op.intensity, chip, dtype, sparse=sparse,
                                                 bandwidth_bytes_per_s=bw))
-                   for bw in first_levels.values())
-        above = op.flops_per_s > roof * ROOF_TOLERANCE
-        ys_of_points.append(op.flops_per_s)
-        if above:
+                   for bw in levels.values())
+        ys.append(op.flops_per_s)
+        if op.flops_per_s > roof * ROOF_TOLERANCE:
             violations.append({"label": op.label, "intensity": op.intensity,
                                "flops_per_s": op.flops_per_s, "roof_flops_per_s": roof,
-                               "ratio": op.flops_per_s / roof, "chip": first_chip.name,
-                               "dtype": first_dtype})
+                               "ratio": op.flops_per_s / roof, "chip": chip.name, "dtype": dtype})
             ax.plot([op.intensity], [op.flops_per_s], linestyle="none", marker="X", markersize=10,
                     color=PALETTE["vermillion"], markeredgecolor=PALETTE["black"], zorder=7,
                     gid=f"violation:{op.label}")
-            right_half = math.log(op.intensity / lo) > 0.5 * math.log(hi / lo)
-            note = ABOVE_ROOF_NOTE.replace(": ", ":\n", 1)
-            ax.annotate(f"{op.label}: {note}", xy=(op.intensity, op.flops_per_s),
-                        xytext=(-8 if right_half else 8, 8), textcoords="offset points",
-                        ha="right" if right_half else "left", va="bottom",
-                        fontsize=7, color=PALETTE["vermillion"], fontweight="bold",
-                        bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
-                              "edgecolor": PALETTE["vermillion"], "linewidth": 0.8})
+            note = ABOVE_ROOF_NOTE.replace(", sparse", ",\nsparse", 1)
+            labels.append(_point_label(ax, f"{_wrap(op.label)}:\n{note}", op.intensity, op.flops_per_s,
+                                       color=PALETTE["vermillion"], fontweight="bold",
+                                       bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
+                                             "edgecolor": PALETTE["vermillion"], "linewidth": 0.8}))
         else:
             ax.plot([op.intensity], [op.flops_per_s], linestyle="none", marker="s", markersize=6,
                     color=PALETTE["bluish green"], markeredgecolor=PALETTE["black"], zorder=6,
                     gid=f"point:{op.label}")
-            ax.annotate(f"{op.label}\n{format_flops_rate(op.flops_per_s)}",
-                        xy=(op.intensity, op.flops_per_s), xytext=(6, -6), textcoords="offset points",
-                        ha="left", va="top", fontsize=7, color=PALETTE["black"])
+            labels.append(_point_label(ax, f"{_wrap(op.label)}\n{format_flops_rate(op.flops_per_s)}",
+                                       op.intensity, op.flops_per_s))
+    return labels, violations, ys
 
-    # -- axes: log-log, numbers with units
+
+def _wrap(text: str, width: int = 24) -> str:
+    """Break a long label into lines of about `width` characters."""
+    import textwrap
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
+def _point_label(ax, text, x, y, **style):
+    """A label next to a point; `place_labels` later moves it where it covers nothing. It
+    stays inside the axes, so the layout ignores it."""
+    style.setdefault("color", PALETTE["black"])
+    label = ax.annotate(text, xy=(x, y), xytext=(6, -6), textcoords="offset points", ha="left", va="top",
+                        fontsize=_fs(ax), zorder=9, **style)
+    label.set_in_layout(False)
+    return label
+
+
+def _roofline_axes(ax, lo, hi, y_low, y_high, ys_of_points):
+    """Log-log limits (whole decades, room above the peak for the region labels) and ticks
+    labelled with units."""
     y_top = _decade_ceil(max([y_high * 3] + [v * 2 for v in ys_of_points]))
     y_bottom = max(_decade_floor(min([y_low] + ys_of_points)), y_top / 1e9)
     ax.set_xlim(lo, hi)
     ax.set_ylim(y_bottom, y_top)
-    ax.set_xlabel(X_LABEL, fontsize=9)
-    ax.set_ylabel(Y_LABEL, fontsize=9)
-    ax.xaxis.set_major_locator(LogLocator(base=10))
-    ax.xaxis.set_major_formatter(FuncFormatter(_intensity_tick))
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.yaxis.set_major_locator(LogLocator(base=10))
-    ax.yaxis.set_major_formatter(FuncFormatter(_rate_tick))
-    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel(X_LABEL, fontsize=_fs(ax, "normal"))
+    ax.set_ylabel(Y_LABEL, fontsize=_fs(ax, "normal"))
+    format_axis(ax.xaxis, "intensity")
+    format_axis(ax.yaxis, "flops_rate")
 
-    # -- regions: split exactly at the ridge points (one chip, one dtype)
+
+def _region_labels(names, n_edges):
+    """Long label (alt text, fig.roofline_regions) of each region, left to right."""
+    labels = []
+    for i in range(n_edges + 1):
+        if n_edges == 1:
+            labels.append("bandwidth-bound" if i == 0 else "compute-bound")
+        elif i == 0:
+            labels.append("bandwidth-bound from every level")
+        elif i == n_edges:
+            labels.append("compute-bound from every level")
+        else:
+            labels.append(f"compute-bound from {' / '.join(names[:i])}, "
+                          f"bandwidth-bound from {' / '.join(names[i:])}")
+    return labels
+
+
+def _shade_regions(ax, lo, hi, ridges, names):
+    """Shade the regions between the ridge points (one chip, one dtype) and name each at
+    the top of the axes, in short if it is narrow and not at all if it is very narrow."""
+    from matplotlib.patches import Rectangle
+    edges = [r["intensity"] for r in ridges]  # fastest bandwidth first = smallest ridge
+    bounds = [lo] + edges + [hi]
     regions = []
-    if shade_regions and len(series) == 1:
-        names = list(first_levels)
-        edges = [r["intensity"] for r in ridges]  # fastest bandwidth first = smallest ridge
-        bounds = [lo] + edges + [hi]
-        labels = []
-        for i in range(len(edges) + 1):
-            if len(edges) == 1:
-                labels.append("bandwidth-bound" if i == 0 else "compute-bound")
-            elif i == 0:
-                labels.append("bandwidth-bound from every level")
-            elif i == len(edges):
-                labels.append("compute-bound from every level")
-            else:
-                labels.append(f"compute-bound from {' / '.join(names[:i])}, "
-                              f"bandwidth-bound from {' / '.join(names[i:])}")
-        for i, label in enumerate(labels):
-            x0, x1 = bounds[i], bounds[i + 1]
-            if x1 <= x0:
-                continue
-            colour = PALETTE[_REGION_COLOURS[i % len(_REGION_COLOURS)]]
-            ax.add_patch(Rectangle((x0, 0), x1 - x0, 1, transform=ax.get_xaxis_transform(),
-                                   facecolor=colour, alpha=0.13, edgecolor="none", zorder=0,
-                                   gid=f"region:{i}"))
-            regions.append((x0, x1, label))
-            centre = math.sqrt(x0 * x1)
-            width = math.log(x1 / x0) / math.log(hi / lo)  # share of the axis
-            if i == 0:
-                short = "bandwidth-bound"
-            elif i == len(edges):
-                short = "compute-bound"
-            else:
-                short = (f"compute-bound from {names[i - 1].split(' (')[0]},\n"
-                         f"bandwidth-bound from {names[i].split(' (')[0]}")
-                if width < 0.3:
-                    short = "mixed"
-            if width < 0.08:
-                short = ""
-            ax.text(centre, 0.97, short, transform=ax.get_xaxis_transform(), ha="center",
-                    va="top", fontsize=7, color="#333333", zorder=1)
-        for edge in edges:
-            ax.axvline(edge, color=PALETTE["black"], alpha=0.6, linewidth=0.8, linestyle=(0, (2, 2)), zorder=1,
-                       gid="region-boundary")
+    ax.roofline_region_labels = []
+    for i, label in enumerate(_region_labels(names, len(edges))):
+        x0, x1 = max(bounds[i], lo), min(bounds[i + 1], hi)
+        if x1 <= x0:
+            continue
+        colour = PALETTE[_REGION_COLOURS[i % len(_REGION_COLOURS)]]
+        ax.add_patch(Rectangle((x0, 0), x1 - x0, 1, transform=ax.get_xaxis_transform(),
+                               facecolor=colour, alpha=0.13, edgecolor="none", zorder=0,
+                               gid=f"region:{i}"))
+        regions.append((bounds[i], bounds[i + 1], label))
+        width = math.log(x1 / x0) / math.log(hi / lo)  # share of the axis
+        if i == 0:
+            short = "bandwidth-bound"
+        elif i == len(edges):
+            short = "compute-bound"
+        else:
+            short = "mixed" if width < 0.45 else (f"compute-bound from {names[i - 1].split(' (')[0]},\n"
+                                                  f"bandwidth-bound from {names[i].split(' (')[0]}")
+        if width < 0.12 or (width < 0.25 and short != "mixed"):
+            short = short if width >= 0.25 else ""
+        if short:
+            ax.roofline_region_labels.append(
+                ax.text(math.sqrt(x0 * x1), 0.97, short, transform=ax.get_xaxis_transform(), ha="center",
+                        va="top", fontsize=_fs(ax), color=INK["muted"], zorder=1, gid=f"region-label:{i}"))
+            ax.roofline_region_labels[-1].set_in_layout(False)
+    for edge in edges:
+        ax.axvline(edge, color=PALETTE["black"], alpha=0.6, linewidth=0.8, linestyle=(0, (2, 2)), zorder=1,
+                   gid="region-boundary")
+    return regions
 
-    if own_figure:
-        # below the plot: inside it, a legend would cover a region label, a ridge label or
-        # a point, depending on the chip
-        handles = len(ax.get_legend_handles_labels()[0])
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1 if handles > 2 else handles,
-                  fontsize=7, frameon=False)
-    else:  # drawn into a caller's fixed layout (the explorers): keep it inside
-        ax.legend(loc="lower right", fontsize=7, frameon=True, facecolor="white", framealpha=0.9)
-    if title is None:
-        what = ", ".join(c.name for c in chip_list) + " (" + ", ".join(dtype_list) \
-            + (", 2:4 sparse" if sparse else ", dense") + ")"
-        title = f"Roofline: {what}"
-    if title:
-        ax.set_title(title, fontsize=10)
 
-    description = _describe(chip_list, dtype_list, sparse, ridges, regions, operations, violations)
-    fig.roofline_ridges = ridges
-    fig.roofline_regions = regions
-    fig.roofline_violations = violations
-    fig.roofline_description = description
-    ax.roofline_description = description
-    if own_figure:
-        fig.set_layout_engine("tight")
-    return fig
+#: Spots tried for the value of a flat roof, written at the right end of it.
+_PEAK_SPOTS = [((-4, -3), "right", "top"), ((-4, 3), "right", "bottom"), ((-40, -3), "right", "top"),
+               ((-40, 3), "right", "bottom")]
+
+
+def _marker_boxes(ax, renderer, prefixes=("ridge:", "operation:", "point:", "violation:")):
+    """Pixel boxes of the markers drawn by lines whose gid starts with one of `prefixes`."""
+    from matplotlib.transforms import Bbox
+    boxes = []
+    for line in ax.get_lines():
+        if (line.get_gid() or "").startswith(prefixes) and line.get_marker() not in (None, "None", ""):
+            half = line.get_markersize() * ax.figure.dpi / 72 / 2 + 1
+            for x, y in ax.transData.transform(line.get_xydata()):
+                boxes.append(Bbox([[x - half, y - half], [x + half, y + half]]))
+    return boxes
+
+
+def _lay_out_labels(fig, ax, ridge_labels, peak_labels, point_labels):
+    """Once the layout is final: ridge values that would touch move to the other side of
+    their guide or up it; the peak's value goes where no marker is; then each point's label
+    goes where it covers no other text."""
+    if fig.get_layout_engine() is not None:
+        fig.get_layout_engine().execute(fig)
+    renderer = _renderer(fig)
+    markers = _marker_boxes(ax, renderer)
+    kept = []  # region names that touch a neighbour or leave the axes are left out
+    for text in getattr(ax, "roofline_region_labels", []):
+        box = text.get_window_extent(renderer)
+        if any(_overlap(box, other) for other in kept) or box.x0 < ax.bbox.x0 or box.x1 > ax.bbox.x1:
+            text.set_visible(False)
+        else:
+            kept.append(box)
+    placed = []
+    for text in sorted(ridge_labels, key=lambda t: t.get_position()[0]):
+        for ha, y in (("right", 0.03), ("left", 0.03), ("right", 0.38), ("left", 0.38)):
+            text.set_horizontalalignment(ha)
+            text.set_y(y)
+            box = text.get_window_extent(renderer)
+            if not any(_overlap(box, other) for other in placed) and box.x0 >= ax.bbox.x0 - 1 \
+                    and box.x1 <= ax.bbox.x1 + 1:
+                break
+        placed.append(text.get_window_extent(renderer))
+    # points first (ridge values move out of their way after), then the peak's value
+    if point_labels:
+        place_labels(fig, point_labels, obstacles=markers, ignore=peak_labels)
+    if peak_labels:
+        place_labels(fig, peak_labels, obstacles=markers, spots=_PEAK_SPOTS, ignore=ridge_labels)
+    _move_covered_ridge_labels(fig, ax, ridge_labels, renderer)
+
+
+def _move_covered_ridge_labels(fig, ax, ridge_labels, renderer):
+    """A ridge value that a point's label covers moves along its guide to a free spot."""
+    spots = [(ha, y) for y in (0.03, 0.15, 0.27, 0.39, 0.51, 0.63) for ha in ("right", "left")]
+    for text in ridge_labels:
+        others = [a.get_window_extent(renderer) for _, a in text_artists(fig) if a is not text]
+        box = text.get_window_extent(renderer)
+        if not any(_overlap(box, other) for other in others):
+            continue
+        best, best_cost = None, math.inf
+        for ha, y in spots:
+            text.set_horizontalalignment(ha)
+            text.set_y(y)
+            box = text.get_window_extent(renderer)
+            outside = box.width * box.height - _overlap_area(box, ax.bbox)
+            cost = 10 * outside + sum(_overlap_area(box, other) for other in others)
+            if cost < best_cost:
+                best, best_cost = (ha, y), cost
+            if cost == 0:
+                break
+        text.set_horizontalalignment(best[0])
+        text.set_y(best[1])
 
 
 def _describe(chip_list, dtype_list, sparse, ridges, regions, operations, violations) -> str:
