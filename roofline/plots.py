@@ -79,6 +79,8 @@ FIG_WIDTH_IN = 5.0
 #: Height of a one-panel figure without a legend below it, inches.
 FIG_HEIGHT_IN = 3.4
 FIGSIZE = (FIG_WIDTH_IN, FIG_HEIGHT_IN)
+#: The kernel explorers' figure (roofline.widgets): the same width, a fixed layout.
+EXPLORER_FIGSIZE = (FIG_WIDTH_IN, FIG_HEIGHT_IN + 0.4)
 DPI = 100
 #: Text sizes as multiples of the base size, which is 2 pt per inch of figure width.
 FONT_SCALE = {"small": 0.9, "normal": 1.0, "title": 1.1}
@@ -135,15 +137,12 @@ def new_figure(height_in: float = FIG_HEIGHT_IN, nrows: int = 1, ncols: int = 1)
     import matplotlib.pyplot as plt
     import numpy as np
     fig, axes = plt.subplots(nrows, ncols, figsize=(FIG_WIDTH_IN, height_in), dpi=DPI, facecolor="white",
-                             FigureClass=_figure_class())
+                             FigureClass=_figure_class(), layout="constrained")
     plt.close(fig)  # shown once, by the notebook's display of the returned figure
+    _renderer(fig)  # a closed figure keeps a bare canvas: give it Agg's, so that it can draw
     for ax in np.atleast_1d(axes).ravel():
         _style_axes(ax)
     return fig, axes
-
-
-def _new_figure(figsize=FIGSIZE, ncols=1, nrows=1):
-    return new_figure(figsize[1], nrows=nrows, ncols=ncols)
 
 
 def _style_axes(ax) -> None:
@@ -215,14 +214,22 @@ def format_axis(axis, kind: str, base: int = 10) -> None:
 
 
 def legend_below(ax, handles=None, labels=None, ncol=1):
-    """The legend under the axes, in the book's style (inside it a legend hides curves, labels
-    or points, depending on the chip). Returns the Legend, or None with nothing to list."""
+    """The figure's legend under the plot, below the axis labels (inside the axes a legend
+    hides curves, labels or points, depending on the chip), in the book's style. Needs the
+    constrained layout of `new_figure`. Returns the Legend, or None with nothing to list."""
     if handles is None:
         handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return None
-    return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=ncol,
-                     fontsize=_fs(ax), frameon=False, handlelength=2.2, borderaxespad=0.2)
+    return ax.figure.legend(handles, labels, loc="outside lower center", ncol=ncol, fontsize=_fs(ax),
+                            frameon=False, handlelength=2.2)
+
+
+def figure_legend(fig):
+    """The legend of a figure made here: under the plot (a figure legend) or in the axes."""
+    if fig.legends:
+        return fig.legends[0]
+    return next((ax.get_legend() for ax in fig.axes if ax.get_legend() is not None), None)
 
 
 def _legend_rows(n_entries: int, ncol: int = 1) -> int:
@@ -240,7 +247,6 @@ def finish(fig, *, legend=True, ncol=1):
     if legend:
         for ax in fig.axes:
             legend_below(ax, ncol=ncol)
-    fig.set_layout_engine("tight")
     return fig
 
 
@@ -255,6 +261,9 @@ def text_artists(fig):
 
     for text in fig.texts:
         add("figure text", text)
+    for legend in fig.legends:
+        for text in legend.get_texts():
+            add("legend", text)
     if getattr(fig, "_suptitle", None) is not None:
         add("suptitle", fig._suptitle)
     for ax in fig.axes:
@@ -311,17 +320,18 @@ _LABEL_SPOTS = [((6, -6), "left", "top"), ((6, 6), "left", "bottom"), ((-6, -6),
                 ((6, 60), "left", "bottom"), ((-6, 60), "right", "bottom")]
 
 
-def place_labels(fig, labels, obstacles=(), spots=None, ignore=()) -> None:
+def place_labels(fig, labels, obstacles=(), spots=None, ignore=(), taken=None) -> None:
     """Move each annotation of `labels` (made with textcoords="offset points") to the first
     spot around its point where it stays inside its Axes and covers no other text (nor any
     Bbox of `obstacles`); if none is free, the spot that covers least. Call it once the
     axes' limits and the figure's layout are final."""
-    if fig.get_layout_engine() is not None:
-        fig.get_layout_engine().execute(fig)
     renderer = _renderer(fig)
-    own = {id(label) for label in labels} | {id(text) for text in ignore}
-    taken = [artist.get_window_extent(renderer) for _, artist in text_artists(fig) if id(artist) not in own]
-    taken += list(obstacles)
+    if taken is None:  # else: the caller's boxes of everything else (an explorer caches them)
+        if fig.get_layout_engine() is not None:
+            fig.get_layout_engine().execute(fig)
+        own = {id(label) for label in labels} | {id(text) for text in ignore}
+        taken = [artist.get_window_extent(renderer) for _, artist in text_artists(fig) if id(artist) not in own]
+    taken = list(taken) + list(obstacles)
     for label in labels:
         ax = label.axes
         best, best_cost = None, math.inf
@@ -498,7 +508,7 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
     fig.roofline_description = description
     ax.roofline_description = description
     if own_figure:
-        fig.set_layout_engine("tight")
+        fig.set_layout_engine("constrained")
     if own_figure or labels or len(ridge_labels) > 1:
         _lay_out_labels(fig, ax, ridge_labels, ax.roofline_peak_labels, labels)
     return fig
@@ -730,8 +740,8 @@ def _shade_regions(ax, lo, hi, ridges, names):
 
 
 #: Spots tried for the value of a flat roof, written at the right end of it.
-_PEAK_SPOTS = [((-4, -3), "right", "top"), ((-4, 3), "right", "bottom"), ((-40, -3), "right", "top"),
-               ((-40, 3), "right", "bottom")]
+_PEAK_SPOTS = [((dx, dy), "right", "top" if dy < 0 else "bottom")
+               for dx in (-4, -60, -120, -180) for dy in (-5, 3)]
 
 
 def _marker_boxes(ax, renderer, prefixes=("ridge:", "operation:", "point:", "violation:")):
@@ -831,54 +841,57 @@ def _describe(chip_list, dtype_list, sparse, ridges, regions, operations, violat
 
 
 def linear_and_log_figure(chip="H100 SXM", dtype="bf16"):
-    """The same roofline on linear axes (left) and log-log axes (right).
+    """The same roofline on linear axes (top) and log-log axes (bottom).
 
     On linear axes min(peak, bandwidth x intensity) is a line from the origin that
     bends flat at the ridge point; on log-log axes there is no zero, and the
-    slanted part is a line of slope 1 that never reaches the origin.
+    slanted part is a line of slope 1 that never reaches the origin. The panels are
+    stacked, so that each keeps the full width (and readable text) on a phone.
     """
-    import numpy as np
-    from matplotlib.ticker import FuncFormatter
-
     chip = get_chip(chip)
     dtype = canonical_dtype(dtype)
     peak = chip.peak_flops_per_s(dtype)
     ridge = critical_intensity(chip, dtype)
-    fig, (left, right) = _new_figure(figsize=(9.6, 3.8), ncols=2)
-
-    _style_axes(left)
-    x = np.linspace(0, 3 * ridge, 400)
-    y = attainable_flops_per_s(np.maximum(x, 1e-300), chip, dtype)
-    y = np.where(x == 0, 0.0, y)
-    colour = PALETTE[_SERIES_COLOURS[0]]
-    left.plot(x, y, color=colour, linewidth=2, gid=f"roof-linear:{chip.name}:{dtype}")
-    left.plot([ridge], [peak], linestyle="none", marker="o", color=colour, markerfacecolor="white",
-              markeredgecolor=colour, markeredgewidth=2, markersize=6, zorder=5,
-              gid=f"ridge-linear:{chip.name}:{dtype}")
-    left.annotate(f"ridge {format_intensity(ridge)}", xy=(ridge, peak), xytext=(4, -14),
-                  textcoords="offset points", fontsize=7, color=colour)
-    left.plot([0], [0], linestyle="none", marker="o", color=PALETTE["black"], markersize=4)
-    left.annotate("origin (0, 0)", xy=(0, 0), xytext=(6, 6), textcoords="offset points", fontsize=7)
-    left.set_xlim(0, 3 * ridge)
-    left.set_ylim(0, 1.25 * peak)
-    left.set_xlabel(X_LABEL, fontsize=9)
-    left.set_ylabel(Y_LABEL, fontsize=9)
-    left.yaxis.set_major_formatter(FuncFormatter(_rate_tick))
-    left.set_title("Linear axes: the roof starts at the origin", fontsize=9)
-
-    roofline_figure(chip, dtype, ax=right, shade_regions=False,
+    fig, (top, bottom) = new_figure(2 * FIG_HEIGHT_IN - 0.2, nrows=2)
+    _linear_roofline(top, chip, dtype, peak, ridge)
+    roofline_figure(chip, dtype, ax=bottom, shade_regions=False,
                     title="Log-log axes: no zero, a slope-1 line then flat")
-    right.get_legend().remove()
+    bottom.get_legend().remove()
     description = (f"Two plots of the same {chip.name} {dtype} roofline (peak "
                    f"{format_flops_rate(peak)}, {chip.memory_kind} {format_bandwidth(chip.hbm_bytes_per_s)}, "
-                   f"ridge point {format_intensity(ridge)}). Left, linear axes: a straight line "
-                   f"from the origin up to the ridge, then flat. Right, log-log axes: the same "
+                   f"ridge point {format_intensity(ridge)}). Top, linear axes: a straight line "
+                   f"from the origin up to the ridge, then flat. Bottom, log-log axes: the same "
                    f"curve as a slope-1 line then flat; a log axis has no zero, so no origin.")
     fig.roofline_description = description
     fig.roofline_regions = []
     fig.roofline_violations = []
-    fig.set_layout_engine("tight")
+    fig.set_layout_engine("constrained")
+    _lay_out_labels(fig, bottom, [t for t in bottom.texts if (t.get_gid() or "").startswith("ridge-label")],
+                    bottom.roofline_peak_labels, [])
     return fig
+
+
+def _linear_roofline(ax, chip, dtype, peak, ridge):
+    """The roofline on linear axes, from the origin to three times the ridge point."""
+    import numpy as np
+    x = np.linspace(0, 3 * ridge, 400)
+    y = attainable_flops_per_s(np.maximum(x, 1e-300), chip, dtype)
+    y = np.where(x == 0, 0.0, y)
+    colour = PALETTE[_SERIES_COLOURS[0]]
+    ax.plot(x, y, color=colour, linewidth=2, gid=f"roof-linear:{chip.name}:{dtype}")
+    ax.plot([ridge], [peak], linestyle="none", marker="o", color=colour, markerfacecolor="white",
+            markeredgecolor=colour, markeredgewidth=2, markersize=6, zorder=5,
+            gid=f"ridge-linear:{chip.name}:{dtype}")
+    ax.annotate(f"ridge {format_intensity(ridge)}", xy=(ridge, peak), xytext=(4, -14),
+                textcoords="offset points", fontsize=_fs(ax), color=colour)
+    ax.plot([0], [0], linestyle="none", marker="o", color=PALETTE["black"], markersize=4)
+    ax.annotate("origin (0, 0)", xy=(0, 0), xytext=(6, 6), textcoords="offset points", fontsize=_fs(ax))
+    ax.set_xlim(0, 3 * ridge)
+    ax.set_ylim(0, 1.25 * peak)
+    ax.set_xlabel(X_LABEL, fontsize=_fs(ax, "normal"))
+    ax.set_ylabel(Y_LABEL, fontsize=_fs(ax, "normal"))
+    ax.yaxis.set_major_formatter(_tick_formatter("flops_rate"))
+    ax.set_title("Linear axes: the roof starts at the origin", fontsize=_fs(ax, "title"))
 
 
 def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=None, title=None):
@@ -894,7 +907,6 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
     `n` chips (topology: `roofline.sharded_topology` unless given).
     """
     import numpy as np
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     from .estimate import sharded_estimate, sharded_topology
     own = get_chip(chip)
@@ -922,8 +934,7 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
     lo_x, hi_x = _decade_floor(min(xs) / 10), _decade_ceil(max(xs) * 10)
     lo_y, hi_y = _decade_floor(min(ys) / 10), _decade_ceil(max(ys) * 10)
 
-    fig, ax = _new_figure(figsize=(6.4, 4.6))
-    _style_axes(ax)
+    fig, ax = new_figure(height_for_legend(len(placed), base_in=FIG_HEIGHT_IN + 0.3))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo_x, hi_x)
@@ -946,13 +957,13 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
     def at(fx, fy):  # a point at fractions of the log axes
         return (lo_x * (hi_x / lo_x) ** fx, lo_y * (hi_y / lo_y) ** fy)
 
-    ax.text(*at(0.97, 0.95), "compute-bound", ha="right", va="top", fontsize=8, color="#000000")
-    ax.text(*at(0.03, 0.95), f"{own.memory_kind}-bound", ha="left", va="top", fontsize=8, color="#000000")
-    ax.text(*at(0.97, 0.05), "link-bound", ha="right", va="bottom", fontsize=8, color="#000000")
+    ax.text(*at(0.97, 0.95), "compute-bound", ha="right", va="top", fontsize=_fs(ax), color=INK["text"])
+    ax.text(*at(0.03, 0.95), f"{own.memory_kind}-bound", ha="left", va="top", fontsize=_fs(ax), color=INK["text"])
+    ax.text(*at(0.97, 0.05), "link-bound", ha="right", va="bottom", fontsize=_fs(ax), color=INK["text"])
     ax.annotate(f"memory ridge {format_intensity(x_star)}", xy=(x_star, hi_y), xytext=(3, -3),
-                textcoords="offset points", ha="left", va="top", fontsize=7, rotation=90, color="#333333")
+                textcoords="offset points", ha="left", va="top", fontsize=_fs(ax), rotation=90, color=INK["muted"])
     ax.annotate(f"link ridge {format_intensity(y_star)}", xy=(hi_x, y_star), xytext=(-3, 3),
-                textcoords="offset points", ha="right", va="bottom", fontsize=7, color="#333333")
+                textcoords="offset points", ha="right", va="bottom", fontsize=_fs(ax), color=INK["muted"])
 
     markers = ("o", "s", "D", "^", "v", "P", "X")
     colours = [PALETTE[c] for c in _SERIES_COLOURS]
@@ -961,17 +972,15 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
                 color=colours[i % len(colours)], markeredgecolor="#000000", zorder=5,
                 label=f"{label}: {bound}-bound", gid=f"operation:{label}")
 
-    ax.set_xlabel(f"Intensity against {own.memory_kind} (FLOPs per byte of the chip's memory traffic)",
-                  fontsize=9)
-    ax.set_ylabel("Intensity against the link\n(FLOPs per byte on the busiest link)", fontsize=9)
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_locator(LogLocator(base=10))
-        axis.set_major_formatter(FuncFormatter(_intensity_tick))
-        axis.set_minor_formatter(NullFormatter())
-    if placed:
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1, fontsize=7, frameon=False)
+    ax.set_xlabel(f"Intensity against {own.memory_kind}\n(FLOPs per byte of the chip's memory traffic)",
+                  fontsize=_fs(ax, "normal"))
+    ax.set_ylabel("Intensity against the link\n(FLOPs per byte on the busiest link)", fontsize=_fs(ax, "normal"))
+    format_axis(ax.xaxis, "intensity")
+    format_axis(ax.yaxis, "intensity")
+    legend_below(ax)
     ax.set_title(title if title is not None else
-                 f"{n} × {own.name}, {dtype}, D split, all-reduce on a {chosen}", fontsize=10)
+                 _wrap(f"{n} × {own.name}, {dtype}, D split, all-reduce on a {chosen}", 48),
+                 fontsize=_fs(ax, "title"))
     where = "; ".join(f"{label} at {format_intensity(x)} against memory and {format_intensity(y)} "
                       f"against the link: {bound}-bound" for label, x, y, bound in placed)
     fig.roofline_description = (
@@ -985,7 +994,7 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
     fig.roofline_ridges = [{"resource": "memory", "intensity": x_star},
                            {"resource": "link", "intensity": y_star}]
     fig.roofline_violations = []
-    fig.set_layout_engine("tight")
+    fig.set_layout_engine("constrained")
     return fig
 
 
@@ -1001,8 +1010,6 @@ def decode_throughput_figure(model=None, chip="H100 SXM", contexts=(4096, 1024),
     carries ``fig.roofline_walls``: {"memory": {T: batch}, "compute": batch}.
     """
     import numpy as np
-    from matplotlib.lines import Line2D
-    from matplotlib.ticker import FuncFormatter
 
     from . import transformer as tf
 
@@ -1018,8 +1025,7 @@ def decode_throughput_figure(model=None, chip="H100 SXM", contexts=(4096, 1024),
         batch_max = 2 ** math.ceil(math.log2(2 * max(finite + [64])))
     batches = np.unique(np.round(np.logspace(0, math.log10(batch_max), 160)).astype(int))
 
-    fig, ax = _new_figure(figsize=(6.4, 4.6))
-    _style_axes(ax)
+    fig, ax = new_figure(height_for_legend(2 * len(contexts) + 2))
     chips = f"{n_chips} x {chip.name}" if n_chips > 1 else chip.name
     parts = []
     for index, T in enumerate(contexts):
@@ -1051,16 +1057,12 @@ def decode_throughput_figure(model=None, chip="H100 SXM", contexts=(4096, 1024),
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlim(1, batch_max)
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: f"{y:,.0f}" if y >= 1 else f"{y:g}"))
-    ax.set_xlabel("Batch size B (sequences decoded together)", fontsize=9)
-    ax.set_ylabel("Decode throughput (tokens/s)", fontsize=9)
-    ax.set_title(f"{model.name} decode on {chips} ({dtype})", fontsize=10)
-    # two columns, filled column by column: curves and the compute wall left, their walls right
-    handles, labels = ax.get_legend_handles_labels()
-    order = list(range(0, len(handles), 2)) + list(range(1, len(handles), 2))
-    ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="upper center",
-              bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=7, frameon=False)
+    format_axis(ax.xaxis, "count", base=2)
+    format_axis(ax.yaxis, "count")
+    ax.set_xlabel("Batch size B (sequences decoded together)", fontsize=_fs(ax, "normal"))
+    ax.set_ylabel("Decode throughput (tokens/s)", fontsize=_fs(ax, "normal"))
+    ax.set_title(f"{model.name} decode on {chips} ({dtype})", fontsize=_fs(ax, "title"))
+    legend_below(ax)
     compute_text = (f"The compute wall, the batch from which the weight matmuls are compute-bound, "
                     f"is at B = {compute_wall:.0f}." if math.isfinite(compute_wall) else
                     "The weight matmuls never become compute-bound.")
@@ -1073,7 +1075,7 @@ def decode_throughput_figure(model=None, chip="H100 SXM", contexts=(4096, 1024),
     fig.roofline_walls = {"memory": memory_walls, "compute": compute_wall}
     fig.roofline_regions = []
     fig.roofline_violations = []
-    fig.set_layout_engine("tight")
+    fig.set_layout_engine("constrained")
     return fig
 
 

@@ -231,6 +231,6 @@ def test_every_ridge_is_labelled_with_its_value_at_its_intensity():
 def test_several_chips_name_their_peaks_in_the_legend():
     import roofline as rl
     fig = rl.plots.roofline_figure(["TPU v5e", "A100 SXM"], "bf16")
-    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    legend = [t.get_text() for t in rl.plots.figure_legend(fig).get_texts()]
     assert any("TPU v5e" in t and rl.format_flops_rate(197e12) in t for t in legend)
     assert any("A100 SXM" in t and rl.format_flops_rate(312e12) in t for t in legend)
