@@ -202,3 +202,37 @@ def test_figures_share_one_width_and_text_size():
         sizes = [artist.get_fontsize() for _, artist in plots.text_artists(fig)]
         px_on_phone = min(sizes) * (96 / 72) * 360 / (plots.FIG_WIDTH_IN * 96)
         assert px_on_phone >= 8.5, (fig, min(sizes))
+
+
+# ------------------------------------------------------------------ chapters' own figure cells
+
+def _chapter_figures(stem):
+    """Run a chapter's code cells in order; return the figures its figure cells show."""
+    import ast
+    from pathlib import Path
+
+    import jupytext
+    path = Path(__file__).resolve().parent.parent / "chapters" / f"{stem}.md"
+    namespace, figures = {}, []
+    for cell in jupytext.read(path).cells:
+        if cell.cell_type != "code" or "pip" in cell.source:
+            continue
+        tree = ast.parse(cell.source)
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            *body, last = tree.body
+            exec(compile(ast.Module(body=body, type_ignores=[]), "<cell>", "exec"), namespace)
+            value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)
+            if "figure" in cell.metadata.get("mystnb", {}):
+                figures.append((cell.metadata["mystnb"]["figure"]["name"], value))
+        else:
+            exec(compile(tree, "<cell>", "exec"), namespace)
+    return figures
+
+
+def test_chapter_8_figure_cells():
+    figures = _chapter_figures("08_problems")
+    assert [name for name, _ in figures] == ["fig-ch08-throughput-knees", "fig-ch08-tile-roofline"]
+    for name, fig in figures:
+        assert float(fig.get_size_inches()[0]) == plots.FIG_WIDTH_IN, name
+        problems = _problems(fig)
+        assert not problems, name + ": " + "\n".join(problems)
