@@ -174,9 +174,11 @@ def _tick_formatter(kind):
             return f"{x:g}"
         return format_si(x, "").replace(" ", "")  # 10k, 100k, 1M: SI prefixes as in the units
 
-    def count(x, _pos=None):  # batch sizes, tile sides, D: whole numbers with thousands separators
+    def count(x, _pos=None):  # batch sizes, tile sides, D: whole numbers, SI prefixes from 100k
         if x <= 0:
             return ""
+        if x >= 1e5:
+            return format_si(x, "", digits=3).replace(" ", "")
         return f"{x:,.0f}" if x >= 1 else f"{x:g}"
 
     formats = {
@@ -323,7 +325,7 @@ _LABEL_SPOTS = [((6, -6), "left", "top"), ((6, 6), "left", "bottom"), ((-6, -6),
 def place_labels(fig, labels, obstacles=(), spots=None, ignore=(), taken=None) -> None:
     """Move each annotation of `labels` (made with textcoords="offset points") to the first
     spot around its point where it stays inside its Axes and covers no other text (nor any
-    Bbox of `obstacles`); if none is free, the spot that covers least. Call it once the
+    Bbox of `obstacles`; `taken`: the other text's boxes, when the caller keeps them); if none is free, the spot that covers least. Call it once the
     axes' limits and the figure's layout are final."""
     renderer = _renderer(fig)
     if taken is None:  # else: the caller's boxes of everything else (an explorer caches them)
@@ -332,15 +334,22 @@ def place_labels(fig, labels, obstacles=(), spots=None, ignore=(), taken=None) -
         own = {id(label) for label in labels} | {id(text) for text in ignore}
         taken = [artist.get_window_extent(renderer) for _, artist in text_artists(fig) if id(artist) not in own]
     taken = list(taken) + list(obstacles)
+    from matplotlib.transforms import Bbox
+    points = fig.dpi / 72
     for label in labels:
         ax = label.axes
+        # measure the label once (anchored left, bottom at its point), then shift that box
+        label.set_position((0, 0))
+        label.set_horizontalalignment("left")
+        label.set_verticalalignment("bottom")
+        base = label.get_window_extent(renderer)
+        width, height = base.width, base.height
         best, best_cost = None, math.inf
         for offset, ha, va in spots or _LABEL_SPOTS:
-            label.set_position(offset)
-            label.set_horizontalalignment(ha)
-            label.set_verticalalignment(va)
-            box = label.get_window_extent(renderer)
-            outside = box.width * box.height - _overlap_area(box, ax.bbox)
+            x0 = base.x0 + offset[0] * points - {"left": 0, "center": width / 2, "right": width}[ha]
+            y0 = base.y0 + offset[1] * points - {"bottom": 0, "center": height / 2, "top": height}[va]
+            box = Bbox.from_bounds(x0, y0, width, height)
+            outside = width * height - _overlap_area(box, ax.bbox)
             cost = 10 * outside + sum(_overlap_area(box, other) for other in taken)
             if cost < best_cost:
                 best, best_cost = (offset, ha, va, box), cost

@@ -475,8 +475,7 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
     axis for more, all NVLinks at once through NVSwitch); the slider sets one link's one-way
     bandwidth."""
     import numpy as np
-    from matplotlib.ticker import FuncFormatter
-    from .plots import PALETTE, _style_axes, font_pt
+    from .plots import PALETTE, _style_axes, font_pt, format_axis
     widgets = _widgets()
     _enable_colab_widgets()
     own = get_chip(chip)
@@ -540,8 +539,6 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
             ax.set_xlim(d_axis[0], d_axis[-1])
             ax.set_xlabel("Contraction size D (split over n chips)", fontsize=font_pt("normal"))
             ax.set_ylabel("Time per chip", fontsize=font_pt("normal"))
-            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}" if v < 1e5 else f"$2^{{{round(math.log2(v))}}}$"))
-            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: format_time(v, digits=2)))
             ax.legend(loc="upper left", fontsize=font_pt("small"), facecolor="white")
             # fixed y range over every n, D and link the sliders allow: moving n or the link
             # then only redraws the curves (fast), and the eye can compare positions
@@ -552,6 +549,8 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
                     lows.append(min(float(np.min(e.t_math)), float(np.min(e.t_memory)), float(e.t_link)))
                     highs.append(max(float(np.max(e.t_math)), float(np.max(e.t_memory)), float(e.t_link)))
             ax.set_ylim(10 ** math.floor(math.log10(min(lows))), 10 ** math.ceil(math.log10(max(highs))))
+            format_axis(ax.xaxis, "count", base=2)
+            format_axis(ax.yaxis, "time")
             ax.set_title(f"{own.name} × n, bf16: B={B}, F={F}", fontsize=font_pt("title"))
             state["label"].set_in_layout(False)
             _fit(fig)
