@@ -291,6 +291,13 @@ def text_artists(fig):
     return found
 
 
+def legend_frames(fig):
+    """Pixel boxes of the figure's legends (a label under a legend is hidden by it)."""
+    renderer = _renderer(fig)
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    return [legend.get_window_extent(renderer) for legend in legends if legend.get_visible()]
+
+
 def text_boxes(fig):
     """(description, Bbox in display pixels) of every text of `text_artists`; the overlap
     test and `place_labels` use it."""
@@ -333,6 +340,7 @@ def place_labels(fig, labels, obstacles=(), spots=None, ignore=(), taken=None) -
             fig.get_layout_engine().execute(fig)
         own = {id(label) for label in labels} | {id(text) for text in ignore}
         taken = [artist.get_window_extent(renderer) for _, artist in text_artists(fig) if id(artist) not in own]
+        taken += legend_frames(fig)
     taken = list(taken) + list(obstacles)
     from matplotlib.transforms import Bbox
     points = fig.dpi / 72
@@ -518,7 +526,7 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
     ax.roofline_description = description
     if own_figure:
         fig.set_layout_engine("constrained")
-    if own_figure or labels or len(ridge_labels) > 1:
+    if True:  # every figure: in an explorer the legend sits in the axes, next to ridge values
         _lay_out_labels(fig, ax, ridge_labels, ax.roofline_peak_labels, labels)
     return fig
 
@@ -675,6 +683,7 @@ def _point_label(ax, text, x, y, **style):
     """A label next to a point; `place_labels` later moves it where it covers nothing. It
     stays inside the axes, so the layout ignores it."""
     style.setdefault("color", PALETTE["black"])
+    style.setdefault("bbox", _HALO)
     label = ax.annotate(text, xy=(x, y), xytext=(6, -6), textcoords="offset points", ha="left", va="top",
                         fontsize=_fs(ax), zorder=9, **style)
     label.set_in_layout(False)
@@ -803,6 +812,7 @@ def _move_covered_ridge_labels(fig, ax, ridge_labels, renderer):
     spots = [(ha, y) for y in (0.03, 0.15, 0.27, 0.39, 0.51, 0.63) for ha in ("right", "left")]
     for text in ridge_labels:
         others = [a.get_window_extent(renderer) for _, a in text_artists(fig) if a is not text]
+        others += legend_frames(fig)
         box = text.get_window_extent(renderer)
         if not any(_overlap(box, other) for other in others):
             continue

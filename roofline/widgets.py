@@ -322,12 +322,12 @@ def _place(artists, ax, intensity, flops, text):
     label.xy = (intensity, flops)
     label.set_text(text)
     # next to the point, where it covers no ridge value, region name, tick or legend
-    from .plots import _marker_boxes, _renderer, place_labels, text_artists
+    from .plots import _marker_boxes, _renderer, legend_frames, place_labels, text_artists
     still = getattr(label, "_roofline_still_boxes", None)
     if still is None:  # the text and ridge markers that do not move, measured once per background
         renderer = _renderer(ax.figure)
         still = [a.get_window_extent(renderer) for _, a in text_artists(ax.figure) if a is not label]
-        still += _marker_boxes(ax, renderer, ("ridge:",))
+        still += _marker_boxes(ax, renderer, ("ridge:",)) + legend_frames(ax.figure)
         label._roofline_still_boxes = still
     place_labels(ax.figure, [label], taken=still)
 

@@ -29,6 +29,15 @@ def _problems(fig):
         for name_b, b in boxes[i + 1:]:
             if plots._overlap(a, b):
                 problems.append(f"overlap: {name_a} / {name_b}")
+    # a legend's frame hides whatever text lies under it (its own entries excepted)
+    renderer = fig.canvas.get_renderer()
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    for legend in legends:
+        frame = legend.get_window_extent(renderer)
+        own = {id(t) for t in legend.get_texts()} | {id(legend.get_title())}
+        for kind, artist in plots.text_artists(fig):
+            if id(artist) not in own and plots._overlap(frame, artist.get_window_extent(renderer)):
+                problems.append(f"under the legend: {kind} {artist.get_text()!r}")
     return problems
 
 
@@ -48,9 +57,12 @@ def test_the_check_sees_an_overlap_and_text_outside():
     ax.text(0.5, 0.5, "one label", transform=ax.transAxes)
     ax.text(0.5, 0.5, "another label", transform=ax.transAxes)
     ax.text(1.5, 0.5, "far right", transform=ax.transAxes)
+    ax.plot([0, 1], [0, 1], label="a line")
+    ax.legend(loc="center")
     problems = _problems(fig)
     assert any("overlap" in p and "one label" in p and "another label" in p for p in problems)
     assert any("outside the figure" in p and "far right" in p for p in problems)
+    assert any("under the legend" in p and "one label" in p for p in problems)
 
 
 def test_place_labels_moves_a_label_off_another():
