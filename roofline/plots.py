@@ -63,10 +63,317 @@ _REGION_COLOURS = ("sky blue", "yellow", "orange", "bluish green", "reddish purp
 ROOF_TOLERANCE = 1.02
 ABOVE_ROOF_NOTE = "above the roof: check units, sparse vs dense, FLOP counting"
 
-FIGSIZE = (6.4, 4.0)
-DPI = 100
 X_LABEL = "Arithmetic intensity (FLOPs/byte)"
 Y_LABEL = "Attainable performance (FLOP/s)"
+
+# ---------------------------------------------------------------- the book's figure style
+#
+# Every figure of the book (these functions, roofline.measure.figures, the chapters' own
+# figure cells and the kernel explorers) is FIG_WIDTH_IN wide and sizes its text relative to
+# that width, so the text has the same size on every figure and stays readable when a page
+# shrinks the figure to a phone's width: there the figure is about 360 CSS px wide, and the
+# smallest text (FONT_SCALE["small"] x FIG_WIDTH_IN x 2 pt) is about 9 px.
+
+#: Width of every figure, inches. On the web page the SVG is FIG_WIDTH_IN x 96 CSS px wide.
+FIG_WIDTH_IN = 5.0
+#: Height of a one-panel figure without a legend below it, inches.
+FIG_HEIGHT_IN = 3.4
+FIGSIZE = (FIG_WIDTH_IN, FIG_HEIGHT_IN)
+#: The kernel explorers' figure (roofline.widgets): the same width, a fixed layout.
+EXPLORER_FIGSIZE = (FIG_WIDTH_IN, FIG_HEIGHT_IN + 0.4)
+DPI = 100
+#: Text sizes as multiples of the base size, which is 2 pt per inch of figure width.
+FONT_SCALE = {"small": 0.9, "normal": 1.0, "title": 1.1}
+#: Colours of the plain (black, grey) parts of a figure.
+INK = {"text": "#000000", "muted": "#333333", "spine": "#333333", "grid": "#dddddd"}
+
+
+def font_pt(role: str = "small", width_in: float = FIG_WIDTH_IN) -> float:
+    """Text size in points for `role` ("small": ticks, labels on the plot, legends;
+    "normal": axis labels; "title") on a figure `width_in` inches wide."""
+    try:
+        scale = FONT_SCALE[role]
+    except KeyError:
+        raise ValueError(f"font role must be one of {', '.join(FONT_SCALE)}, got {role!r}") from None
+    return round(2.0 * width_in * scale, 1)
+
+
+def _figure_class():
+    """matplotlib Figure subclass whose notebook display includes an SVG (vector: sharp on
+    any screen, text as paths so it looks the same in every browser)."""
+    global _BookFigure
+    if _BookFigure is None:
+        from matplotlib.figure import Figure
+
+        class BookFigure(Figure):
+            """A Figure that Jupyter, Colab and the book show as SVG (and PNG)."""
+
+            def _repr_svg_(self):
+                return figure_svg(self)
+
+        _BookFigure = BookFigure
+    return _BookFigure
+
+
+_BookFigure = None
+
+
+def figure_svg(fig) -> str:
+    """The figure as SVG text, the same on every run (no date, fixed ids)."""
+    import io
+
+    import matplotlib
+    out = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "roofline"}):
+        fig.savefig(out, format="svg", metadata={"Date": None}, facecolor=fig.get_facecolor())
+    text = out.getvalue()
+    return text[text.index("<svg"):]  # the XML prolog and DOCTYPE do not belong inline
+
+
+def new_figure(height_in: float = FIG_HEIGHT_IN, nrows: int = 1, ncols: int = 1):
+    """(fig, ax) in the book's style: FIG_WIDTH_IN wide, white, styled axes, out of pyplot's
+    list of open figures (a cell whose last expression is the figure shows it once). With
+    several panels, ax is an array of Axes. Finish it with `finish`."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    fig, axes = plt.subplots(nrows, ncols, figsize=(FIG_WIDTH_IN, height_in), dpi=DPI, facecolor="white",
+                             FigureClass=_figure_class(), layout="constrained")
+    plt.close(fig)  # shown once, by the notebook's display of the returned figure
+    _renderer(fig)  # a closed figure keeps a bare canvas: give it Agg's, so that it can draw
+    for ax in np.atleast_1d(axes).ravel():
+        _style_axes(ax)
+    return fig, axes
+
+
+def _style_axes(ax) -> None:
+    ax.set_facecolor("white")
+    for spine in ax.spines.values():
+        spine.set_color(INK["spine"])
+    ax.tick_params(colors=INK["text"], labelsize=font_pt("small", _width(ax)))
+    ax.grid(True, which="major", color=INK["grid"], linewidth=0.6)
+    ax.set_axisbelow(True)
+
+
+def _width(ax) -> float:
+    return float(ax.figure.get_size_inches()[0])
+
+
+def _fs(ax, role="small") -> float:
+    return font_pt(role, _width(ax))
+
+
+#: Tick formats by the quantity on the axis; every label comes from roofline.units.
+def _tick_formatter(kind):
+    from matplotlib.ticker import FuncFormatter
+    from .units import format_bytes, format_si, format_time
+
+    def intensity(x, _pos=None):  # the axis label carries the unit (FLOPs/byte)
+        if x <= 0:
+            return ""
+        if 1e-3 <= x < 1e4:
+            return f"{x:g}"
+        return format_si(x, "").replace(" ", "")  # 10k, 100k, 1M: SI prefixes as in the units
+
+    def count(x, _pos=None):  # batch sizes, tile sides, D: whole numbers, SI prefixes from 100k
+        if x <= 0:
+            return ""
+        if x >= 1e5:
+            return format_si(x, "", digits=3).replace(" ", "")
+        return f"{x:,.0f}" if x >= 1 else f"{x:g}"
+
+    formats = {
+        "intensity": intensity,
+        "count": count,
+        "flops_rate": lambda y, _pos=None: "0" if y == 0 else format_flops_rate(y),
+        "bandwidth": lambda y, _pos=None: "0" if y == 0 else format_bandwidth(y),
+        "time": lambda y, _pos=None: "0" if y == 0 else format_time(y, digits=2),
+        "bytes": lambda y, _pos=None: "0" if y == 0 else format_bytes(y, binary=True),
+    }
+    try:
+        return FuncFormatter(formats[kind])
+    except KeyError:
+        raise ValueError(f"axis kind must be one of {', '.join(formats)}, got {kind!r}") from None
+
+
+def format_axis(axis, kind: str, base: int = 10) -> None:
+    """Ticks of one log axis in the book's style: major ticks only, labelled by
+    roofline.units for `kind` ("intensity", "count", "flops_rate", "bandwidth", "time",
+    "bytes"). Call it after setting the axis limits: a span under two decades gets
+    ticks at 1, 2 and 5 (or 1 and 2^k/2) times each power so that it keeps several labels."""
+    from matplotlib.ticker import LogLocator, NullFormatter, NullLocator
+    low, high = sorted(abs(v) for v in axis.get_view_interval())
+    decades = math.log(high / low, base) if low > 0 else 99
+    if base == 10:
+        subs = (1.0, 2.0, 5.0) if decades < 2 else (1.0,)
+        step = max(1, math.ceil(decades / 7))  # at most about 7 labels
+        axis.set_major_locator(LogLocator(base=10 ** step if step > 1 else 10, subs=subs))
+    else:
+        step = max(1, math.ceil(decades / 8))
+        axis.set_major_locator(LogLocator(base=base ** step))
+    axis.set_major_formatter(_tick_formatter(kind))
+    axis.set_minor_locator(NullLocator())
+    axis.set_minor_formatter(NullFormatter())
+
+
+def legend_below(ax, handles=None, labels=None, ncol=1):
+    """The figure's legend under the plot, below the axis labels (inside the axes a legend
+    hides curves, labels or points, depending on the chip), in the book's style. Needs the
+    constrained layout of `new_figure`. Returns the Legend, or None with nothing to list."""
+    if handles is None:
+        handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return None
+    return ax.figure.legend(handles, labels, loc="outside lower center", ncol=ncol, fontsize=_fs(ax),
+                            frameon=False, handlelength=2.2)
+
+
+def figure_legend(fig):
+    """The legend of a figure made here: under the plot (a figure legend) or in the axes."""
+    if fig.legends:
+        return fig.legends[0]
+    return next((ax.get_legend() for ax in fig.axes if ax.get_legend() is not None), None)
+
+
+def _legend_rows(n_entries: int, ncol: int = 1) -> int:
+    return math.ceil(n_entries / ncol) if n_entries else 0
+
+
+def height_for_legend(rows: int, base_in: float = FIG_HEIGHT_IN) -> float:
+    """Figure height, inches, that keeps the axes' height with `rows` legend rows below."""
+    return base_in + rows * 1.45 * font_pt("small") / 72
+
+
+def finish(fig, *, legend=True, ncol=1):
+    """Put the legend under the plot (one per Axes that has labelled artists) and lay the
+    figure out tightly; returns the figure. For figures drawn with `new_figure`."""
+    if legend:
+        for ax in fig.axes:
+            legend_below(ax, ncol=ncol)
+    return fig
+
+
+def text_artists(fig):
+    """Every piece of text the figure draws, as (kind, artist): titles, axis labels, the tick
+    labels drawn, texts and annotations inside the axes, legend entries."""
+    found = []
+
+    def add(kind, artist):
+        if artist is not None and artist.get_visible() and artist.get_text().strip():
+            found.append((kind, artist))
+
+    for text in fig.texts:
+        add("figure text", text)
+    for legend in fig.legends:
+        for text in legend.get_texts():
+            add("legend", text)
+    if getattr(fig, "_suptitle", None) is not None:
+        add("suptitle", fig._suptitle)
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        for title in (ax.title, ax._left_title, ax._right_title):
+            add("title", title)
+        add("x label", ax.xaxis.label)
+        add("y label", ax.yaxis.label)
+        for axis, name in ((ax.xaxis, "x tick"), (ax.yaxis, "y tick")):
+            for tick in axis._update_ticks():
+                if tick.label1.get_visible():
+                    add(name, tick.label1)
+                if tick.label2.get_visible():
+                    add(name, tick.label2)
+        for text in ax.texts:
+            add("text", text)
+        legend = ax.get_legend()
+        if legend is not None:
+            for text in legend.get_texts():
+                add("legend", text)
+            add("legend title", legend.get_title())
+    return found
+
+
+def legend_frames(fig):
+    """Pixel boxes of the figure's legends (a label under a legend is hidden by it)."""
+    renderer = _renderer(fig)
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    return [legend.get_window_extent(renderer) for legend in legends if legend.get_visible()]
+
+
+def text_boxes(fig):
+    """(description, Bbox in display pixels) of every text of `text_artists`; the overlap
+    test and `place_labels` use it."""
+    renderer = _renderer(fig)
+    return [(f"{kind} {artist.get_text()!r}", artist.get_window_extent(renderer))
+            for kind, artist in text_artists(fig)]
+
+
+def _renderer(fig):
+    """The figure's renderer (a closed pyplot figure has a bare canvas: give it Agg's)."""
+    if not hasattr(fig.canvas, "get_renderer"):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        FigureCanvasAgg(fig)
+    return fig.canvas.get_renderer()
+
+
+def _overlap(a, b, tolerance_px=1.0) -> bool:
+    return (min(a.x1, b.x1) - max(a.x0, b.x0) > tolerance_px
+            and min(a.y1, b.y1) - max(a.y0, b.y0) > tolerance_px)
+
+
+#: Offsets (points) and alignments tried, in order, for a label next to a point.
+_LABEL_SPOTS = [((6, -6), "left", "top"), ((6, 6), "left", "bottom"), ((-6, -6), "right", "top"),
+                ((-6, 6), "right", "bottom"), ((6, -22), "left", "top"), ((-6, -22), "right", "top"),
+                ((6, 22), "left", "bottom"), ((-6, 22), "right", "bottom"), ((0, -12), "center", "top"),
+                ((0, 12), "center", "bottom"), ((12, -40), "left", "top"), ((-12, -40), "right", "top"),
+                ((12, 40), "left", "bottom"), ((-12, 40), "right", "bottom"), ((0, -40), "center", "top"),
+                ((0, 40), "center", "bottom"), ((6, -60), "left", "top"), ((-6, -60), "right", "top"),
+                ((6, 60), "left", "bottom"), ((-6, 60), "right", "bottom")]
+
+
+def place_labels(fig, labels, obstacles=(), spots=None, ignore=(), taken=None) -> None:
+    """Move each annotation of `labels` (made with textcoords="offset points") to the first
+    spot around its point where it stays inside its Axes and covers no other text (nor any
+    Bbox of `obstacles`; `taken`: the other text's boxes, when the caller keeps them); if none is free, the spot that covers least. Call it once the
+    axes' limits and the figure's layout are final."""
+    renderer = _renderer(fig)
+    if taken is None:  # else: the caller's boxes of everything else (an explorer caches them)
+        if fig.get_layout_engine() is not None:
+            fig.get_layout_engine().execute(fig)
+        own = {id(label) for label in labels} | {id(text) for text in ignore}
+        taken = [artist.get_window_extent(renderer) for _, artist in text_artists(fig) if id(artist) not in own]
+        taken += legend_frames(fig)
+    taken = list(taken) + list(obstacles)
+    from matplotlib.transforms import Bbox
+    points = fig.dpi / 72
+    for label in labels:
+        ax = label.axes
+        # measure the label once (anchored left, bottom at its point), then shift that box
+        label.set_position((0, 0))
+        label.set_horizontalalignment("left")
+        label.set_verticalalignment("bottom")
+        base = label.get_window_extent(renderer)
+        width, height = base.width, base.height
+        best, best_cost = None, math.inf
+        for offset, ha, va in spots or _LABEL_SPOTS:
+            x0 = base.x0 + offset[0] * points - {"left": 0, "center": width / 2, "right": width}[ha]
+            y0 = base.y0 + offset[1] * points - {"bottom": 0, "center": height / 2, "top": height}[va]
+            box = Bbox.from_bounds(x0, y0, width, height)
+            outside = width * height - _overlap_area(box, ax.bbox)
+            cost = 10 * outside + sum(_overlap_area(box, other) for other in taken)
+            if cost < best_cost:
+                best, best_cost = (offset, ha, va, box), cost
+            if cost == 0:
+                break
+        offset, ha, va, box = best
+        label.set_position(offset)
+        label.set_horizontalalignment(ha)
+        label.set_verticalalignment(va)
+        taken.append(box)
+
+
+def _overlap_area(a, b) -> float:
+    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+    h = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return w * h if w > 0 and h > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -141,34 +448,6 @@ def _decade_ceil(x: float) -> float:
     return 10.0 ** math.ceil(math.log10(x))
 
 
-def _intensity_tick(x, _pos=None) -> str:
-    if x <= 0:
-        return ""
-    if 1e-3 <= x < 1e5:
-        return f"{x:g}"
-    return f"$10^{{{round(math.log10(x))}}}$"
-
-
-def _rate_tick(y, _pos=None) -> str:
-    return "0" if y == 0 else format_flops_rate(y)
-
-
-def _new_figure(figsize=FIGSIZE, ncols=1):
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, ncols, figsize=figsize, dpi=DPI, facecolor="white")
-    plt.close(fig)  # shown once, by the notebook's display of the returned figure
-    return fig, axes
-
-
-def _style_axes(ax) -> None:
-    ax.set_facecolor("white")
-    for spine in ax.spines.values():
-        spine.set_color("#333333")
-    ax.tick_params(colors="#000000", labelsize=8)
-    ax.grid(True, which="major", color="#dddddd", linewidth=0.6)
-    ax.set_axisbelow(True)
-
-
 def _series_label(chip, dtype, sparse, several_chips, several_dtypes):
     parts = []
     if several_chips:
@@ -180,7 +459,7 @@ def _series_label(chip, dtype, sparse, several_chips, several_dtypes):
     return ", ".join(parts)
 
 
-# ---------------------------------------------------------------- the figure
+# ---------------------------------------------------------------- the roofline figure
 
 def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=None,
                     operations=(), ax=None, title=None, intensity_range=None,
@@ -201,10 +480,58 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
     shade_regions: with one chip and one dtype, shade the bandwidth-bound and compute-bound
         regions, split exactly at the ridge point(s).
     """
-    from matplotlib.patches import Rectangle
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     import numpy as np
 
+    chip_list, dtype_list, operations = _roofline_inputs(chips, dtype, sparse, operations)
+    series, ridges = _series_and_ridges(chip_list, dtype_list, sparse, bandwidths)
+    lo, hi = _intensity_limits(intensity_range, ridges, operations)
+    x = np.geomspace(lo, hi, 256)
+
+    own_figure = ax is None
+    if own_figure:
+        entries = sum(len(levels) for *_, levels, _ in series) if len(series) > 1 or \
+            len(series[0][3]) > 1 else 1
+        fig, ax = new_figure(height_for_legend(_legend_rows(entries)))
+    else:
+        fig = ax.figure
+    _style_axes(ax)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+
+    several = (len(chip_list) > 1, len(dtype_list) > 1)
+    y_low, y_high = _draw_ceilings(ax, series, x, sparse, several, hi)
+    ridge_labels = _draw_ridges(ax, series, ridges)
+    labels, violations, ys_of_points = _draw_operations(ax, operations, series[0], sparse)
+    _roofline_axes(ax, lo, hi, y_low, y_high, ys_of_points)
+    regions = []
+    if shade_regions and len(series) == 1:
+        regions = _shade_regions(ax, lo, hi, ridges, list(series[0][3]))
+
+    if own_figure:
+        legend_below(ax)
+    else:  # drawn into a caller's fixed layout (the explorers): keep it inside
+        ax.legend(loc="lower right", fontsize=_fs(ax), frameon=True, facecolor="white", framealpha=0.9)
+    if title is None:
+        what = ", ".join(c.name for c in chip_list) + " (" + ", ".join(dtype_list) \
+            + (", 2:4 sparse" if sparse else ", dense") + ")"
+        title = f"Roofline: {what}"
+    if title:
+        ax.set_title(title, fontsize=_fs(ax, "title"))
+
+    description = _describe(chip_list, dtype_list, sparse, ridges, regions, operations, violations)
+    fig.roofline_ridges = ridges
+    fig.roofline_regions = regions
+    fig.roofline_violations = violations
+    fig.roofline_description = description
+    ax.roofline_description = description
+    if own_figure:
+        fig.set_layout_engine("constrained")
+    if True:  # every figure: in an explorer the legend sits in the axes, next to ridge values
+        _lay_out_labels(fig, ax, ridge_labels, ax.roofline_peak_labels, labels)
+    return fig
+
+
+def _roofline_inputs(chips, dtype, sparse, operations):
     chip_list = _chips(chips)
     dtype_list = _dtypes(dtype)
     if not isinstance(sparse, bool):
@@ -214,18 +541,18 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
         if not isinstance(op, (Cost, Point)):
             raise TypeError(f"operations must be roofline.Cost (from rl.matmul, rl.dot, ...) or "
                             f"roofline.plots.Point(label, intensity, flops_per_s); got {op!r}")
+    return chip_list, dtype_list, operations
 
-    # -- every ceiling and ridge, computed by roofline
-    series = []  # (chip, dtype, peak, {name: bytes/s}, colour)
-    several_chips, several_dtypes = len(chip_list) > 1, len(dtype_list) > 1
-    index = 0
+
+def _series_and_ridges(chip_list, dtype_list, sparse, bandwidths):
+    """Every ceiling and ridge, computed by roofline: series are (chip, dtype, peak,
+    {bandwidth name: bytes/s}, colour); ridges one dict per (series, bandwidth)."""
+    series = []
     for chip in chip_list:
         levels = _bandwidths(chip, bandwidths)
         for dt in dtype_list:
-            peak = chip.peak_flops_per_s(dt, sparse=sparse)
-            colour = PALETTE[_SERIES_COLOURS[index % len(_SERIES_COLOURS)]]
-            series.append((chip, dt, peak, levels, colour))
-            index += 1
+            colour = PALETTE[_SERIES_COLOURS[len(series) % len(_SERIES_COLOURS)]]
+            series.append((chip, dt, chip.peak_flops_per_s(dt, sparse=sparse), levels, colour))
     ridges = []
     for chip, dt, peak, levels, colour in series:
         for name, bw in levels.items():
@@ -234,34 +561,29 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
                 "bytes_per_s": bw, "peak_flops_per_s": peak,
                 "intensity": critical_intensity(chip, dt, sparse=sparse, bandwidth_bytes_per_s=bw),
             })
+    return series, ridges
 
-    # -- x range: two decades either side of the ridges, covering the operations
+
+def _intensity_limits(intensity_range, ridges, operations):
+    """x range: the caller's, else from 30x below to 30x above the ridges and operations,
+    widened to whole decades."""
     if intensity_range is not None:
         lo, hi = (float(v) for v in intensity_range)
         if not (0 < lo < hi and math.isfinite(hi)):
             raise ValueError(f"intensity_range must be (low, high) with 0 < low < high FLOPs/byte, "
                              f"got {intensity_range!r}")
-    else:
-        xs_of_interest = [r["intensity"] for r in ridges]
-        xs_of_interest += [op.intensity for op in operations]
-        lo = _decade_floor(min(xs_of_interest) / 30)
-        hi = _decade_ceil(max(xs_of_interest) * 30)
-    x = np.geomspace(lo, hi, 256)
+        return lo, hi
+    xs = [r["intensity"] for r in ridges] + [op.intensity for op in operations]
+    return _decade_floor(min(xs) / 30), _decade_ceil(max(xs) * 30)
 
-    own_figure = ax is None
-    if own_figure:
-        fig, ax = _new_figure()
-    else:
-        fig = ax.figure
-    _style_axes(ax)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
 
-    # -- ceilings
-    y_low = math.inf
-    y_high = 0.0
+def _draw_ceilings(ax, series, x, sparse, several, hi):
+    """One line per chip, dtype and bandwidth; the flat roof's value is written on it (one
+    series) or in the legend (several). Returns the lowest and highest roof drawn."""
+    y_low, y_high = math.inf, 0.0
+    ax.roofline_peak_labels = []
     for chip, dt, peak, levels, colour in series:
-        prefix = _series_label(chip, dt, sparse, several_chips, several_dtypes)
+        prefix = _series_label(chip, dt, sparse, *several)
         for k, (name, bw) in enumerate(levels.items()):
             y = attainable_flops_per_s(x, chip, dt, sparse=sparse, bandwidth_bytes_per_s=bw)
             label = f"{prefix}: {name} {format_bandwidth(bw)}" if prefix else f"{name} {format_bandwidth(bw)}"
@@ -273,157 +595,240 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
             y_low = min(y_low, float(y[0]))
         y_high = max(y_high, peak)
         if not prefix:
-            ax.annotate(f"peak {format_flops_rate(peak)}", xy=(hi, peak), xytext=(-4, -3),
-                        textcoords="offset points", ha="right", va="top", fontsize=7, color=colour)
+            ax.roofline_peak_labels.append(
+                ax.annotate(f"peak {format_flops_rate(peak)}", xy=(hi, peak), xytext=(-4, -3),
+                            textcoords="offset points", ha="right", va="top", fontsize=_fs(ax),
+                            color=colour, bbox=_HALO, gid=f"peak-label:{chip.name}:{dt}"))
+            ax.roofline_peak_labels[-1].set_in_layout(False)
+    return y_low, y_high
 
-    # -- ridge points, marked and labelled with their value
-    colours_by_series = {(c.name, d): col for c, d, _, _, col in series}
+
+def _draw_ridges(ax, series, ridges):
+    """Each ridge point: a ring on the roof, a dotted guide down to the intensity axis and
+    its value written up along the guide. Returns the value labels."""
+    colours = {(c.name, d): col for c, d, _, _, col in series}
+    texts = []
     for r in ridges:
-        colour = colours_by_series[(r["chip"], r["dtype"])]
+        colour = colours[(r["chip"], r["dtype"])]
         ax.plot([r["intensity"]], [r["peak_flops_per_s"]], linestyle="none", marker="o",
                 color=colour, markersize=6, markerfacecolor="white", markeredgecolor=colour, markeredgewidth=2,
                 zorder=5, gid=f"ridge:{r['chip']}:{r['dtype']}:{r['bandwidth']}")
-    for r in ridges:
-        # a thin guide from the ridge down to the intensity axis, and the value written
-        # up along it: labels of nearby ridges then sit side by side instead of on top
-        # of each other
-        colour = colours_by_series[(r["chip"], r["dtype"])]
         ax.plot([r["intensity"], r["intensity"]], [1e-300, r["peak_flops_per_s"]], color=colour,
                 linewidth=0.8, linestyle=(0, (1, 2)), zorder=2, gid=f"ridge-guide:{r['chip']}")
-        ax.text(r["intensity"], 0.03, f" ridge {format_intensity(r['intensity'])}", rotation=90,
-                transform=ax.get_xaxis_transform(), ha="right", va="bottom", fontsize=7,
-                color=colour, zorder=4, gid=f"ridge-label:{r['chip']}:{r['dtype']}:{r['bandwidth']}")
+        # the number alone (the axis says FLOPs/byte): a short label finds room between points
+        value = format_intensity(r["intensity"]).split()[0]
+        texts.append(ax.text(r["intensity"], 0.03, f"ridge {value}",
+                             rotation=90, transform=ax.get_xaxis_transform(), ha="right", va="bottom",
+                             fontsize=_fs(ax), color=colour, zorder=4, bbox=_HALO,
+                             gid=f"ridge-label:{r['chip']}:{r['dtype']}:{r['bandwidth']}"))
+        texts[-1].set_in_layout(False)
+    return texts
 
-    # -- operations
-    violations = []
-    first_chip, first_dtype, first_peak, first_levels, _ = series[0]
-    fastest_bw = next(iter(first_levels.values()))
-    ys_of_points = []
+
+#: A white, slightly see-through box behind text written over lines.
+_HALO = {"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.8}
+
+
+def _draw_operations(ax, operations, first, sparse):
+    """Costs on the first series' fastest roof (diamonds), Points where they were measured
+    (squares; crosses with a boxed warning above their roof). Returns (labels, violations,
+    y values)."""
+    chip, dtype, _peak, levels, _colour = first
+    fastest_bw = next(iter(levels.values()))
+    labels, violations, ys = [], [], []
     for op in operations:
         if isinstance(op, Cost):
             intensity = float(op.intensity)
-            y = float(attainable_flops_per_s(intensity, first_chip, first_dtype, sparse=sparse,
+            y = float(attainable_flops_per_s(intensity, chip, dtype, sparse=sparse,
                                              bandwidth_bytes_per_s=fastest_bw))
             ax.plot([intensity], [y], linestyle="none", marker="D", markersize=7,
                     color=PALETTE["black"], zorder=6, gid=f"operation:{op.name}")
-            ax.annotate(f"{op.name}\n{format_intensity(intensity)}, {format_flops_rate(y)}",
-                        xy=(intensity, y), xytext=(6, -6), textcoords="offset points",
-                        ha="left", va="top", fontsize=7, color=PALETTE["black"])
-            ys_of_points.append(y)
+            labels.append(_point_label(ax, f"{_wrap(op.name)}\n{format_intensity(intensity)}",
+                                       intensity, y))
+            ys.append(y)
             continue
         # a measured / claimed point: compare with the highest roof of the first chip drawn
-        roof = max(float(attainable_flops_per_s(op.intensity, first_chip, first_dtype, sparse=sparse,
+        roof = max(float(attainable_flops_per_s(op.intensity, chip, dtype, sparse=sparse,
                                                 bandwidth_bytes_per_s=bw))
-                   for bw in first_levels.values())
-        above = op.flops_per_s > roof * ROOF_TOLERANCE
-        ys_of_points.append(op.flops_per_s)
-        if above:
+                   for bw in levels.values())
+        ys.append(op.flops_per_s)
+        if op.flops_per_s > roof * ROOF_TOLERANCE:
             violations.append({"label": op.label, "intensity": op.intensity,
                                "flops_per_s": op.flops_per_s, "roof_flops_per_s": roof,
-                               "ratio": op.flops_per_s / roof, "chip": first_chip.name,
-                               "dtype": first_dtype})
+                               "ratio": op.flops_per_s / roof, "chip": chip.name, "dtype": dtype})
             ax.plot([op.intensity], [op.flops_per_s], linestyle="none", marker="X", markersize=10,
                     color=PALETTE["vermillion"], markeredgecolor=PALETTE["black"], zorder=7,
                     gid=f"violation:{op.label}")
-            right_half = math.log(op.intensity / lo) > 0.5 * math.log(hi / lo)
-            note = ABOVE_ROOF_NOTE.replace(": ", ":\n", 1)
-            ax.annotate(f"{op.label}: {note}", xy=(op.intensity, op.flops_per_s),
-                        xytext=(-8 if right_half else 8, 8), textcoords="offset points",
-                        ha="right" if right_half else "left", va="bottom",
-                        fontsize=7, color=PALETTE["vermillion"], fontweight="bold",
-                        bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
-                              "edgecolor": PALETTE["vermillion"], "linewidth": 0.8})
+            note = ABOVE_ROOF_NOTE.replace(", sparse", ",\nsparse", 1)
+            labels.append(_point_label(ax, f"{_wrap(op.label)}:\n{note}", op.intensity, op.flops_per_s,
+                                       color=PALETTE["vermillion"], fontweight="bold",
+                                       bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
+                                             "edgecolor": PALETTE["vermillion"], "linewidth": 0.8}))
         else:
             ax.plot([op.intensity], [op.flops_per_s], linestyle="none", marker="s", markersize=6,
                     color=PALETTE["bluish green"], markeredgecolor=PALETTE["black"], zorder=6,
                     gid=f"point:{op.label}")
-            ax.annotate(f"{op.label}\n{format_flops_rate(op.flops_per_s)}",
-                        xy=(op.intensity, op.flops_per_s), xytext=(6, -6), textcoords="offset points",
-                        ha="left", va="top", fontsize=7, color=PALETTE["black"])
+            labels.append(_point_label(ax, f"{_wrap(op.label)}\n{format_flops_rate(op.flops_per_s)}",
+                                       op.intensity, op.flops_per_s))
+    return labels, violations, ys
 
-    # -- axes: log-log, numbers with units
+
+def _wrap(text: str, width: int = 24) -> str:
+    """Break a long label into lines of about `width` characters."""
+    import textwrap
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
+def _point_label(ax, text, x, y, **style):
+    """A label next to a point; `place_labels` later moves it where it covers nothing. It
+    stays inside the axes, so the layout ignores it."""
+    style.setdefault("color", PALETTE["black"])
+    style.setdefault("bbox", _HALO)
+    label = ax.annotate(text, xy=(x, y), xytext=(6, -6), textcoords="offset points", ha="left", va="top",
+                        fontsize=_fs(ax), zorder=9, **style)
+    label.set_in_layout(False)
+    return label
+
+
+def _roofline_axes(ax, lo, hi, y_low, y_high, ys_of_points):
+    """Log-log limits (whole decades, room above the peak for the region labels) and ticks
+    labelled with units."""
     y_top = _decade_ceil(max([y_high * 3] + [v * 2 for v in ys_of_points]))
     y_bottom = max(_decade_floor(min([y_low] + ys_of_points)), y_top / 1e9)
     ax.set_xlim(lo, hi)
     ax.set_ylim(y_bottom, y_top)
-    ax.set_xlabel(X_LABEL, fontsize=9)
-    ax.set_ylabel(Y_LABEL, fontsize=9)
-    ax.xaxis.set_major_locator(LogLocator(base=10))
-    ax.xaxis.set_major_formatter(FuncFormatter(_intensity_tick))
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.yaxis.set_major_locator(LogLocator(base=10))
-    ax.yaxis.set_major_formatter(FuncFormatter(_rate_tick))
-    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel(X_LABEL, fontsize=_fs(ax, "normal"))
+    ax.set_ylabel(Y_LABEL, fontsize=_fs(ax, "normal"))
+    format_axis(ax.xaxis, "intensity")
+    format_axis(ax.yaxis, "flops_rate")
 
-    # -- regions: split exactly at the ridge points (one chip, one dtype)
+
+def _region_labels(names, n_edges):
+    """Long label (alt text, fig.roofline_regions) of each region, left to right."""
+    labels = []
+    for i in range(n_edges + 1):
+        if n_edges == 1:
+            labels.append("bandwidth-bound" if i == 0 else "compute-bound")
+        elif i == 0:
+            labels.append("bandwidth-bound from every level")
+        elif i == n_edges:
+            labels.append("compute-bound from every level")
+        else:
+            labels.append(f"compute-bound from {' / '.join(names[:i])}, "
+                          f"bandwidth-bound from {' / '.join(names[i:])}")
+    return labels
+
+
+def _shade_regions(ax, lo, hi, ridges, names):
+    """Shade the regions between the ridge points (one chip, one dtype) and name each at
+    the top of the axes, in short if it is narrow and not at all if it is very narrow."""
+    from matplotlib.patches import Rectangle
+    edges = [r["intensity"] for r in ridges]  # fastest bandwidth first = smallest ridge
+    bounds = [lo] + edges + [hi]
     regions = []
-    if shade_regions and len(series) == 1:
-        names = list(first_levels)
-        edges = [r["intensity"] for r in ridges]  # fastest bandwidth first = smallest ridge
-        bounds = [lo] + edges + [hi]
-        labels = []
-        for i in range(len(edges) + 1):
-            if len(edges) == 1:
-                labels.append("bandwidth-bound" if i == 0 else "compute-bound")
-            elif i == 0:
-                labels.append("bandwidth-bound from every level")
-            elif i == len(edges):
-                labels.append("compute-bound from every level")
-            else:
-                labels.append(f"compute-bound from {' / '.join(names[:i])}, "
-                              f"bandwidth-bound from {' / '.join(names[i:])}")
-        for i, label in enumerate(labels):
-            x0, x1 = bounds[i], bounds[i + 1]
-            if x1 <= x0:
-                continue
-            colour = PALETTE[_REGION_COLOURS[i % len(_REGION_COLOURS)]]
-            ax.add_patch(Rectangle((x0, 0), x1 - x0, 1, transform=ax.get_xaxis_transform(),
-                                   facecolor=colour, alpha=0.13, edgecolor="none", zorder=0,
-                                   gid=f"region:{i}"))
-            regions.append((x0, x1, label))
-            centre = math.sqrt(x0 * x1)
-            width = math.log(x1 / x0) / math.log(hi / lo)  # share of the axis
-            if i == 0:
-                short = "bandwidth-bound"
-            elif i == len(edges):
-                short = "compute-bound"
-            else:
-                short = (f"compute-bound from {names[i - 1].split(' (')[0]},\n"
-                         f"bandwidth-bound from {names[i].split(' (')[0]}")
-                if width < 0.3:
-                    short = "mixed"
-            if width < 0.08:
-                short = ""
-            ax.text(centre, 0.97, short, transform=ax.get_xaxis_transform(), ha="center",
-                    va="top", fontsize=7, color="#333333", zorder=1)
-        for edge in edges:
-            ax.axvline(edge, color=PALETTE["black"], alpha=0.6, linewidth=0.8, linestyle=(0, (2, 2)), zorder=1,
-                       gid="region-boundary")
+    ax.roofline_region_labels = []
+    for i, label in enumerate(_region_labels(names, len(edges))):
+        x0, x1 = max(bounds[i], lo), min(bounds[i + 1], hi)
+        if x1 <= x0:
+            continue
+        colour = PALETTE[_REGION_COLOURS[i % len(_REGION_COLOURS)]]
+        ax.add_patch(Rectangle((x0, 0), x1 - x0, 1, transform=ax.get_xaxis_transform(),
+                               facecolor=colour, alpha=0.13, edgecolor="none", zorder=0,
+                               gid=f"region:{i}"))
+        regions.append((bounds[i], bounds[i + 1], label))
+        width = math.log(x1 / x0) / math.log(hi / lo)  # share of the axis
+        if i == 0:
+            short = "bandwidth-bound"
+        elif i == len(edges):
+            short = "compute-bound"
+        else:
+            short = "mixed" if width < 0.45 else (f"compute-bound from {names[i - 1].split(' (')[0]},\n"
+                                                  f"bandwidth-bound from {names[i].split(' (')[0]}")
+        if width < 0.12 or (width < 0.25 and short != "mixed"):
+            short = short if width >= 0.25 else ""
+        if short:
+            ax.roofline_region_labels.append(
+                ax.text(math.sqrt(x0 * x1), 0.97, short, transform=ax.get_xaxis_transform(), ha="center",
+                        va="top", fontsize=_fs(ax), color=INK["muted"], zorder=1, gid=f"region-label:{i}"))
+            ax.roofline_region_labels[-1].set_in_layout(False)
+    for edge in edges:
+        ax.axvline(edge, color=PALETTE["black"], alpha=0.6, linewidth=0.8, linestyle=(0, (2, 2)), zorder=1,
+                   gid="region-boundary")
+    return regions
 
-    if own_figure:
-        # below the plot: inside it, a legend would cover a region label, a ridge label or
-        # a point, depending on the chip
-        handles = len(ax.get_legend_handles_labels()[0])
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1 if handles > 2 else handles,
-                  fontsize=7, frameon=False)
-    else:  # drawn into a caller's fixed layout (the explorers): keep it inside
-        ax.legend(loc="lower right", fontsize=7, frameon=True, facecolor="white", framealpha=0.9)
-    if title is None:
-        what = ", ".join(c.name for c in chip_list) + " (" + ", ".join(dtype_list) \
-            + (", 2:4 sparse" if sparse else ", dense") + ")"
-        title = f"Roofline: {what}"
-    if title:
-        ax.set_title(title, fontsize=10)
 
-    description = _describe(chip_list, dtype_list, sparse, ridges, regions, operations, violations)
-    fig.roofline_ridges = ridges
-    fig.roofline_regions = regions
-    fig.roofline_violations = violations
-    fig.roofline_description = description
-    ax.roofline_description = description
-    if own_figure:
-        fig.set_layout_engine("tight")
-    return fig
+#: Spots tried for the value of a flat roof, written at the right end of it.
+_PEAK_SPOTS = [((dx, dy), "right", "top" if dy < 0 else "bottom")
+               for dx in (-4, -60, -120, -180) for dy in (-5, 3)]
+
+
+def _marker_boxes(ax, renderer, prefixes=("ridge:", "operation:", "point:", "violation:")):
+    """Pixel boxes of the markers drawn by lines whose gid starts with one of `prefixes`."""
+    from matplotlib.transforms import Bbox
+    boxes = []
+    for line in ax.get_lines():
+        if (line.get_gid() or "").startswith(prefixes) and line.get_marker() not in (None, "None", ""):
+            half = line.get_markersize() * ax.figure.dpi / 72 / 2 + 1
+            for x, y in ax.transData.transform(line.get_xydata()):
+                boxes.append(Bbox([[x - half, y - half], [x + half, y + half]]))
+    return boxes
+
+
+def _lay_out_labels(fig, ax, ridge_labels, peak_labels, point_labels):
+    """Once the layout is final: ridge values that would touch move to the other side of
+    their guide or up it; the peak's value goes where no marker is; then each point's label
+    goes where it covers no other text."""
+    if fig.get_layout_engine() is not None:
+        fig.get_layout_engine().execute(fig)
+    renderer = _renderer(fig)
+    markers = _marker_boxes(ax, renderer)
+    kept = []  # region names that touch a neighbour or leave the axes are left out
+    for text in getattr(ax, "roofline_region_labels", []):
+        box = text.get_window_extent(renderer)
+        if any(_overlap(box, other) for other in kept) or box.x0 < ax.bbox.x0 or box.x1 > ax.bbox.x1:
+            text.set_visible(False)
+        else:
+            kept.append(box)
+    placed = []
+    for text in sorted(ridge_labels, key=lambda t: t.get_position()[0]):
+        for ha, y in (("right", 0.03), ("left", 0.03), ("right", 0.38), ("left", 0.38)):
+            text.set_horizontalalignment(ha)
+            text.set_y(y)
+            box = text.get_window_extent(renderer)
+            if not any(_overlap(box, other) for other in placed) and box.x0 >= ax.bbox.x0 - 1 \
+                    and box.x1 <= ax.bbox.x1 + 1:
+                break
+        placed.append(text.get_window_extent(renderer))
+    # points first (ridge values move out of their way after), then the peak's value
+    if point_labels:
+        place_labels(fig, point_labels, obstacles=markers, ignore=peak_labels)
+    if peak_labels:
+        place_labels(fig, peak_labels, obstacles=markers, spots=_PEAK_SPOTS, ignore=ridge_labels)
+    _move_covered_ridge_labels(fig, ax, ridge_labels, renderer)
+
+
+def _move_covered_ridge_labels(fig, ax, ridge_labels, renderer):
+    """A ridge value that a point's label covers moves along its guide to a free spot."""
+    spots = [(ha, y) for y in (0.03, 0.15, 0.27, 0.39, 0.51, 0.63) for ha in ("right", "left")]
+    for text in ridge_labels:
+        others = [a.get_window_extent(renderer) for _, a in text_artists(fig) if a is not text]
+        others += legend_frames(fig)
+        box = text.get_window_extent(renderer)
+        if not any(_overlap(box, other) for other in others):
+            continue
+        best, best_cost = None, math.inf
+        for ha, y in spots:
+            text.set_horizontalalignment(ha)
+            text.set_y(y)
+            box = text.get_window_extent(renderer)
+            outside = box.width * box.height - _overlap_area(box, ax.bbox)
+            cost = 10 * outside + sum(_overlap_area(box, other) for other in others)
+            if cost < best_cost:
+                best, best_cost = (ha, y), cost
+            if cost == 0:
+                break
+        text.set_horizontalalignment(best[0])
+        text.set_y(best[1])
 
 
 def _describe(chip_list, dtype_list, sparse, ridges, regions, operations, violations) -> str:
@@ -455,54 +860,57 @@ def _describe(chip_list, dtype_list, sparse, ridges, regions, operations, violat
 
 
 def linear_and_log_figure(chip="H100 SXM", dtype="bf16"):
-    """The same roofline on linear axes (left) and log-log axes (right).
+    """The same roofline on linear axes (top) and log-log axes (bottom).
 
     On linear axes min(peak, bandwidth x intensity) is a line from the origin that
     bends flat at the ridge point; on log-log axes there is no zero, and the
-    slanted part is a line of slope 1 that never reaches the origin.
+    slanted part is a line of slope 1 that never reaches the origin. The panels are
+    stacked, so that each keeps the full width (and readable text) on a phone.
     """
-    import numpy as np
-    from matplotlib.ticker import FuncFormatter
-
     chip = get_chip(chip)
     dtype = canonical_dtype(dtype)
     peak = chip.peak_flops_per_s(dtype)
     ridge = critical_intensity(chip, dtype)
-    fig, (left, right) = _new_figure(figsize=(9.6, 3.8), ncols=2)
-
-    _style_axes(left)
-    x = np.linspace(0, 3 * ridge, 400)
-    y = attainable_flops_per_s(np.maximum(x, 1e-300), chip, dtype)
-    y = np.where(x == 0, 0.0, y)
-    colour = PALETTE[_SERIES_COLOURS[0]]
-    left.plot(x, y, color=colour, linewidth=2, gid=f"roof-linear:{chip.name}:{dtype}")
-    left.plot([ridge], [peak], linestyle="none", marker="o", color=colour, markerfacecolor="white",
-              markeredgecolor=colour, markeredgewidth=2, markersize=6, zorder=5,
-              gid=f"ridge-linear:{chip.name}:{dtype}")
-    left.annotate(f"ridge {format_intensity(ridge)}", xy=(ridge, peak), xytext=(4, -14),
-                  textcoords="offset points", fontsize=7, color=colour)
-    left.plot([0], [0], linestyle="none", marker="o", color=PALETTE["black"], markersize=4)
-    left.annotate("origin (0, 0)", xy=(0, 0), xytext=(6, 6), textcoords="offset points", fontsize=7)
-    left.set_xlim(0, 3 * ridge)
-    left.set_ylim(0, 1.25 * peak)
-    left.set_xlabel(X_LABEL, fontsize=9)
-    left.set_ylabel(Y_LABEL, fontsize=9)
-    left.yaxis.set_major_formatter(FuncFormatter(_rate_tick))
-    left.set_title("Linear axes: the roof starts at the origin", fontsize=9)
-
-    roofline_figure(chip, dtype, ax=right, shade_regions=False,
+    fig, (top, bottom) = new_figure(2 * FIG_HEIGHT_IN - 0.2, nrows=2)
+    _linear_roofline(top, chip, dtype, peak, ridge)
+    roofline_figure(chip, dtype, ax=bottom, shade_regions=False,
                     title="Log-log axes: no zero, a slope-1 line then flat")
-    right.get_legend().remove()
+    bottom.get_legend().remove()
     description = (f"Two plots of the same {chip.name} {dtype} roofline (peak "
                    f"{format_flops_rate(peak)}, {chip.memory_kind} {format_bandwidth(chip.hbm_bytes_per_s)}, "
-                   f"ridge point {format_intensity(ridge)}). Left, linear axes: a straight line "
-                   f"from the origin up to the ridge, then flat. Right, log-log axes: the same "
+                   f"ridge point {format_intensity(ridge)}). Top, linear axes: a straight line "
+                   f"from the origin up to the ridge, then flat. Bottom, log-log axes: the same "
                    f"curve as a slope-1 line then flat; a log axis has no zero, so no origin.")
     fig.roofline_description = description
     fig.roofline_regions = []
     fig.roofline_violations = []
-    fig.set_layout_engine("tight")
+    fig.set_layout_engine("constrained")
+    _lay_out_labels(fig, bottom, [t for t in bottom.texts if (t.get_gid() or "").startswith("ridge-label")],
+                    bottom.roofline_peak_labels, [])
     return fig
+
+
+def _linear_roofline(ax, chip, dtype, peak, ridge):
+    """The roofline on linear axes, from the origin to three times the ridge point."""
+    import numpy as np
+    x = np.linspace(0, 3 * ridge, 400)
+    y = attainable_flops_per_s(np.maximum(x, 1e-300), chip, dtype)
+    y = np.where(x == 0, 0.0, y)
+    colour = PALETTE[_SERIES_COLOURS[0]]
+    ax.plot(x, y, color=colour, linewidth=2, gid=f"roof-linear:{chip.name}:{dtype}")
+    ax.plot([ridge], [peak], linestyle="none", marker="o", color=colour, markerfacecolor="white",
+            markeredgecolor=colour, markeredgewidth=2, markersize=6, zorder=5,
+            gid=f"ridge-linear:{chip.name}:{dtype}")
+    ax.annotate(f"ridge {format_intensity(ridge)}", xy=(ridge, peak), xytext=(4, -14),
+                textcoords="offset points", fontsize=_fs(ax), color=colour)
+    ax.plot([0], [0], linestyle="none", marker="o", color=PALETTE["black"], markersize=4)
+    ax.annotate("origin (0, 0)", xy=(0, 0), xytext=(6, 6), textcoords="offset points", fontsize=_fs(ax))
+    ax.set_xlim(0, 3 * ridge)
+    ax.set_ylim(0, 1.25 * peak)
+    ax.set_xlabel(X_LABEL, fontsize=_fs(ax, "normal"))
+    ax.set_ylabel(Y_LABEL, fontsize=_fs(ax, "normal"))
+    ax.yaxis.set_major_formatter(_tick_formatter("flops_rate"))
+    ax.set_title("Linear axes: the roof starts at the origin", fontsize=_fs(ax, "title"))
 
 
 def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=None, title=None):
@@ -518,7 +926,6 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
     `n` chips (topology: `roofline.sharded_topology` unless given).
     """
     import numpy as np
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     from .estimate import sharded_estimate, sharded_topology
     own = get_chip(chip)
@@ -546,8 +953,7 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
     lo_x, hi_x = _decade_floor(min(xs) / 10), _decade_ceil(max(xs) * 10)
     lo_y, hi_y = _decade_floor(min(ys) / 10), _decade_ceil(max(ys) * 10)
 
-    fig, ax = _new_figure(figsize=(6.4, 4.6))
-    _style_axes(ax)
+    fig, ax = new_figure(height_for_legend(len(placed), base_in=FIG_HEIGHT_IN + 0.3))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo_x, hi_x)
@@ -570,13 +976,13 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
     def at(fx, fy):  # a point at fractions of the log axes
         return (lo_x * (hi_x / lo_x) ** fx, lo_y * (hi_y / lo_y) ** fy)
 
-    ax.text(*at(0.97, 0.95), "compute-bound", ha="right", va="top", fontsize=8, color="#000000")
-    ax.text(*at(0.03, 0.95), f"{own.memory_kind}-bound", ha="left", va="top", fontsize=8, color="#000000")
-    ax.text(*at(0.97, 0.05), "link-bound", ha="right", va="bottom", fontsize=8, color="#000000")
+    ax.text(*at(0.97, 0.95), "compute-bound", ha="right", va="top", fontsize=_fs(ax), color=INK["text"])
+    ax.text(*at(0.03, 0.95), f"{own.memory_kind}-bound", ha="left", va="top", fontsize=_fs(ax), color=INK["text"])
+    ax.text(*at(0.97, 0.05), "link-bound", ha="right", va="bottom", fontsize=_fs(ax), color=INK["text"])
     ax.annotate(f"memory ridge {format_intensity(x_star)}", xy=(x_star, hi_y), xytext=(3, -3),
-                textcoords="offset points", ha="left", va="top", fontsize=7, rotation=90, color="#333333")
+                textcoords="offset points", ha="left", va="top", fontsize=_fs(ax), rotation=90, color=INK["muted"])
     ax.annotate(f"link ridge {format_intensity(y_star)}", xy=(hi_x, y_star), xytext=(-3, 3),
-                textcoords="offset points", ha="right", va="bottom", fontsize=7, color="#333333")
+                textcoords="offset points", ha="right", va="bottom", fontsize=_fs(ax), color=INK["muted"])
 
     markers = ("o", "s", "D", "^", "v", "P", "X")
     colours = [PALETTE[c] for c in _SERIES_COLOURS]
@@ -585,17 +991,15 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
                 color=colours[i % len(colours)], markeredgecolor="#000000", zorder=5,
                 label=f"{label}: {bound}-bound", gid=f"operation:{label}")
 
-    ax.set_xlabel(f"Intensity against {own.memory_kind} (FLOPs per byte of the chip's memory traffic)",
-                  fontsize=9)
-    ax.set_ylabel("Intensity against the link\n(FLOPs per byte on the busiest link)", fontsize=9)
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_locator(LogLocator(base=10))
-        axis.set_major_formatter(FuncFormatter(_intensity_tick))
-        axis.set_minor_formatter(NullFormatter())
-    if placed:
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1, fontsize=7, frameon=False)
+    ax.set_xlabel(f"Intensity against {own.memory_kind}\n(FLOPs per byte of the chip's memory traffic)",
+                  fontsize=_fs(ax, "normal"))
+    ax.set_ylabel("Intensity against the link\n(FLOPs per byte on the busiest link)", fontsize=_fs(ax, "normal"))
+    format_axis(ax.xaxis, "intensity")
+    format_axis(ax.yaxis, "intensity")
+    legend_below(ax)
     ax.set_title(title if title is not None else
-                 f"{n} × {own.name}, {dtype}, D split, all-reduce on a {chosen}", fontsize=10)
+                 _wrap(f"{n} × {own.name}, {dtype}, D split, all-reduce on a {chosen}", 48),
+                 fontsize=_fs(ax, "title"))
     where = "; ".join(f"{label} at {format_intensity(x)} against memory and {format_intensity(y)} "
                       f"against the link: {bound}-bound" for label, x, y, bound in placed)
     fig.roofline_description = (
@@ -609,7 +1013,7 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
     fig.roofline_ridges = [{"resource": "memory", "intensity": x_star},
                            {"resource": "link", "intensity": y_star}]
     fig.roofline_violations = []
-    fig.set_layout_engine("tight")
+    fig.set_layout_engine("constrained")
     return fig
 
 
@@ -625,8 +1029,6 @@ def decode_throughput_figure(model=None, chip="H100 SXM", contexts=(4096, 1024),
     carries ``fig.roofline_walls``: {"memory": {T: batch}, "compute": batch}.
     """
     import numpy as np
-    from matplotlib.lines import Line2D
-    from matplotlib.ticker import FuncFormatter
 
     from . import transformer as tf
 
@@ -642,8 +1044,7 @@ def decode_throughput_figure(model=None, chip="H100 SXM", contexts=(4096, 1024),
         batch_max = 2 ** math.ceil(math.log2(2 * max(finite + [64])))
     batches = np.unique(np.round(np.logspace(0, math.log10(batch_max), 160)).astype(int))
 
-    fig, ax = _new_figure(figsize=(6.4, 4.6))
-    _style_axes(ax)
+    fig, ax = new_figure(height_for_legend(2 * len(contexts) + 2))
     chips = f"{n_chips} x {chip.name}" if n_chips > 1 else chip.name
     parts = []
     for index, T in enumerate(contexts):
@@ -675,16 +1076,12 @@ def decode_throughput_figure(model=None, chip="H100 SXM", contexts=(4096, 1024),
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlim(1, batch_max)
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _pos: f"{y:,.0f}" if y >= 1 else f"{y:g}"))
-    ax.set_xlabel("Batch size B (sequences decoded together)", fontsize=9)
-    ax.set_ylabel("Decode throughput (tokens/s)", fontsize=9)
-    ax.set_title(f"{model.name} decode on {chips} ({dtype})", fontsize=10)
-    # two columns, filled column by column: curves and the compute wall left, their walls right
-    handles, labels = ax.get_legend_handles_labels()
-    order = list(range(0, len(handles), 2)) + list(range(1, len(handles), 2))
-    ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="upper center",
-              bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=7, frameon=False)
+    format_axis(ax.xaxis, "count", base=2)
+    format_axis(ax.yaxis, "count")
+    ax.set_xlabel("Batch size B (sequences decoded together)", fontsize=_fs(ax, "normal"))
+    ax.set_ylabel("Decode throughput (tokens/s)", fontsize=_fs(ax, "normal"))
+    ax.set_title(f"{model.name} decode on {chips} ({dtype})", fontsize=_fs(ax, "title"))
+    legend_below(ax)
     compute_text = (f"The compute wall, the batch from which the weight matmuls are compute-bound, "
                     f"is at B = {compute_wall:.0f}." if math.isfinite(compute_wall) else
                     "The weight matmuls never become compute-bound.")
@@ -697,7 +1094,7 @@ def decode_throughput_figure(model=None, chip="H100 SXM", contexts=(4096, 1024),
     fig.roofline_walls = {"memory": memory_walls, "compute": compute_wall}
     fig.roofline_regions = []
     fig.roofline_violations = []
-    fig.set_layout_engine("tight")
+    fig.set_layout_engine("constrained")
     return fig
 
 

@@ -45,8 +45,6 @@ __all__ = ["Explorer", "roofline_explorer", "matmul_explorer", "sharded_matmul_e
 COLAB_NOTE = "Run this page in Colab for the full, free-form explorer."
 #: Budget for one explorer's web HTML: script, data and static first frame (the page limit is 2 MB).
 STATIC_LIMIT_BYTES = 150_000
-_FIGSIZE = (6.4, 4.0)
-_DPI = 100
 _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
@@ -76,9 +74,12 @@ def _new_figure():
     """A Figure on an Agg canvas, outside pyplot: redrawn in place, never shown twice."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
-    fig = Figure(figsize=_FIGSIZE, dpi=_DPI, facecolor="white")
+
+    from .plots import DPI, EXPLORER_FIGSIZE
+    fig = Figure(figsize=EXPLORER_FIGSIZE, dpi=DPI, facecolor="white")
     FigureCanvasAgg(fig)
-    fig.subplots_adjust(left=0.16, right=0.97, bottom=0.13, top=0.92)
+    # fixed margins (the book's text sizes): the explorer redraws only what moves
+    fig.subplots_adjust(left=0.21, right=0.96, bottom=0.14, top=0.92)
     return fig
 
 
@@ -143,7 +144,8 @@ class Explorer:
         self._background = None          # pixels of everything that does not move
         self._moving = []                # artists redrawn on every update (set by render)
         self._png = b""
-        self._image = widgets.Image(format="png", layout=widgets.Layout(width="640px"))
+        width = int(self.figure.get_figwidth() * self.figure.dpi)
+        self._image = widgets.Image(format="png", layout=widgets.Layout(width=f"{width}px", max_width="100%"))
         self._readout = widgets.HTML()
         self.widget = widgets.VBox([widgets.HBox(list(controls.values())[:3]),
                                     widgets.HBox(list(controls.values())[3:]),
@@ -285,7 +287,14 @@ def _draw_roofline(fig, chip, dtype, title):
     from matplotlib.ticker import NullLocator
     ax.xaxis.set_minor_locator(NullLocator())
     ax.yaxis.set_minor_locator(NullLocator())
+    _fit(fig)
     return ax
+
+
+def _fit(fig):
+    """Margins that fit this chip's tick labels, set once per full redraw (the moving
+    artists stay out of the layout, so a slider never moves the axes)."""
+    fig.tight_layout(pad=0.4)
 
 
 def _intensity_range(chip, dtype):
@@ -298,9 +307,11 @@ def _op_artists(ax, colour):
                      markeredgecolor="#000000", zorder=8, gid="explorer-point")
     guide, = ax.plot([], [], color=colour, linewidth=1, linestyle=(0, (3, 2)), zorder=7,
                      gid="explorer-guide")
-    label = ax.annotate("", xy=(1, 1), xytext=(8, -10), textcoords="offset points", fontsize=8,
+    from .plots import font_pt
+    label = ax.annotate("", xy=(1, 1), xytext=(8, -10), textcoords="offset points", fontsize=font_pt("small"),
                         color="#000000", zorder=9,
                         bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": colour})
+    label.set_in_layout(False)
     return point, guide, label
 
 
@@ -310,10 +321,15 @@ def _place(artists, ax, intensity, flops, text):
     guide.set_data([intensity, intensity], [ax.get_ylim()[0], flops])
     label.xy = (intensity, flops)
     label.set_text(text)
-    lo, hi = ax.get_xlim()
-    right_half = math.log(intensity / lo) > 0.6 * math.log(hi / lo)
-    label.set_horizontalalignment("right" if right_half else "left")
-    label.set_position((-10 if right_half else 8, -10))
+    # next to the point, where it covers no ridge value, region name, tick or legend
+    from .plots import _marker_boxes, _renderer, legend_frames, place_labels, text_artists
+    still = getattr(label, "_roofline_still_boxes", None)
+    if still is None:  # the text and ridge markers that do not move, measured once per background
+        renderer = _renderer(ax.figure)
+        still = [a.get_window_extent(renderer) for _, a in text_artists(ax.figure) if a is not label]
+        still += _marker_boxes(ax, renderer, ("ridge:",)) + legend_frames(ax.figure)
+        label._roofline_still_boxes = still
+    place_labels(ax.figure, [label], taken=still)
 
 
 # ---------------------------------------------------------------- explorers
@@ -459,8 +475,7 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
     axis for more, all NVLinks at once through NVSwitch); the slider sets one link's one-way
     bandwidth."""
     import numpy as np
-    from matplotlib.ticker import FuncFormatter
-    from .plots import PALETTE, _style_axes
+    from .plots import PALETTE, _style_axes, font_pt, format_axis
     widgets = _widgets()
     _enable_colab_widgets()
     own = get_chip(chip)
@@ -520,13 +535,11 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
             state["ph"], = ax.plot([], [], "D", color=PALETTE["bluish green"], markersize=6,
                                    markeredgecolor="#000000", zorder=5, gid="explorer-hbm")
             state["label"] = ax.annotate("", xy=(1, 1), xytext=(4, 6), textcoords="offset points",
-                                         fontsize=7, ha="left", va="bottom", color="#333333")
+                                         fontsize=font_pt("small"), ha="left", va="bottom", color="#333333")
             ax.set_xlim(d_axis[0], d_axis[-1])
-            ax.set_xlabel("Contraction size D (split over n chips)", fontsize=9)
-            ax.set_ylabel("Time per chip", fontsize=9)
-            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}" if v < 1e5 else f"$2^{{{round(math.log2(v))}}}$"))
-            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: format_time(v, digits=2)))
-            ax.legend(loc="upper left", fontsize=7, facecolor="white")
+            ax.set_xlabel("Contraction size D (split over n chips)", fontsize=font_pt("normal"))
+            ax.set_ylabel("Time per chip", fontsize=font_pt("normal"))
+            ax.legend(loc="upper left", fontsize=font_pt("small"), facecolor="white")
             # fixed y range over every n, D and link the sliders allow: moving n or the link
             # then only redraws the curves (fast), and the eye can compare positions
             lows, highs = [], []
@@ -536,7 +549,11 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
                     lows.append(min(float(np.min(e.t_math)), float(np.min(e.t_memory)), float(e.t_link)))
                     highs.append(max(float(np.max(e.t_math)), float(np.max(e.t_memory)), float(e.t_link)))
             ax.set_ylim(10 ** math.floor(math.log10(min(lows))), 10 ** math.ceil(math.log10(max(highs))))
-            ax.set_title(f"{own.name} × n, bf16: B={B}, F={F}", fontsize=9)
+            format_axis(ax.xaxis, "count", base=2)
+            format_axis(ax.yaxis, "time")
+            ax.set_title(f"{own.name} × n, bf16: B={B}, F={F}", fontsize=font_pt("title"))
+            state["label"].set_in_layout(False)
+            _fit(fig)
             state["ax"] = ax
             ex._moving = [state["math"], state["hbm"], state["comms"], state["threshold"], state["label"],
                           state["pm"], state["pc"], state["ph"]]
@@ -554,7 +571,11 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
         state["pc"].set_data([d], [here.t_link])
         state["ph"].set_data([d], [here.t_memory])
         state["label"].set_text(f"threshold D = {threshold:,.0f}")
-        state["label"].xy = (min(max(threshold, d_axis[0]), d_axis[-1]), ax.get_ylim()[0])
+        at = min(max(threshold, d_axis[0]), d_axis[-1])
+        state["label"].xy = (at, ax.get_ylim()[0])
+        right_half = at > math.sqrt(d_axis[0] * d_axis[-1])  # write it on the side with room
+        state["label"].set_horizontalalignment("right" if right_half else "left")
+        state["label"].set_position((-4 if right_half else 4, 6))
         bound = here.bound
         topology = sharded_topology(own, nn)
         text = (f"{nn} × {own.name}, bf16, B={B}, D={d}, F={F}, one link {format_bandwidth(link)} one way, "

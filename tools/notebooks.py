@@ -15,7 +15,8 @@ cell tags (the web edition keeps MyST):
   "Exercise N (title)" numbered as on the web page;
 - a solution (`{solution-start}` ... `{solution-end}`, code cells included) becomes one
   markdown cell with a closed `<details>` block: "Run all" does not answer the exercise;
-- `{doc}`, `{ref}` (to an exercise) and `{term}` become links to the web edition (`web_url`);
+- `{doc}`, `{ref}` (to an exercise), `{numref}` (to a figure: "the figure") and `{term}` become
+  links to the web edition (`web_url`);
 - `{glue:text}` roles become the values the web page shows. They come from the executed
   book (`make book` writes `_build/jupyter_execute/`) and are kept in the twin's metadata
   (`GLUE_KEY`), so `sync` can rewrite a twin without a build as long as no glued name is
@@ -142,7 +143,11 @@ class _Twin:
             if name == "math":
                 return f"${content}$"
             if name in ("doc", "ref", "numref"):
-                return self.link(name, content)
+                link = self.link(name, content)
+                before = match.string[:match.start()]
+                if link.startswith("[the figure]") and re.search(r"(\A|[.!?]\)?\s+|\n\s*\n)\s*\Z", before):
+                    link = "[The figure]" + link[len("[the figure]"):]  # it starts a sentence
+                return link
             if name == "term":
                 return self.term(content)
             raise TwinError(f"{self.source}: the MyST role {{{name}}} has no Colab form yet; "
@@ -164,6 +169,14 @@ class _Twin:
             if not document.exists():
                 raise TwinError(f"{self.source}: {{doc}}`{content}` names no document ({path}.md)")
             return f"[{text or document_title(document)}]({web_url()}{path.as_posix()}.html)"
+        if role == "numref" and target.startswith("fig-"):
+            # a numbered figure: the notebook draws it without its caption or number, so the
+            # twin says "the figure", linked to the numbered figure of the web edition
+            document = figure_index().get(target)
+            if document is None:
+                raise TwinError(f"{self.source}: {{numref}}`{content}` names no figure (no cell has "
+                                f"`name: {target}` in its mystnb figure metadata)")
+            return f"[{text or 'the figure'}]({web_url()}{document}.html#{target})"
         found = exercise_index().get(target)
         if found is None:
             raise TwinError(f"{self.source}: {{{role}}}`{content}`: twins can link to exercises only "
@@ -330,6 +343,16 @@ def exercise_index() -> dict[str, tuple[str, str]]:
             title += f" ({argument})" if argument else ""
             if "label" in options:
                 index[options["label"]] = (document.relative_to(ROOT).with_suffix("").as_posix(), title)
+    return index
+
+
+def figure_index() -> dict[str, str]:
+    """figure name (a cell's ``mystnb: figure: name:``) -> its document without .md."""
+    index = {}
+    for document in toc_documents():
+        if document.exists() and document.suffix == ".md":
+            for name in re.findall(r"^    name: (fig-[\w-]+)\s*$", document.read_text(encoding="utf-8"), re.M):
+                index[name] = document.relative_to(ROOT).with_suffix("").as_posix()
     return index
 
 

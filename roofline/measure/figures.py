@@ -10,16 +10,13 @@ def sweep_figure(result, ax=None):
     """Log-log plot of each kernel's best bandwidth against its working set, with the
     detected plateaus (caches, main memory) as horizontal segments. Returns the Figure;
     ``fig.roofline_description`` holds a plain-language description (alt text)."""
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter
+    from ..plots import PALETTE, _fs, format_axis, height_for_legend, legend_below, new_figure
+    from ..units import format_bandwidth
 
-    from ..plots import PALETTE
-    from ..units import format_bandwidth, format_bytes
-
-    colours = [PALETTE[k] for k in ("blue", "orange", "green") if k in PALETTE] or [None] * 3
+    colours = [PALETTE[k] for k in ("blue", "orange", "bluish green")]
     own = ax is None
     if own:
-        fig, ax = plt.subplots(figsize=(6.4, 3.8), dpi=100)
+        fig, ax = new_figure(height_for_legend(1))
     else:
         fig = ax.figure
     markers = ("o", "s", "^")
@@ -32,22 +29,24 @@ def sweep_figure(result, ax=None):
         ax.hlines(p.bytes_per_s, p.min_working_set, p.max_working_set, colors=PALETTE.get("black", "k"),
                   linewidth=3, alpha=0.6)
         ax.annotate(f"{name}: {format_bandwidth(p.bytes_per_s)}", xy=(p.max_working_set, p.bytes_per_s),
-                    xytext=(4, 4), textcoords="offset points", fontsize=7)
+                    xytext=(4, 4), textcoords="offset points", fontsize=_fs(ax))
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: format_bytes(x, binary=True)))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: format_bandwidth(y)))
-    ax.set_xlabel("Working set (bytes of all arrays the kernel touches)")
-    ax.set_ylabel("Bandwidth (bytes/s)")
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower left")
-    ax.set_title(f"Bandwidth sweep on {result.host}", fontsize=10)
-    fig.tight_layout()
+    ax.autoscale_view()
+    format_axis(ax.xaxis, "bytes", base=2)
+    format_axis(ax.yaxis, "bandwidth")
+    ax.set_xlabel("Working set (bytes of all arrays the kernel touches)", fontsize=_fs(ax, "normal"))
+    ax.set_ylabel("Bandwidth (bytes/s)", fontsize=_fs(ax, "normal"))
+    if own:
+        legend_below(ax, ncol=3)
+        from ..plots import place_labels
+        place_labels(fig, [t for t in ax.texts])
+    else:
+        ax.legend(fontsize=_fs(ax), loc="lower left")
+    ax.set_title(f"Bandwidth sweep on {result.host}", fontsize=_fs(ax, "title"))
     fig.roofline_description = (
         "Bandwidth against working-set size for the copy, scale and add kernels on log-log axes; "
         + "; ".join(f"{n} {format_bandwidth(p.bytes_per_s)}" for n, p in zip(names, levels.plateaus)))
-    if own:
-        plt.close(fig)
     return fig
 
 
@@ -66,12 +65,10 @@ def measured_roofline_figure(result, dtype: str = "fp64"):
     """
     import math
 
-    import matplotlib.pyplot as plt
     import numpy as np
-    from matplotlib.ticker import FuncFormatter
 
     from ..estimate import attainable_flops_per_s, critical_intensity
-    from ..plots import PALETTE
+    from ..plots import PALETTE, _fs, format_axis, height_for_legend, new_figure
     from ..units import format_bandwidth, format_flops_rate, format_intensity
 
     chip = result.chip
@@ -96,12 +93,10 @@ def measured_roofline_figure(result, dtype: str = "fp64"):
     hi = 10.0 ** math.ceil(math.log10(max(xs) * 10))
     x = np.geomspace(lo, hi, 256)
 
-    fig, ax = plt.subplots(figsize=(6.4, 6.2), dpi=100, facecolor="white")
-    plt.close(fig)
+    entries = len(levels) + 1 + (all_chip is not None) + len(points)
+    fig, ax = new_figure(height_for_legend(entries + 2))
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.grid(True, which="major", color="#dddddd", linewidth=0.6)
-    ax.set_axisbelow(True)
     one, many = PALETTE["blue"], PALETTE["vermillion"]
     styles = ("-", "--", ":", "-.")
     for k, (name, bw) in enumerate(levels.items()):
@@ -136,14 +131,14 @@ def measured_roofline_figure(result, dtype: str = "fp64"):
     bottoms = [float(attainable_flops_per_s(lo, chip, dtype))] + [p.flops_per_s for p in points]
     ax.set_xlim(lo, hi)
     ax.set_ylim(10.0 ** math.floor(math.log10(min(bottoms) / 2)), 10.0 ** math.ceil(math.log10(max(tops) * 2)))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: format_flops_rate(v)))
-    ax.set_xlabel("Arithmetic intensity (FLOPs/byte)", fontsize=9)
-    ax.set_ylabel("Attainable performance (FLOP/s)", fontsize=9)
-    ax.tick_params(labelsize=8)
-    ax.set_title(f"{result.host}, measured ({dtype})", fontsize=10)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=1, fontsize=7, frameon=False)
-    fig.set_layout_engine("tight")
+    format_axis(ax.xaxis, "intensity")
+    format_axis(ax.yaxis, "flops_rate")
+    ax.set_xlabel("Arithmetic intensity (FLOPs/byte)", fontsize=_fs(ax, "normal"))
+    ax.set_ylabel("Attainable performance (FLOP/s)", fontsize=_fs(ax, "normal"))
+    ax.set_title(f"{result.host}, measured ({dtype})", fontsize=_fs(ax, "title"))
+    # the legend stays an Axes legend (below the plot, anchored under the axis label), every
+    # label in it: nothing is written on the plot, so no label can cover another
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, fontsize=_fs(ax), frameon=False)
     text = (f"Log-log roofline of {result.host} measured in {dtype}. On one thread: a flat roof at the "
             f"matmul peak, {format_flops_rate(peak)}, and one slanted roof per memory level: "
             + "; ".join(f"{name} {format_bandwidth(bw)}, ridge point "
