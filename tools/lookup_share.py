@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_SHARE = 0.25            # issue 17: at most a quarter of the book's numeric exercises are lookups
-MAX_CHAPTER_SHARE = 0.5     # and no chapter leans on lookups for half its numeric exercises
+MAX_CHAPTER_SHARE = 0.25    # and per chapter too
 MIN_REL_TOLERANCE = 0.005   # a value printed with 3-4 significant digits is this close
 
 #: the unit a printed value must carry to answer an exercise of each kind ("" = a bare number)
