@@ -230,7 +230,7 @@ def test_no_widget_view_json_rendered(book_html, pages):
             "nb_mime_priority_overrides should drop it")
         # the saved widget state is dead weight without the ipywidgets manager
         assert "application/vnd.jupyter.widget-state+json" not in text, (
-            f"{path.name} embeds saved ipywidgets state; roofline._sphinx_web should drop it")
+            f"{path.name} embeds saved ipywidgets state; _ext/web_edition.py should drop it")
 
 
 # ---------------------------------------------------------------- interactive parts
