@@ -25,8 +25,10 @@ student installs. It does three things.
    and writes `_static/roofline-icons.css`: the same font families, redeclared with fonts cut
    down (fontTools, a matplotlib dependency) to the glyphs the built site uses (the icon
    classes in its pages and the theme's scripts, and the glyphs the book theme's stylesheet
-   names). A later `@font-face` with the same family and weight replaces the theme's, so a
-   page loads a few kB of fonts instead of the script or the 0.3 MB full fonts.
+   names, such as the admonition icons). A later `@font-face` with the same family and weight
+   is tried first, so a page loads a few kB of fonts instead of the script or the 0.3 MB full
+   fonts (a glyph missing from the cut-down font would make the browser fetch the full one:
+   tests/test_browser.py fails on any request for the theme's Font Awesome files).
 """
 
 from __future__ import annotations
@@ -99,18 +101,14 @@ def icons_in_classes(class_lists: list[str]) -> dict[tuple[str, int], set[str]]:
     return wanted
 
 
-def glyphs_named_by_css(css: str) -> dict[tuple[str, int], set[int]]:
-    """Characters a stylesheet draws in a Font Awesome font by itself (`content: "\\f107"`)."""
-    wanted: dict[tuple[str, int], set[int]] = {}
-    for block in re.findall(r"\{([^{}]*Font Awesome[^{}]*)\}", css):
-        content = re.search(r'content:\s*"\\([0-9a-fA-F]+)"', block)
-        if not content:
-            continue
-        family = "Font Awesome 6 Brands" if "Brands" in block else "Font Awesome 6 Free"
-        bold = re.search(r"font-weight:\s*(900|bold)", block)
-        weight = 900 if bold and family.endswith("Free") else 400
-        wanted.setdefault((family, weight), set()).add(int(content.group(1), 16))
-    return wanted
+def glyphs_named_by_css(css: str) -> set[int]:
+    """Private-use characters a stylesheet draws by itself, outside the `.fa-*:before` class rules:
+    `content: "\\f107"` (the book theme), `--pst-icon-bell: "<U+F0F3>"` (pydata's admonition and
+    link icons, written as the character itself)."""
+    css = _FA_RULE.sub("", css)
+    found = {int(code, 16) for code in re.findall(r'"\\([0-9a-fA-F]{4,5})"', css)}
+    found |= {ord(char) for char in re.findall(r'"([\ue000-\uf8ff])"', css)}
+    return {code for code in found if 0xE000 <= code <= 0xF8FF}
 
 
 def _subset(ttf: Path, codepoints: set[int], out: Path) -> None:
@@ -163,10 +161,12 @@ def _write_icons(app, exception) -> None:
                 logger.warning(f"web_edition: icon class {name!r} is used in the built site but the "
                                "theme's Font Awesome CSS has no rule for it; use an icon name from "
                                "Font Awesome 6 Free")
+    # glyphs the stylesheets name themselves (admonition icons...): kept in every font that has them
     for css in static.rglob("*.css"):
-        if css != theme_css and css.name != ICON_CSS:
-            for font, found in glyphs_named_by_css(css.read_text(encoding="utf-8", errors="replace")).items():
-                wanted[font] |= found
+        if css.name != ICON_CSS and "mathjax" not in css.parts:
+            named = glyphs_named_by_css(css.read_text(encoding="utf-8", errors="replace"))
+            for font in wanted:
+                wanted[font] |= named
     (static / ICON_DIR).mkdir(exist_ok=True)
     rules = []
     for (family, weight), ttf in FONTS.items():

@@ -16,9 +16,9 @@
  *    this is twenty lines, and tests/test_browser.py fails if the themes change under it.
  *
  * 2. Solutions. sphinx-exercise titles a solution "Solution to <a href=#ex>Exercise 3</a>";
- *    sphinx-togglebutton makes the whole title open the solution, but a click on the link part
- *    also jumped to the exercise. Here a click anywhere on a dropdown's title only opens or
- *    closes it.
+ *    sphinx-togglebutton makes the title open the solution, but a click on the link part
+ *    jumped to the exercise instead (and threw an error). Here a click anywhere on a
+ *    dropdown's title only opens or closes it.
  */
 (function () {
   "use strict";
@@ -37,9 +37,16 @@
   }
 
   function solutionTitles() {
+    // sphinx-togglebutton's title handler only knows clicks on the title itself or on its
+    // chevron (a click on the link threw "button is not defined"), so the link's click
+    // becomes a click on the chevron.
     document.addEventListener("click", function (event) {
       const link = event.target.closest(".dropdown > .admonition-title a");
-      if (link) event.preventDefault();   // the title's own handler still opens the dropdown
+      if (!link) return;
+      event.preventDefault();
+      event.stopPropagation();
+      const chevron = link.closest(".admonition-title").querySelector(".toggle-button");
+      if (chevron) chevron.click();
     }, true);
   }
 
