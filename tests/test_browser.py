@@ -9,8 +9,12 @@ goes to the local server (performance log), every <img> loaded (naturalWidth > 0
 MathJax typeset every formula. With JavaScript switched off, every figure still shows.
 On the chapter pages: each explorer's sliders redraw its figure (drawn in the browser), answer boxes
 accept the right answer and diagnose a typical wrong one (the expected values come
-from `roofline`), solution dropdowns open on click, and figures sit on a white card in
-dark mode. A screenshot per page and mode goes to _build/screenshots/ (not committed).
+from `roofline`), solution dropdowns open from their whole title, and figures sit on a
+white card in dark mode. At 1280 and 390 px (a phone): no page scrolls sideways, tables keep
+their columns apart and scroll inside themselves, the menu button opens the chapter list and
+its links work; links have contrast >= 4.5:1 in light and dark mode; a chapter page weighs at
+most 1.2 MB cold and 400 kB warm (gzip) by Chromium's own request log. A screenshot of every
+page at both widths in both modes goes to _build/screenshots/ (not committed).
 
 Without Chromium/ChromeDriver these tests skip with a message; under CI (CI=true) they fail.
 """
@@ -177,16 +181,132 @@ def _requests(driver) -> list[str]:
     return urls
 
 
-def _screenshot(driver, path: Path) -> None:
+def _screenshot(driver, path: Path, width: int = 1280) -> None:
+    """The whole page (up to 16000 px) as a window `width` px wide and as tall as the page.
+    (Chromium's captureBeyondViewport lays some pages out wider than the window, so the shot
+    showed a layout no reader sees.)"""
     import base64
     path.parent.mkdir(parents=True, exist_ok=True)
-    metrics = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
-    size = metrics.get("cssContentSize") or metrics["contentSize"]
-    height = min(int(size["height"]), 16000)
-    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
-        "format": "png", "captureBeyondViewport": True,
-        "clip": {"x": 0, "y": 0, "width": 1280, "height": height, "scale": 1}})
-    path.write_bytes(base64.b64decode(shot["data"]))
+    height = min(int(driver.execute_script("return document.documentElement.scrollHeight")), 16000)
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        driver.execute_script("window.scrollTo(0, 0); return document.body.offsetWidth")
+        shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})
+        path.write_bytes(base64.b64decode(shot["data"]))
+    finally:
+        _set_width(driver, width)
+
+
+WIDTHS = (1280, 390)   # a laptop, a phone (CSS pixels)
+
+
+def _set_width(driver, width: int) -> None:
+    """Lay the page out `width` CSS pixels wide (a desktop browser window that narrow)."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    driver.execute_script("return document.body.offsetWidth")   # force the new layout
+    time.sleep(0.1)
+
+
+#: The page's horizontal overflow, and what causes it.
+_SIDEWAYS_JS = """
+    const root = document.documentElement, width = root.clientWidth;
+    const culprits = [];
+    const clipped = e => { for (let a = e.parentElement; a && a !== document.body; a = a.parentElement)
+        if (['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(a).overflowX)) return true;
+        return false; };
+    for (const e of document.querySelectorAll('body *')) {
+        const r = e.getBoundingClientRect();
+        if (r.width && r.right > width + 1 && !clipped(e) && !(e.parentElement && culprits.includes(e.parentElement)))
+            culprits.push(e);
+    }
+    return {overflow: Math.max(root.scrollWidth, document.body.scrollWidth) - width,
+            culprits: culprits.slice(0, 5).map(e => e.tagName.toLowerCase() + '.' +
+                [...e.classList].join('.') + ' right=' + Math.round(e.getBoundingClientRect().right))};
+"""
+
+#: Every table in the article: columns that do not touch, no cell wrapped while the table has
+#: room to grow, and a table wider than the text column scrolls inside itself (not cut off).
+_TABLES_JS = """
+    const problems = []; let count = 0, scrolling = 0;
+    const px = v => parseFloat(v) || 0;
+    const column = document.querySelector('article.bd-article');
+    if (!column) return {count, scrolling, problems};
+    const columnRight = column.getBoundingClientRect().right;
+    // content tables (the general index lays out its columns with tables: not content)
+    document.querySelectorAll('article.bd-article table:not(.indextable)').forEach((table, index) => {
+        count += 1;
+        const where = 'table ' + index + ' (' + (table.querySelector('th, td') || {}).textContent + ')';
+        const spacing = px(getComputedStyle(table).borderSpacing);
+        for (const row of [...table.rows].slice(0, 3)) {
+            const cells = [...row.cells];
+            for (let i = 0; i + 1 < cells.length; i++) {
+                const gap = px(getComputedStyle(cells[i]).paddingRight) + spacing +
+                            px(getComputedStyle(cells[i + 1]).paddingLeft);
+                if (gap < 8) { problems.push(where + ': columns ' + i + ' and ' + (i + 1) +
+                                             ' are ' + gap.toFixed(1) + ' px apart (< 8 px)'); break; }
+            }
+        }
+        // the box the table may grow in: the nearest block container that is not the table
+        const box = table.parentElement.getBoundingClientRect().width;
+        const roomy = table.getBoundingClientRect().width < 0.95 * box;
+        for (const cell of table.querySelectorAll('td')) {
+            const style = getComputedStyle(cell);
+            const line = px(style.lineHeight) || 1.2 * px(style.fontSize);
+            const inner = cell.getBoundingClientRect().height - px(style.paddingTop) - px(style.paddingBottom);
+            const range = document.createRange(); range.selectNodeContents(cell);
+            const lines = new Set([...range.getClientRects()].map(r => Math.round(r.bottom))).size;
+            if (roomy && lines > 1 && inner > 1.5 * line) {
+                problems.push(where + ': the cell "' + cell.textContent.trim().slice(0, 30) +
+                              '" wraps although the table has room to grow'); break;
+            }
+        }
+        if (table.getBoundingClientRect().right > columnRight + 1)
+            problems.push(where + ': sticks out of the text column');
+        if (table.scrollWidth > table.clientWidth + 1) {
+            let scroller = null;
+            for (let e = table; e && e !== column; e = e.parentElement) {
+                const overflow = getComputedStyle(e).overflowX;
+                if (['hidden', 'clip'].includes(overflow)) break;
+                if (['auto', 'scroll'].includes(overflow) && e.scrollWidth > e.clientWidth) { scroller = e; break; }
+            }
+            if (scroller) scrolling += 1;
+            else problems.push(where + ': wider than its box and cut off (no scroll box)');
+        }
+    });
+    return {count, scrolling, problems};
+"""
+
+#: WCAG contrast of every visible link (text) against the colour it is drawn on.
+_LINKS_JS = """
+    const rgba = c => { const m = c.match(/[\\d.]+/g) || [0, 0, 0, 0];
+        return [+m[0], +m[1], +m[2], m.length > 3 ? +m[3] : 1]; };
+    const over = (top, under) => top.slice(0, 3).map((v, i) => v * top[3] + under[i] * (1 - top[3])).concat(1);
+    const backdrop = element => {
+        const layers = [];
+        for (let e = element; e; e = e.parentElement) {
+            const c = rgba(getComputedStyle(e).backgroundColor);
+            if (c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
+        }
+        return layers.reverse().reduce((under, top) => over(top, under), [255, 255, 255, 1]);
+    };
+    const luminance = c => { const l = c.slice(0, 3).map(v => { v /= 255;
+        return v <= 0.04045 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+        return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2]; };
+    const links = [];
+    document.querySelectorAll('.bd-main a, .bd-sidebar-primary a, .bd-sidebar-secondary a').forEach(a => {
+        const style = getComputedStyle(a);
+        if (!a.textContent.trim() || !a.getClientRects().length || style.visibility === 'hidden') return;
+        const back = backdrop(a), text = over(rgba(style.color), back);
+        const [hi, lo] = [luminance(text), luminance(back)].sort((x, y) => y - x);
+        links.push({text: a.textContent.trim().slice(0, 40), ratio: (hi + 0.05) / (lo + 0.05),
+                    color: style.color, background: 'rgb(' + back.slice(0, 3).map(Math.round).join(', ') + ')',
+                    table: !!a.closest('table')});
+    });
+    return links;
+"""
 
 
 def _set_theme(driver, mode: str) -> None:
@@ -205,35 +325,45 @@ def _local(url: str, site: str) -> bool:
 # ---------------------------------------------------------------- one visit per page
 @pytest.fixture(scope="module")
 def visits(browser, site, book_html) -> dict[str, dict]:
-    """Load every page once: console errors, requests, images, math; screenshots (light, dark)."""
+    """Load every page once: console errors, requests, images, math; at 1280 and 390 px:
+    sideways scrolling and tables; link contrast in light and dark mode; screenshots of
+    every page at both widths in both modes (_build/screenshots/PAGE-WIDTH-MODE.png)."""
     results = {}
     chapters = set(_notebook_pages())
     browser.get_log("browser"), browser.get_log("performance")
     for page in _pages(book_html):
+        _set_width(browser, 1280)
         _load(browser, f"{site}/{page}")
         math = _wait_for_math(browser)
         images = _images(browser)
-        visit = {"math": math, "images": images}
-        if page in chapters or page == "intro.html":
-            stem = Path(page).stem
-            _set_theme(browser, "light")
-            _screenshot(browser, SCREENSHOTS / f"{stem}-light.png")
-            _set_theme(browser, "dark")
-            visit["dark_images"] = browser.execute_script("""
-                return [...document.querySelectorAll(
-                    '.cell_output img, .roofline-explorer img')].map(i => {
-                    const s = getComputedStyle(i);
-                    return {src: i.currentSrc.slice(0, 80), background: s.backgroundColor,
-                            filter: s.filter};});
-            """)
-            visit["dark_boxes"] = browser.execute_script("""
-                return [...document.querySelectorAll('.roofline-answer-box, .roofline-explorer')]
-                    .map(b => { const s = getComputedStyle(b);
-                        return {id: b.dataset.exercise || b.id, color: s.color,
-                                background: s.backgroundColor}; });
-            """)
-            _screenshot(browser, SCREENSHOTS / f"{stem}-dark.png")
-            _set_theme(browser, "light")
+        visit = {"math": math, "images": images, "sideways": {}, "tables": {}, "links": {}}
+        stem = Path(page).stem
+        for width in WIDTHS:
+            _set_width(browser, width)
+            for mode in ("light", "dark"):
+                _set_theme(browser, mode)
+                if mode == "light":
+                    visit["sideways"][width] = browser.execute_script(_SIDEWAYS_JS)
+                    visit["tables"][width] = browser.execute_script(_TABLES_JS)
+                if width == 1280:
+                    visit["links"][mode] = browser.execute_script(_LINKS_JS)
+                if width == 1280 and mode == "dark" and (page in chapters or page == "intro.html"):
+                    visit["dark_images"] = browser.execute_script("""
+                        return [...document.querySelectorAll(
+                            '.cell_output img, .roofline-explorer img')].map(i => {
+                            const s = getComputedStyle(i);
+                            return {src: i.currentSrc.slice(0, 80), background: s.backgroundColor,
+                                    filter: s.filter};});
+                    """)
+                    visit["dark_boxes"] = browser.execute_script("""
+                        return [...document.querySelectorAll('.roofline-answer-box, .roofline-explorer')]
+                            .map(b => { const s = getComputedStyle(b);
+                                return {id: b.dataset.exercise || b.id, color: s.color,
+                                        background: s.backgroundColor}; });
+                    """)
+                _screenshot(browser, SCREENSHOTS / f"{stem}-{width}-{mode}.png", width)
+        _set_width(browser, 1280)
+        _set_theme(browser, "light")
         visit["errors"] = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
         visit["requests"] = _requests(browser)
         results[page] = visit
@@ -297,6 +427,125 @@ def test_answer_boxes_and_explorers_readable_in_dark_mode(visits):
             if ratio < 4.5:
                 low.append(f"{page} {box['id']}: contrast {ratio:.1f} ({box['color']} on {box['background']})")
     assert not low, "hard to read in dark mode:\n" + "\n".join(low)
+
+
+def test_no_page_scrolls_sideways(visits):
+    """At 1280 and at 390 px (a phone) no page is wider than the window: wide tables, code
+    and formulas scroll inside their own box."""
+    wide = [f"{page} at {width} px: {result['overflow']} px too wide; {result['culprits']}"
+            for page, v in visits.items() for width, result in v["sideways"].items()
+            if result["overflow"] > 1]
+    assert not wide, "pages that scroll sideways:\n" + "\n".join(wide)
+    assert all(set(v["sideways"]) == set(WIDTHS) for v in visits.values())
+
+
+def test_tables_use_the_width_and_scroll_inside_themselves(visits):
+    """Every table: columns at least 8 px apart, no cell wrapped while the table could grow,
+    never past the text column, and one wider than its box scrolls inside itself."""
+    problems = [f"{page} at {width} px: {problem}" for page, v in visits.items()
+                for width, result in v["tables"].items() for problem in result["problems"]]
+    assert not problems, "\n".join(problems)
+    assert sum(v["tables"][1280]["count"] for v in visits.values()) >= 5, "the book has tables"
+    assert sum(v["tables"][390]["scrolling"] for v in visits.values()) >= 1, \
+        "no table scrolls inside itself at 390 px: the spec-sheet table of the catalog should"
+
+
+def test_links_are_readable_in_light_and_dark_mode(visits):
+    """Every visible link (text, sidebars, tables) has WCAG contrast at least 4.5:1 against
+    what it is drawn on, in light and in dark mode."""
+    low, checked = [], Counter()
+    for page, v in visits.items():
+        for mode, links in v["links"].items():
+            for link in links:
+                checked[mode, link["table"]] += 1
+                if link["ratio"] < 4.5:
+                    low.append(f"{page} ({mode}): {link['text']!r} {link['ratio']:.2f}:1 "
+                               f"({link['color']} on {link['background']}){' in a table' if link['table'] else ''}")
+    assert not low, f"{len(low)} links below 4.5:1:\n" + "\n".join(low[:30])
+    for mode in ("light", "dark"):
+        assert checked[mode, False] > 50 and checked[mode, True] >= 1, dict(checked)
+
+
+def test_chapter_pages_are_light_as_chromium_loads_them(visits, site, book_html):
+    """Everything Chromium fetched for a chapter page (fonts and MathJax's parts included),
+    as a gzip-serving host sends it: at most 1.2 MB cold, at most 400 kB warm (the files
+    every chapter page fetches counted as cached). No Font Awesome script or full font."""
+    from urllib.parse import unquote
+
+    from test_site import MAX_COLD_PAGE_BYTES, MAX_WARM_PAGE_BYTES, gzip_bytes
+
+    fetched = {}
+    for page in _notebook_pages():
+        files = set()
+        for url in visits[page]["requests"]:
+            if url.startswith(site + "/"):
+                path = book_html / unquote(urlsplit(url).path).lstrip("/")
+                if path.is_file():
+                    files.add(path)
+        fetched[page] = files
+    everything = set().union(*fetched.values())
+    theirs = [f.relative_to(book_html).as_posix() for f in everything
+              if "fontawesome" in f.as_posix()]
+    assert not theirs, f"pages still fetch Font Awesome's own files: {sorted(theirs)}"
+    shared = set.intersection(*fetched.values())
+    sizes = {f: gzip_bytes(f) for f in everything}
+    report, heavy = [], []
+    for page, files in fetched.items():
+        cold = sum(sizes[f] for f in files)
+        warm = sum(sizes[f] for f in files - shared)
+        report.append(f"{page}: cold {cold / 1e3:.0f} kB, warm {warm / 1e3:.0f} kB")
+        if cold > MAX_COLD_PAGE_BYTES or warm > MAX_WARM_PAGE_BYTES:
+            biggest = sorted(files, key=sizes.get, reverse=True)[:4]
+            heavy.append(report[-1] + "; largest: " + ", ".join(
+                f"{f.relative_to(book_html)} {sizes[f] / 1e3:.0f} kB" for f in biggest))
+    print("\n".join(report))
+    assert not heavy, "\n".join(heavy)
+    assert all(len(files) >= 10 for files in fetched.values()), "the request log looks incomplete"
+
+
+def _visible(driver, selector: str) -> list:
+    return [e for e in driver.find_elements("css selector", selector) if e.is_displayed()]
+
+
+def test_menu_opens_on_a_phone_and_leads_to_a_chapter(browser, site):
+    """At 390 px: one header; its menu button opens the chapter list; a chapter link in it
+    opens that chapter. At 1280 px: the same button hides the sidebar and brings it back."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    start, target = _notebook_pages()[0], _notebook_pages()[1]
+    try:
+        _set_width(browser, 390)
+        _load(browser, f"{site}/{start}")
+        assert not browser.find_element("css selector", "#pst-header").is_displayed(), \
+            "pydata's header strip (a second header with a second search box) is showing"
+        buttons = _visible(browser, ".primary-toggle")
+        assert len(buttons) == 1, f"{len(buttons)} visible menu buttons at 390 px"
+        assert len(_visible(browser, ".search-button, .search-button-field")) == 1
+        buttons[0].click()
+        WebDriverWait(browser, 3).until(lambda d: d.execute_script(
+            "return document.querySelector('#pst-primary-sidebar-modal').open"))
+        links = [a for a in _visible(browser, "#pst-primary-sidebar-modal a")
+                 if (a.get_attribute("href") or "").endswith("/" + Path(target).name)]
+        assert links, f"the opened menu has no visible link to {target}"
+        links[0].click()
+        WebDriverWait(browser, 10).until(lambda d: d.current_url.split("#")[0].endswith(target))
+        heading = browser.find_element("css selector", "article h1").text
+        assert heading, f"{target} opened without a heading"
+
+        _set_width(browser, 1280)
+        _load(browser, f"{site}/{start}")
+        sidebar = browser.find_element("css selector", "#pst-primary-sidebar")
+        assert sidebar.is_displayed() and not browser.find_element("css selector", "#pst-header").is_displayed()
+        assert len(_visible(browser, ".search-button, .search-button-field")) == 1, \
+            "one search box on a wide screen"
+        buttons = _visible(browser, ".primary-toggle")
+        assert len(buttons) == 1, f"{len(buttons)} visible menu buttons at 1280 px"
+        buttons[0].click()
+        WebDriverWait(browser, 3).until(lambda d: not sidebar.is_displayed())
+        buttons[0].click()
+        WebDriverWait(browser, 3).until(lambda d: sidebar.is_displayed())
+    finally:
+        _set_width(browser, 1280)
 
 
 def test_figures_show_with_javascript_off(site, book_html):
@@ -495,7 +744,11 @@ def test_every_answer_box_accepts_the_right_answer_and_diagnoses_a_prefix_slip(b
     assert not problems, "\n".join(problems)
 
 
-def test_solution_dropdowns_open_on_click(browser, site, book_html):
+def test_solution_opens_from_anywhere_on_its_title(browser, site, book_html):
+    """A click on the title bar, on its "Exercise N" link too, opens the solution without
+    leaving the place (no jump to the exercise); the chevron closes it again."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
     pages = _chapter_pages_with(book_html, "solution dropdown")
     if not pages:
         pytest.fail("no page has a solution dropdown")
@@ -506,17 +759,31 @@ def test_solution_dropdowns_open_on_click(browser, site, book_html):
             body = solution.find_elements("css selector", ".admonition-title ~ *")
             if not body:
                 continue
+            where = f"{page} {solution.get_attribute('id')}"
             browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", solution)
             if body[0].is_displayed():
-                problems.append(f"{page} {solution.get_attribute('id')}: open before any click")
+                problems.append(f"{where}: open before any click")
                 continue
-            # the chevron button readers see (the title's centre is a link to the exercise)
-            solution.find_element("css selector", ".toggle-button").click()
+            title = solution.find_element("css selector", ".admonition-title")
+            link = title.find_elements("css selector", "a")
+            before = browser.execute_script("return [location.href, window.scrollY]")
+            ActionChains(browser).move_to_element(link[0] if link else title).click().perform()
             deadline = time.time() + 2
             while not body[0].is_displayed() and time.time() < deadline:
                 time.sleep(0.05)
             opened += 1
+            after = browser.execute_script("return [location.href, window.scrollY]")
             if not body[0].is_displayed():
-                problems.append(f"{page} {solution.get_attribute('id')}: still closed after a click")
+                problems.append(f"{where}: still closed after a click on its title")
+            if after[0] != before[0] or abs(after[1] - before[1]) > 40:
+                problems.append(f"{where}: a click on the title jumped ({before} -> {after})")
+            chevron = solution.find_element("css selector", ".toggle-button")
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", chevron)
+            chevron.click()
+            deadline = time.time() + 2
+            while body[0].is_displayed() and time.time() < deadline:
+                time.sleep(0.05)
+            if body[0].is_displayed():
+                problems.append(f"{where}: the chevron did not close it")
     assert opened, "no solution dropdown was found"
     assert not problems, "\n".join(problems)

@@ -34,6 +34,7 @@ raise RuntimeError("deliberate failure in cell two")
 @pytest.mark.slow
 def test_failing_notebook_is_named_with_its_cell(tmp_path):
     shutil.copytree(ROOT / "tools", tmp_path / "tools")
+    shutil.copytree(ROOT / "_ext", tmp_path / "_ext")   # the book's Sphinx extensions
     shutil.copy(ROOT / "_config.yml", tmp_path / "_config.yml")
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: chapters/buggy\n")
     (tmp_path / "intro.md").write_text("# Intro\n")
@@ -50,7 +51,7 @@ def test_failing_notebook_is_named_with_its_cell(tmp_path):
 @pytest.mark.slow
 def test_teacher_build_has_no_solutions(tmp_path):
     """`make teacher-book` (build_book.py --no-solutions) drops every solution, code included."""
-    for name in ("tools", "roofline"):
+    for name in ("tools", "roofline", "_ext"):   # _ext: the book's Sphinx extensions
         shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "_config.yml", tmp_path / "_config.yml")
     if (ROOT / "_static").exists():

@@ -25,7 +25,8 @@ import notebooks
 
 ROOT = notebooks.ROOT
 SOURCES = notebooks.notebook_sources()
-MAX_PAGE_BYTES = 2_000_000  # a chapter page with its inline figures and frames
+MAX_COLD_PAGE_BYTES = 1_200_000  # gzip: a chapter page and everything it loads, nothing cached
+MAX_WARM_PAGE_BYTES = 400_000    # gzip: the same, the files every chapter page shares cached
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("book")]
 
@@ -230,7 +231,7 @@ def test_no_widget_view_json_rendered(book_html, pages):
             "nb_mime_priority_overrides should drop it")
         # the saved widget state is dead weight without the ipywidgets manager
         assert "application/vnd.jupyter.widget-state+json" not in text, (
-            f"{path.name} embeds saved ipywidgets state; roofline._sphinx_web should drop it")
+            f"{path.name} embeds saved ipywidgets state; _ext/web_edition.py should drop it")
 
 
 # ---------------------------------------------------------------- interactive parts
@@ -306,21 +307,75 @@ def test_colab_button_opens_the_paired_notebook_on_every_notebook_page(book_html
 
 
 # ---------------------------------------------------------------- weight and theme
-@pytest.mark.parametrize("md", SOURCES, ids=lambda p: p.stem)
-def test_chapter_page_weighs_at_most_2_MB(book_html, pages, md):
-    path = notebook_page(book_html, md)
-    total = path.stat().st_size
-    seen = set()
-    for img in pages[path].images:
-        src = urlsplit(str(img.get("src", ""))).path
-        if src and not is_external(src) and not str(img.get("src")).startswith("data:"):
-            target = (path.parent / unquote(src)).resolve()
-            if target not in seen and target.is_file():
-                seen.add(target)
-                total += target.stat().st_size
-    assert total <= MAX_PAGE_BYTES, (
-        f"{md.name}: page plus its images is {total / 1e6:.2f} MB (> 2 MB); shrink figures "
-        "(dpi, fewer explorer frames, JPEG/WebP frames)")
+def gzip_bytes(path: Path) -> int:
+    """Bytes `path` takes on the wire from a server that gzips text (level 6, the usual
+    default); images and fonts are already compressed and go as they are (the smaller)."""
+    import gzip
+
+    data = path.read_bytes()
+    return min(len(data), len(gzip.compress(data, 6)))
+
+
+def named_assets(path: Path, page: Page) -> set[Path]:
+    """The local files a page's HTML names: itself, stylesheets, scripts, preloads, images.
+    (What the browser fetches on top, such as fonts and MathJax's parts, is counted by
+    tests/test_browser.py from Chromium's own request log.)"""
+    text = path.read_text(encoding="utf-8")
+    urls = [url for tag, attribute, url in page.links
+            if (tag, attribute) in (("script", "src"), ("img", "src"))]
+    urls += re.findall(r'<link\b[^>]*\brel="(?:stylesheet|preload|icon)"[^>]*\bhref="([^"]+)"', text)
+    urls += re.findall(r'<link\b[^>]*\bhref="([^"]+)"[^>]*\brel="(?:stylesheet|preload|icon)"', text)
+    files = {path.resolve()}
+    for url in urls:
+        if url.startswith("data:") or is_external(url):
+            continue
+        target = (path.parent / unquote(urlsplit(url).path)).resolve()
+        if target.is_file():
+            files.add(target)
+    return files
+
+
+def test_gzip_bytes_counts_text_compressed_and_images_as_they_are(tmp_path):
+    text, image = tmp_path / "a.html", tmp_path / "b.png"
+    text.write_text("<p>roofline</p>" * 1000)          # 15000 bytes, very repetitive
+    image.write_bytes(__import__("random").Random(0).randbytes(1024))  # gzip cannot shrink these
+    assert gzip_bytes(text) < 300
+    assert gzip_bytes(image) == 1024
+
+
+def test_chapter_pages_are_light(book_html, pages):
+    """A cold chapter page (all it names) at most 1.2 MB gzip-compressed; a warm one (the
+    files every chapter page shares counted as cached) at most 400 kB."""
+    chapter_pages = [notebook_page(book_html, md) for md in SOURCES]
+    assets = {path: named_assets(path, pages[path]) for path in chapter_pages}
+    shared = set.intersection(*assets.values())
+    heavy = []
+    for path, files in assets.items():
+        cold = sum(gzip_bytes(f) for f in files)
+        warm = sum(gzip_bytes(f) for f in files - shared)
+        if cold > MAX_COLD_PAGE_BYTES or warm > MAX_WARM_PAGE_BYTES:
+            biggest = sorted(files, key=gzip_bytes, reverse=True)[:4]
+            heavy.append(f"{path.relative_to(book_html)}: cold {cold / 1e3:.0f} kB, warm {warm / 1e3:.0f} kB; "
+                         "largest: " + ", ".join(f"{f.name} {gzip_bytes(f) / 1e3:.0f} kB" for f in biggest))
+    assert not heavy, (f"pages over {MAX_COLD_PAGE_BYTES / 1e6} MB cold or {MAX_WARM_PAGE_BYTES / 1e3:.0f} kB "
+                       "warm (gzip): shrink figures (dpi, SVG), explorer data, or shared assets\n"
+                       + "\n".join(heavy))
+
+
+def test_no_page_loads_font_awesome_script(book_html, pages):
+    """pydata-sphinx-theme's fontawesome.js (0.54 MB gzip) is replaced by a cut-down icon font
+    (_ext/web_edition.py); the icon stylesheet and its fonts are in the site."""
+    offenders = [p.relative_to(book_html).as_posix() for p in pages
+                 if "fontawesome.js" in p.read_text(encoding="utf-8")]
+    assert not offenders, f"pages that still load fontawesome.js: {offenders}"
+    css = (book_html / "_static" / "roofline-icons.css").read_text(encoding="utf-8")
+    fonts = re.findall(r'url\("([^"]+)"\)', css)
+    assert fonts and all((book_html / "_static" / f).is_file() for f in fonts), css
+    assert all(gzip_bytes(book_html / "_static" / f) < 20_000 for f in fonts)
+    missing = [p.name for p, page in pages.items()
+               if "http-equiv=\"Refresh\"" not in p.read_text(encoding="utf-8")
+               and not any("roofline-icons.css" in url for tag, _, url in page.links if tag == "link")]
+    assert not missing, f"pages without _static/roofline-icons.css: {missing}"
 
 
 def test_dark_mode_stylesheet_is_on_every_page(book_html, pages):

@@ -29,9 +29,14 @@ def teacher_config(tmp: Path) -> Path:
     """_config.yml with solutions hidden (sphinx-exercise's hide_solutions)."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     config.setdefault("sphinx", {}).setdefault("config", {})["hide_solutions"] = True
+    # The book's own extensions (_ext/): Jupyter Book resolves local_extensions paths
+    # against the config file's folder, and this config is written to `tmp`.
+    local = config["sphinx"].get("local_extensions") or {}
+    config["sphinx"]["local_extensions"] = {name: str((ROOT / path).resolve())
+                                            for name, path in local.items()}
     # sphinx-exercise's own hide_solutions leaves gated solutions (solution-start/-end,
-    # which may hold code cells) half removed; this extension removes them whole.
-    config["sphinx"].setdefault("extra_extensions", []).append("roofline.exercises.sphinx_hide_solutions")
+    # which may hold code cells) half removed; _ext/hide_solutions.py removes them whole.
+    config["sphinx"]["local_extensions"]["hide_solutions"] = str(ROOT / "_ext")
     config["title"] = config.get("title", "") + " (without solutions)"
     path = tmp / "_config.yml"
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")

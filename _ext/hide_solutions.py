@@ -7,8 +7,9 @@ solutions. With this extension loaded after `sphinx_exercise`, a hidden
 `solution-start` leaves a marker, and everything from the marker to the matching
 `solution-end` is removed before the page is written.
 
-Load it for the teacher build only, e.g. in tools/build_book.py's teacher config:
-    config["sphinx"]["extra_extensions"].append("roofline.exercises.sphinx_hide_solutions")
+Loaded for the teacher build only: tools/build_book.py --no-solutions adds it to the
+config's `sphinx.local_extensions` (this folder, _ext/, is book-only code: it is not in
+the package a student installs).
 """
 
 from __future__ import annotations
