@@ -9,7 +9,7 @@ Choice and symbolic answers are not counted; a `parts` exercise counts each nume
     python tools/lookup_share.py [_build/html]      # per chapter: numeric, lookups, share
 
 Prints each lookup with the text that gives it away. Exit status 1 when the book's share is
-above MAX_SHARE or a chapter's above MAX_CHAPTER_SHARE. Used by tests/test_lookup_share.py.
+above MAX_SHARE or a chapter's above MAX_CHAPTER_SHARE. Used by tests/test_teaching.py.
 """
 from __future__ import annotations
 
