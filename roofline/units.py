@@ -184,6 +184,9 @@ GRAMMAR = {
     "replace": [["\u2212", "-"], ["\u00d7", "*"], ["\u22c5", "*"], ["\u00b7", "*"],
                 ["\u00a0", " "], ["\u202f", " "], ["\u2009", " "], ["**", "^"], ["_", ""],
                 ["x10^", "*10^"], ["X10^", "*10^"]],
+    #: Words a student puts before an estimate ("~306", "about 6,300"), dropped before reading.
+    "approximately": ["approximately", "approx.", "approx", "roughly", "around", "about",
+                      "circa", "ca.", "~", "\u2248"],
 }
 
 #: What each unit measures (kept for the first version's callers).
@@ -192,7 +195,7 @@ UNIT_KINDS = {
     "FLOPs/B": "intensity",
 }
 
-_EXAMPLES = "'1.01 ms', '989 TFLOP/s', '3.35 TB/s', '1/6' or '240'"
+_EXAMPLES = "'1.01 ms', '989.5 TFLOP/s', '3.35 TB/s', '1/6' or '240'"
 
 
 class _QuantityError(ValueError):
@@ -358,6 +361,10 @@ def parse_quantity_details(text: str) -> dict:
     cleaned = text.strip()
     for old, new in g["replace"]:
         cleaned = cleaned.replace(old, new)
+    for word in g["approximately"]:
+        if cleaned.lower().startswith(word):
+            cleaned = cleaned[len(word):].strip()
+            break
     if cleaned.lower() in g["infinity"]:
         return {"value": math.inf, "kind": None, "number": math.inf, "factor": 1.0, "binary": False}
     cleaned = _check_commas(cleaned)

@@ -435,6 +435,13 @@ ISSUE_TABLE = [
     # A100 SXM int8: 624 TOPS dense / 2.039 TB/s = 306.0 OPs/B; "300" is 2% off
     ("intensity-ridge-a100-int8", None, "300", False, "often quoted"),
     ("intensity-ridge-a100-int8", None, "306", True, "is right"),
+    # a student marks an estimate: "~", "about", "approx." before the number are read past
+    ("intensity-ridge-a100-int8", None, "~306", True, "is right"),
+    ("intensity-ridge-a100-int8", None, "\u2248 306 FLOPs/B", True, "is right"),
+    # MI300X: 70e9 bf16 weights x 2 B / 5.3 TB/s = 26.4 ms
+    ("time-read-weights-mi300x", None, "about 26.4 ms", True, "is right"),
+    ("time-read-weights-mi300x", None, "Approx. 26.4 ms", True, "is right"),
+    ("time-read-weights-mi300x", None, "roughly 52.8 ms", False, "fp32"),
     ("hw-part1-q3", "B", None, False, "approximate value"),
     # diagnoses
     ("time-1e12-flops-h100", None, "1.01", False, "Add a unit"),

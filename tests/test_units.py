@@ -113,3 +113,15 @@ def test_the_grammar_is_plain_data_the_page_can_read():
     import json
     from roofline.units import GRAMMAR
     assert json.loads(json.dumps(GRAMMAR)) == GRAMMAR
+
+
+@pytest.mark.parametrize("text,value", [("~306", 306.0), ("about 1.01 ms", 1.01e-3),
+                                        ("approx. 3.35 TB/s", 3.35e12), ("\u2248 16 GB", 16e9),
+                                        ("Roughly 2*989.5e12", 1979e12)])
+def test_an_estimate_marker_before_the_number_is_read_past(text, value):
+    assert rl.parse_quantity(text)[0] == pytest.approx(value)
+
+
+def test_a_marker_alone_is_still_not_a_number():
+    with pytest.raises(ValueError, match="could not read"):
+        rl.parse_quantity("about")

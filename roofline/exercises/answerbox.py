@@ -180,7 +180,7 @@ BOX_SCRIPT = r"""
     }
     return quote + out + quote;
   }
-  var EXAMPLES = "'1.01 ms', '989 TFLOP/s', '3.35 TB/s', '1/6' or '240'";
+  var EXAMPLES = "'1.01 ms', '989.5 TFLOP/s', '3.35 TB/s', '1/6' or '240'";
   function replaceAll(text, a, b) { return text.split(a).join(b); }
   function checkCommas(text) {
     return text.replace(/\d[\d,]*/g, function (run) {
@@ -295,6 +295,12 @@ BOX_SCRIPT = r"""
   function parseDetails(text) {
     var cleaned = text.trim();
     for (var i = 0; i < G.replace.length; i++) { cleaned = replaceAll(cleaned, G.replace[i][0], G.replace[i][1]); }
+    for (var a = 0; a < G.approximately.length; a++) {
+      if (cleaned.toLowerCase().indexOf(G.approximately[a]) === 0) {
+        cleaned = cleaned.slice(G.approximately[a].length).trim();
+        break;
+      }
+    }
     if (G.infinity.indexOf(cleaned.toLowerCase()) >= 0) {
       return {value: Infinity, kind: null, number: Infinity, factor: 1, binary: false};
     }

@@ -31,7 +31,7 @@ UNIT_FOR_KIND = {
 }
 #: How each kind of quantity is named in messages (None: a plain number).
 KIND_WORDS = {
-    "time": "a time (e.g. '1.01 ms')", "rate": "a rate in FLOP/s (e.g. '989 TFLOP/s')",
+    "time": "a time (e.g. '1.01 ms')", "rate": "a rate in FLOP/s (e.g. '989.5 TFLOP/s')",
     "bandwidth": "a bandwidth in B/s (e.g. '3.35 TB/s')", "size": "a size in bytes (e.g. '16 GB')",
     "count": "a count of FLOPs (e.g. '2e12 FLOPs')", "intensity": "an intensity in FLOPs/B",
     None: "a plain number",
@@ -106,7 +106,7 @@ RECIPROCAL_MESSAGE = RECIPROCAL_MESSAGES["intensity"]  # the first version's nam
 #: Said for a bare number where the question wants a unit (the number is read in base units).
 ADD_UNIT_MESSAGE = ("Add a unit: a number alone is read in {base}, and that is not the answer. "
                     "Write the unit you mean, e.g. {example}.")
-ADD_UNIT_EXAMPLES = {"time": "'1.01 ms'", "rate": "'989 TFLOP/s'", "bandwidth": "'3.35 TB/s'",
+ADD_UNIT_EXAMPLES = {"time": "'1.01 ms'", "rate": "'989.5 TFLOP/s'", "bandwidth": "'3.35 TB/s'",
                      "size": "'16 GB'", "count": "'2e12 FLOPs'", "intensity": "'240 FLOPs/B'"}
 BASE_UNIT_NAMES = {"time": "seconds", "rate": "FLOP/s", "bandwidth": "bytes per second",
                    "size": "bytes", "count": "FLOPs", "intensity": "FLOPs per byte"}
