@@ -82,22 +82,19 @@ def test_no_page_prints_a_raw_float(page_texts):
 
 # ---------------------------------------------------------------- one display per number
 def catalog_quantities():
-    """(name, value, unit) for every chip's dense and sparse peaks, HBM bandwidth and ridge."""
+    """(name, value, unit) for every peak record (dense, sparse) of every chip, its HBM
+    bandwidth, and the ridge point of each dense peak."""
     for name in rl.list_chips():
         chip = rl.get_chip(name)
         if chip.hbm_bytes_per_s:
             yield f"{name} memory bandwidth", chip.hbm_bytes_per_s, "B/s"
-        for dtype in ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"):
-            if not chip.has_peak(dtype):
-                continue
-            dense = chip.peak_flops_per_s(dtype)
-            yield f"{name} {dtype} peak", dense, "FLOP/s"
-            try:
-                yield f"{name} {dtype} sparse peak", chip.peak_flops_per_s(dtype, sparse=True), "FLOP/s"
-            except (ValueError, KeyError):
-                pass
+        for peak in chip.peaks:
+            label = f"{name} {peak.dtype} ({peak.unit}, {peak.accumulate} accumulate)"
+            yield f"{label} peak", peak.dense_flops_per_s, "FLOP/s"
+            if peak.sparse_flops_per_s:
+                yield f"{label} sparse peak", peak.sparse_flops_per_s, "FLOP/s"
             if chip.hbm_bytes_per_s:
-                yield f"{name} {dtype} ridge", dense / chip.hbm_bytes_per_s, "FLOPs/B"
+                yield f"{label} ridge", peak.dense_flops_per_s / chip.hbm_bytes_per_s, "FLOPs/B"
 
 
 def canonical(value, unit):

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from roofline.units import GRAMMAR  # noqa: E402
+
 MAX_SHARE = 0.25            # issue 17: at most a quarter of the book's numeric exercises are lookups
 MAX_CHAPTER_SHARE = 0.25    # and per chapter too
 MIN_REL_TOLERANCE = 0.005   # a value printed with 3-4 significant digits is this close
@@ -28,8 +31,9 @@ MIN_REL_TOLERANCE = 0.005   # a value printed with 3-4 significant digits is thi
 KIND_UNITS = {"time": ("s",), "rate": ("FLOP/s",), "bandwidth": ("B/s",), "size": ("B",),
               "count": ("FLOPs", "FLOP"), "intensity": ("FLOPs/B", "FLOP/B", ""),
               "number": ("",)}
-PREFIXES = {"": 1.0, "p": 1e-12, "n": 1e-9, "µ": 1e-6, "μ": 1e-6, "u": 1e-6, "m": 1e-3,
-            "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
+#: SI prefixes as the package reads them (roofline.units.GRAMMAR), without the binary ones
+PREFIXES = {"": 1.0, **{symbol: factor for symbol, factor, binary in GRAMMAR["short_prefixes"]
+                        if not binary}}
 NUMBER = re.compile(
     r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:[eE](?P<exp>[+-]?\d+))?"
     r"(?:\s*(?:×|x|\\times)\s*10\^\{?(?P<exp10>[+-]?\d+)\}?)?"
@@ -152,5 +156,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
     sys.exit(main(sys.argv))
