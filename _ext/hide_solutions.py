@@ -29,15 +29,22 @@ class RemoveHiddenGatedSolutions(SphinxTransform):
         if not self.config.hide_solutions:
             return
         from sphinx_exercise.nodes import solution_end_node
+
         for marker in list(self.document.findall(hidden_solution_marker)):
             parent = marker.parent
             start = parent.index(marker)
-            end = next((k for k in range(start + 1, len(parent.children))
-                        if isinstance(parent.children[k], solution_end_node)), None)
+            end = next(
+                (
+                    k
+                    for k in range(start + 1, len(parent.children))
+                    if isinstance(parent.children[k], solution_end_node)
+                ),
+                None,
+            )
             if end is None:
                 parent.remove(marker)
                 continue
-            del parent.children[start:end + 1]
+            del parent.children[start : end + 1]
 
 
 def setup(app):

@@ -41,32 +41,46 @@ ICON_CSS = "roofline-icons.css"
 ICON_DIR = "roofline-icons"
 
 # The theme's script tag (pydata-sphinx-theme's webpack-macros.html, head_js_preload()).
-_FA_SCRIPT = re.compile(r'[ \t]*<script\b[^>]*\bsrc="[^"]*_static/scripts/fontawesome\.js[^"]*"[^>]*>'
-                        r'\s*</script>\n?')
+_FA_SCRIPT = re.compile(
+    r'[ \t]*<script\b[^>]*\bsrc="[^"]*_static/scripts/fontawesome\.js[^"]*"[^>]*>'
+    r"\s*</script>\n?"
+)
 _CLASS_ATTR = re.compile(r'class="([^"]*\bfa[a-z-]*\b[^"]*)"')
 # One rule of the theme's Font Awesome CSS: ".fa-bars:before,.fa-navicon:before{content:"\f0c9"}"
 _FA_RULE = re.compile(r'((?:\.fa-[a-z0-9-]+:{1,2}before,?)+)\{content:"\\([0-9a-f]+)"\}')
 # A Font Awesome font (family, weight) -> the theme's TrueType file of it.
-FONTS = {("Font Awesome 6 Free", 900): "fa-solid-900.ttf",
-         ("Font Awesome 6 Free", 400): "fa-regular-400.ttf",
-         ("Font Awesome 6 Brands", 400): "fa-brands-400.ttf"}
+FONTS = {
+    ("Font Awesome 6 Free", 900): "fa-solid-900.ttf",
+    ("Font Awesome 6 Free", 400): "fa-regular-400.ttf",
+    ("Font Awesome 6 Brands", 400): "fa-brands-400.ttf",
+}
 SOLID, REGULAR, BRANDS = FONTS
 # Class names that set the style or the size of an icon, not which icon.
-_MODIFIERS = re.compile(r"fa-(solid|regular|brands|classic|sharp|light|thin|duotone|lg|sm|xs|2xs|xl|2xl|"
-                        r"\d+x|fw|li|ul|border|pull-\w+|spin\w*|pulse|beat\w*|bounce|fade|flip\w*|"
-                        r"shake|rotate-\w+|stack\w*|inverse|width-auto)$")
+_MODIFIERS = re.compile(
+    r"fa-(solid|regular|brands|classic|sharp|light|thin|duotone|lg|sm|xs|2xs|xl|2xl|"
+    r"\d+x|fw|li|ul|border|pull-\w+|spin\w*|pulse|beat\w*|bounce|fade|flip\w*|"
+    r"shake|rotate-\w+|stack\w*|inverse|width-auto)$"
+)
 
 
 # ---------------------------------------------------------------- 1 and 2
 def _drop_thebe(app) -> None:
     for listeners in app.events.listeners.values():
-        listeners[:] = [listener for listener in listeners
-                        if getattr(listener.handler, "__module__", "") != THEBE_MODULE]
-    app.registry.css_files[:] = [(name, attributes) for name, attributes in app.registry.css_files
-                                 if "thebe" not in str(name)]
-    app.registry.js_files[:] = [(name, attributes) for name, attributes in app.registry.js_files
-                                if "thebe" not in str(name)
-                                and "THEBE" not in str(attributes.get("body", ""))]
+        listeners[:] = [
+            listener
+            for listener in listeners
+            if getattr(listener.handler, "__module__", "") != THEBE_MODULE
+        ]
+    app.registry.css_files[:] = [
+        (name, attributes)
+        for name, attributes in app.registry.css_files
+        if "thebe" not in str(name)
+    ]
+    app.registry.js_files[:] = [
+        (name, attributes)
+        for name, attributes in app.registry.js_files
+        if "thebe" not in str(name) and "THEBE" not in str(attributes.get("body", ""))
+    ]
 
 
 def _drop_widget_state(app, pagename, templatename, context, doctree) -> None:
@@ -115,9 +129,13 @@ def _subset(ttf: Path, codepoints: set[int], out: Path) -> None:
     from fontTools import subset  # a matplotlib dependency
 
     options = subset.Options()
-    options.flavor = "woff"          # zlib: no brotli needed (woff2 would need it)
+    options.flavor = "woff"  # zlib: no brotli needed (woff2 would need it)
     options.layout_features = []
-    options.name_IDs = [0, 1, 2]     # keep the copyright and family names (the font's licence: SIL OFL)
+    options.name_IDs = [
+        0,
+        1,
+        2,
+    ]  # keep the copyright and family names (the font's licence: SIL OFL)
     options.notdef_outline = True
     font = subset.load_font(str(ttf), options)
     subsetter = subset.Subsetter(options)
@@ -137,8 +155,10 @@ def _write_icons(app, exception) -> None:
     theme_css = static / "styles" / "pydata-sphinx-theme.css"
     webfonts = static / "vendor" / "fontawesome" / "webfonts"
     if not theme_css.is_file() or not webfonts.is_dir():
-        logger.warning("web_edition: pydata-sphinx-theme's Font Awesome CSS or fonts are not in "
-                       f"{static}; the icons cannot be cut down (did the theme change?)")
+        logger.warning(
+            "web_edition: pydata-sphinx-theme's Font Awesome CSS or fonts are not in "
+            f"{static}; the icons cannot be cut down (did the theme change?)"
+        )
         return
     codepoints = icon_codepoints(theme_css.read_text(encoding="utf-8"))
     class_lists = []
@@ -150,17 +170,24 @@ def _write_icons(app, exception) -> None:
         class_lists += _CLASS_ATTR.findall(cleaned)
     # icons the theme's scripts add at run time ("fa-solid fa-xmark" in the search dialog)
     for script in (static / "scripts").glob("*.js"):
-        class_lists += [m for m in re.findall(r'"((?:fa-[a-z0-9-]+|fa[srb])(?: fa-[a-z0-9-]+)+)"',
-                                              script.read_text(encoding="utf-8", errors="replace"))]
+        class_lists += [
+            m
+            for m in re.findall(
+                r'"((?:fa-[a-z0-9-]+|fa[srb])(?: fa-[a-z0-9-]+)+)"',
+                script.read_text(encoding="utf-8", errors="replace"),
+            )
+        ]
     wanted = {font: set() for font in FONTS}
     for font, names in icons_in_classes(class_lists).items():
         for name in sorted(names):
             if name in codepoints:
                 wanted[font].add(codepoints[name])
             else:
-                logger.warning(f"web_edition: icon class {name!r} is used in the built site but the "
-                               "theme's Font Awesome CSS has no rule for it; use an icon name from "
-                               "Font Awesome 6 Free")
+                logger.warning(
+                    f"web_edition: icon class {name!r} is used in the built site but the "
+                    "theme's Font Awesome CSS has no rule for it; use an icon name from "
+                    "Font Awesome 6 Free"
+                )
     # glyphs the stylesheets name themselves (admonition icons...): kept in every font that has them
     for css in static.rglob("*.css"):
         if css.name != ICON_CSS and "mathjax" not in css.parts:
@@ -174,12 +201,17 @@ def _write_icons(app, exception) -> None:
             continue
         woff = Path(ttf).with_suffix(".subset.woff").name
         _subset(webfonts / ttf, wanted[(family, weight)], static / ICON_DIR / woff)
-        rules.append(f'@font-face {{ font-family: "{family}"; font-style: normal; font-weight: {weight}; '
-                     f'font-display: block; src: url("{ICON_DIR}/{woff}") format("woff"); }}')
+        rules.append(
+            f'@font-face {{ font-family: "{family}"; font-style: normal; font-weight: {weight}; '
+            f'font-display: block; src: url("{ICON_DIR}/{woff}") format("woff"); }}'
+        )
     (static / ICON_CSS).write_text(
         "/* Generated by _ext/web_edition.py: the Font Awesome fonts the theme's CSS uses, cut down\n"
         " * to the glyphs this site shows (replaces the theme's fontawesome.js and full fonts). */\n"
-        + "\n".join(rules) + "\n", encoding="utf-8")
+        + "\n".join(rules)
+        + "\n",
+        encoding="utf-8",
+    )
 
 
 def setup(app):

@@ -3,6 +3,7 @@
 Targets on a 2-core machine: clean build under 2 minutes, no-change rebuild under 15 s.
 Builds into a temporary folder; prints the median of RUNS runs of each.
 """
+
 import shutil
 import statistics
 import subprocess
@@ -17,8 +18,11 @@ RUNS = 3
 
 def build(out: Path) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, str(ROOT / "tools" / "build_book.py"), "--out", str(out)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "build_book.py"), "--out", str(out)],
+        check=True,
+        capture_output=True,
+    )
     return time.perf_counter() - start
 
 
@@ -31,10 +35,14 @@ def main(runs: int = RUNS) -> dict:
             rebuild.append(build(out))
         finally:
             shutil.rmtree(out, ignore_errors=True)
-    print(f"clean build:      median {statistics.median(clean):.1f} s "
-          f"(all: {', '.join(f'{s:.1f}' for s in clean)}; target < 120 s)")
-    print(f"no-change build:  median {statistics.median(rebuild):.1f} s "
-          f"(all: {', '.join(f'{s:.1f}' for s in rebuild)}; target < 15 s)")
+    print(
+        f"clean build:      median {statistics.median(clean):.1f} s "
+        f"(all: {', '.join(f'{s:.1f}' for s in clean)}; target < 120 s)"
+    )
+    print(
+        f"no-change build:  median {statistics.median(rebuild):.1f} s "
+        f"(all: {', '.join(f'{s:.1f}' for s in rebuild)}; target < 15 s)"
+    )
     return {"clean_s": statistics.median(clean), "rebuild_s": statistics.median(rebuild)}
 
 

@@ -5,6 +5,7 @@ bubblewrap sandbox and kernel (before the sandbox: 72 s).
 
     .venv/bin/python benchmarks/bench_grading.py [--count 100] [--jobs 2] [--sandbox auto]
 """
+
 import argparse
 import csv
 import os
@@ -43,10 +44,26 @@ def main() -> int:
         out = Path(tmp) / "grades.csv"
         load_before = _load()
         start = time.perf_counter()
-        result = subprocess.run([sys.executable, "-m", "roofline", "grade", str(folder), "--out",
-                                 str(out), "--jobs", str(args.jobs), "--timeout", "60",
-                                 "--sandbox", args.sandbox],
-                                cwd=ROOT, capture_output=True, text=True)
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "roofline",
+                "grade",
+                str(folder),
+                "--out",
+                str(out),
+                "--jobs",
+                str(args.jobs),
+                "--timeout",
+                "60",
+                "--sandbox",
+                args.sandbox,
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
         seconds = time.perf_counter() - start
         if result.returncode != 0:
             print(result.stderr[-2000:])
@@ -54,10 +71,14 @@ def main() -> int:
         with open(out, newline="", encoding="utf-8") as handle:
             rows = list(csv.DictReader(handle))
     totals = [r for r in rows if r["exercise"] == "TOTAL"]
-    print(f"sandbox {args.sandbox}; load average before/after: {load_before} / {_load()} "
-          "(other work on the machine inflates the time)")
-    print(f"graded {len(totals)} of {args.count} submissions with {args.jobs} jobs in {seconds:.1f} s "
-          f"({seconds / args.count:.2f} s each); target < {TARGET_S} s")
+    print(
+        f"sandbox {args.sandbox}; load average before/after: {load_before} / {_load()} "
+        "(other work on the machine inflates the time)"
+    )
+    print(
+        f"graded {len(totals)} of {args.count} submissions with {args.jobs} jobs in {seconds:.1f} s "
+        f"({seconds / args.count:.2f} s each); target < {TARGET_S} s"
+    )
     return 0 if len(totals) == args.count and seconds < TARGET_S else 1
 
 

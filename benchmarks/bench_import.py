@@ -2,6 +2,7 @@
 
 Each import runs in a fresh Python process; prints the median of several runs.
 """
+
 import statistics
 import subprocess
 import sys
@@ -10,8 +11,9 @@ RUNS = 7
 
 
 def time_import(module: str) -> float:
-    code = ("import time; t = time.perf_counter(); import %s; "
-            "print(time.perf_counter() - t)" % module)
+    code = (
+        "import time; t = time.perf_counter(); import %s; print(time.perf_counter() - t)" % module
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return float(out.stdout)
 
@@ -20,17 +22,30 @@ def main() -> dict:
     numpy_s = [time_import("numpy") for _ in range(RUNS)]
     roofline_s = [time_import("roofline") for _ in range(RUNS)]
     heavy = subprocess.run(
-        [sys.executable, "-c", "import roofline, sys; print(sorted(m for m in "
-         "('sympy','matplotlib','ipywidgets','scipy') if m in sys.modules))"],
-        capture_output=True, text=True, check=True).stdout.strip()
-    result = {"numpy_median_s": statistics.median(numpy_s),
-              "roofline_median_s": statistics.median(roofline_s)}
+        [
+            sys.executable,
+            "-c",
+            "import roofline, sys; print(sorted(m for m in "
+            "('sympy','matplotlib','ipywidgets','scipy') if m in sys.modules))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    result = {
+        "numpy_median_s": statistics.median(numpy_s),
+        "roofline_median_s": statistics.median(roofline_s),
+    }
     result["ratio"] = result["roofline_median_s"] / result["numpy_median_s"]
-    print(f"import numpy:    median {result['numpy_median_s'] * 1e3:.1f} ms "
-          f"(min {min(numpy_s) * 1e3:.1f}, max {max(numpy_s) * 1e3:.1f}) over {RUNS} runs")
-    print(f"import roofline: median {result['roofline_median_s'] * 1e3:.1f} ms "
-          f"(min {min(roofline_s) * 1e3:.1f}, max {max(roofline_s) * 1e3:.1f}); "
-          f"ratio {result['ratio']:.2f} (target <= 1.5); heavy modules loaded: {heavy}")
+    print(
+        f"import numpy:    median {result['numpy_median_s'] * 1e3:.1f} ms "
+        f"(min {min(numpy_s) * 1e3:.1f}, max {max(numpy_s) * 1e3:.1f}) over {RUNS} runs"
+    )
+    print(
+        f"import roofline: median {result['roofline_median_s'] * 1e3:.1f} ms "
+        f"(min {min(roofline_s) * 1e3:.1f}, max {max(roofline_s) * 1e3:.1f}); "
+        f"ratio {result['ratio']:.2f} (target <= 1.5); heavy modules loaded: {heavy}"
+    )
     return result
 
 

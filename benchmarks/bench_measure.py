@@ -33,9 +33,15 @@ def mbw_stream_bytes_per_s(mib: int, runs: int = 5) -> list[float] | None:
     exe = shutil.which("mbw")
     if exe is None:
         return None
-    out = subprocess.run([exe, "-q", "-n", str(runs), "-t", "0", str(mib)], capture_output=True,
-                         text=True, check=True).stdout
-    rates = [float(m) for m in re.findall(r"^\d+\s+Method: MEMCPY.*?Copy:\s*([\d.]+)\s*MiB/s", out, re.M)]
+    out = subprocess.run(
+        [exe, "-q", "-n", str(runs), "-t", "0", str(mib)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    rates = [
+        float(m) for m in re.findall(r"^\d+\s+Method: MEMCPY.*?Copy:\s*([\d.]+)\s*MiB/s", out, re.M)
+    ]
     return [2 * r * 2**20 for r in rates]
 
 
@@ -54,13 +60,17 @@ def direct_matmul(n: int, dtype, repeats: int) -> list[float]:
 
 def summary(values, fmt) -> str:
     med = statistics.median(values)
-    return f"median {fmt(med)}, min {fmt(min(values))}, max {fmt(max(values))} ({len(values)} values)"
+    return (
+        f"median {fmt(med)}, min {fmt(min(values))}, max {fmt(max(values))} ({len(values)} values)"
+    )
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--mib", type=int, default=256, help="array size for the copy (MiB), past the caches")
+    p.add_argument(
+        "--mib", type=int, default=256, help="array size for the copy (MiB), past the caches"
+    )
     p.add_argument("--n", type=int, default=2048, help="matmul size")
     args = p.parse_args(argv)
 
@@ -76,7 +86,9 @@ def main(argv=None) -> int:
     print(f"  roofline.measure copy : {summary(ours, format_bandwidth)}")
     if theirs:
         print(f"  mbw MEMCPY (x2, MiB)  : {summary(theirs, format_bandwidth)}")
-        print(f"  ratio of medians      : {statistics.median(ours) / statistics.median(theirs):.2f}")
+        print(
+            f"  ratio of medians      : {statistics.median(ours) / statistics.median(theirs):.2f}"
+        )
     else:
         print("  mbw not installed (apt-get install mbw): no comparison")
 

@@ -25,7 +25,9 @@ def main(argv=None) -> int:
     try:
         from roofline.measure.accelerator import measure_accelerator
     except ImportError as error:
-        print(f"gpu_check: cannot import roofline ({error}); run from the repository with numpy installed")
+        print(
+            f"gpu_check: cannot import roofline ({error}); run from the repository with numpy installed"
+        )
         return 2
     start = time.perf_counter()
     result, message = measure_accelerator(quick=args.quick)
@@ -34,13 +36,17 @@ def main(argv=None) -> int:
         return 2 if "skipped" in message else 1
     print(result.report())
     frac_f, frac_b = result.fraction_of_peak(), result.fraction_of_bandwidth()
-    print(f"achieved/peak FLOP/s: {frac_f if frac_f is None else round(frac_f, 3)}; "
-          f"achieved/spec bandwidth: {frac_b if frac_b is None else round(frac_b, 3)}; "
-          f"{time.perf_counter() - start:.1f} s")
+    print(
+        f"achieved/peak FLOP/s: {frac_f if frac_f is None else round(frac_f, 3)}; "
+        f"achieved/spec bandwidth: {frac_b if frac_b is None else round(frac_b, 3)}; "
+        f"{time.perf_counter() - start:.1f} s"
+    )
     for frac, what in ((frac_f, "FLOP/s"), (frac_b, "bandwidth")):
         if frac is not None and frac > 1.02:
-            print(f"WARNING: achieved {what} is above the catalog figure: check the catalog entry "
-                  "or the byte/FLOP counting")
+            print(
+                f"WARNING: achieved {what} is above the catalog figure: check the catalog entry "
+                "or the byte/FLOP counting"
+            )
             return 1
     return 0
 

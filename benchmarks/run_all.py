@@ -1,4 +1,5 @@
 """Run every benchmark script in this folder and print its figures (`make bench`)."""
+
 import runpy
 import sys
 from pathlib import Path

@@ -8,18 +8,50 @@ imported only when a function that needs them is first called.
 """
 
 from .catalog import CATALOG, get_chip, list_chips, register_chip
-from .collectives import (COLLECTIVES, TOPOLOGIES, collective_bytes_per_link, collective_steps,
-                          collective_time)
-from .costs import (Cost, ShardedMatmul, dot, elementwise, matmul, matmul_exact_flops,
-                    per_example_matmul, sharded_matmul, tiled_matmul)
+from .collectives import (
+    COLLECTIVES,
+    TOPOLOGIES,
+    collective_bytes_per_link,
+    collective_steps,
+    collective_time,
+)
+from .costs import (
+    Cost,
+    ShardedMatmul,
+    dot,
+    elementwise,
+    matmul,
+    matmul_exact_flops,
+    per_example_matmul,
+    sharded_matmul,
+    tiled_matmul,
+)
 from .dtypes import DTYPE_BYTES, bytes_per_element, canonical_dtype
-from .estimate import (BOUNDS, Estimate, Term, attainable_flops_per_s, check_below_roof,
-                       critical_batch_size, critical_intensity, estimate,
-                       exact_critical_batch_size, sharded_critical_D, sharded_estimate,
-                       sharded_topology)
+from .estimate import (
+    BOUNDS,
+    Estimate,
+    Term,
+    attainable_flops_per_s,
+    check_below_roof,
+    critical_batch_size,
+    critical_intensity,
+    estimate,
+    exact_critical_batch_size,
+    sharded_critical_D,
+    sharded_estimate,
+    sharded_topology,
+)
 from .hardware import Chip, Link, Peak, Source
-from .units import (format_bandwidth, format_bytes, format_flops, format_flops_rate,
-                    format_intensity, format_si, format_time, parse_quantity)
+from .units import (
+    format_bandwidth,
+    format_bytes,
+    format_flops,
+    format_flops_rate,
+    format_intensity,
+    format_si,
+    format_time,
+    parse_quantity,
+)
 
 __version__ = "0.1.0"
 
@@ -29,20 +61,55 @@ _LAZY_SUBMODULES = ("plots", "widgets", "exercises", "measure", "book", "transfo
 def __getattr__(name):
     if name in _LAZY_SUBMODULES:
         import importlib
+
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'roofline' has no attribute {name!r}")
 
 
 __all__ = [
-    "CATALOG", "get_chip", "list_chips", "register_chip",
-    "COLLECTIVES", "TOPOLOGIES", "collective_bytes_per_link", "collective_steps", "collective_time",
-    "Cost", "ShardedMatmul", "dot", "elementwise", "matmul", "matmul_exact_flops",
-    "per_example_matmul", "sharded_matmul", "tiled_matmul",
-    "DTYPE_BYTES", "bytes_per_element", "canonical_dtype",
-    "Estimate", "attainable_flops_per_s", "check_below_roof", "critical_batch_size",
-    "critical_intensity", "estimate", "exact_critical_batch_size", "sharded_critical_D",
-    "sharded_estimate", "sharded_topology", "Term", "BOUNDS",
-    "Chip", "Link", "Peak", "Source",
-    "format_bandwidth", "format_bytes", "format_flops", "format_flops_rate", "format_intensity",
-    "format_si", "format_time", "parse_quantity",
+    "CATALOG",
+    "get_chip",
+    "list_chips",
+    "register_chip",
+    "COLLECTIVES",
+    "TOPOLOGIES",
+    "collective_bytes_per_link",
+    "collective_steps",
+    "collective_time",
+    "Cost",
+    "ShardedMatmul",
+    "dot",
+    "elementwise",
+    "matmul",
+    "matmul_exact_flops",
+    "per_example_matmul",
+    "sharded_matmul",
+    "tiled_matmul",
+    "DTYPE_BYTES",
+    "bytes_per_element",
+    "canonical_dtype",
+    "Estimate",
+    "attainable_flops_per_s",
+    "check_below_roof",
+    "critical_batch_size",
+    "critical_intensity",
+    "estimate",
+    "exact_critical_batch_size",
+    "sharded_critical_D",
+    "sharded_estimate",
+    "sharded_topology",
+    "Term",
+    "BOUNDS",
+    "Chip",
+    "Link",
+    "Peak",
+    "Source",
+    "format_bandwidth",
+    "format_bytes",
+    "format_flops",
+    "format_flops_rate",
+    "format_intensity",
+    "format_si",
+    "format_time",
+    "parse_quantity",
 ]

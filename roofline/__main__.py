@@ -1,7 +1,7 @@
 """Command line: `python -m roofline grade ...` and `python -m roofline measure ...`.
 
-    python -m roofline grade SUBMISSIONS_DIR --out grades.csv [--timeout S] [--jobs N] [...]
-    python -m roofline measure [...]      # measure this machine's roofline
+python -m roofline grade SUBMISSIONS_DIR --out grades.csv [--timeout S] [--jobs N] [...]
+python -m roofline measure [...]      # measure this machine's roofline
 """
 
 from __future__ import annotations
@@ -21,65 +21,125 @@ def _positive(kind):
         if not value > 0:
             raise argparse.ArgumentTypeError(f"{text!r} must be positive")
         return value
+
     return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m roofline",
-                                     description="Tools of the Rooflines book.")
+    parser = argparse.ArgumentParser(
+        prog="python -m roofline", description="Tools of the Rooflines book."
+    )
     sub = parser.add_subparsers(dest="command", metavar="{grade,measure}")
     from .exercises.grading import Limits
+
     d = Limits()
     grade = sub.add_parser(
-        "grade", help="grade a folder of submitted homework notebooks (.ipynb)",
+        "grade",
+        help="grade a folder of submitted homework notebooks (.ipynb)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run every notebook under SUBMISSIONS_DIR in its own sandboxed kernel, read each "
-                    "student's id and answers over the Jupyter protocol (never from what the notebook "
-                    "prints), recompute every verdict from the id, and write one CSV row per student "
-                    "and question.",
+        "student's id and answers over the Jupyter protocol (never from what the notebook "
+        "prints), recompute every verdict from the id, and write one CSV row per student "
+        "and question.",
         epilog="Sandbox (bubblewrap, when installed): a fresh home holding only that notebook, private "
-               "/tmp, no network (not even loopback), a clean environment, everything else read-only, "
-               "other submissions and the output invisible, its own process tree, and an unused uid "
-               "(64000 + slot) when run as root. Without bubblewrap only the limits apply (a warning "
-               "says so).\n\nTime: a cell past --timeout is interrupted (killed with its kernel if it "
-               "does not stop; the notebook then runs again without it); a notebook past "
-               "--notebook-timeout is stopped. Answers recorded until then are graded.\n\n"
-               "A rerun resumes from OUT.journal (pass --fresh to start over).")
+        "/tmp, no network (not even loopback), a clean environment, everything else read-only, "
+        "other submissions and the output invisible, its own process tree, and an unused uid "
+        "(64000 + slot) when run as root. Without bubblewrap only the limits apply (a warning "
+        "says so).\n\nTime: a cell past --timeout is interrupted (killed with its kernel if it "
+        "does not stop; the notebook then runs again without it); a notebook past "
+        "--notebook-timeout is stopped. Answers recorded until then are graded.\n\n"
+        "A rerun resumes from OUT.journal (pass --fresh to start over).",
+    )
     grade.add_argument("submissions", type=Path, metavar="SUBMISSIONS_DIR")
-    grade.add_argument("--out", type=Path, default=Path("grades.csv"), help="CSV file (default grades.csv)")
-    grade.add_argument("--timeout", type=_positive(float), default=d.cell_s,
-                       help=f"seconds each cell may run before it is stopped (default {d.cell_s:g})")
-    grade.add_argument("--notebook-timeout", type=_positive(float), default=d.notebook_s,
-                       help=f"seconds one notebook may run in all, kernel start-ups included "
-                            f"(default {d.notebook_s:g})")
-    grade.add_argument("--jobs", type=_positive(int), default=os.cpu_count() or 1,
-                       help="notebooks run at once (default: all cores)")
-    grade.add_argument("--set", default=None, help="homework set (part1, ...) when it cannot be "
-                                                   "read from the notebooks")
-    grade.add_argument("--roster", type=Path, default=None,
-                       help="file of student ids, one a line: flags ids not on it, roster students "
-                            "with no submission, and files named for another student")
-    grade.add_argument("--sandbox", choices=("auto", "bwrap", "rlimits"), default="auto",
-                       help="auto: bubblewrap if it works here, else limits only (default auto)")
-    grade.add_argument("--memory-mb", type=_positive(float), default=d.memory_bytes / 2 ** 20,
-                       help=f"address space per sandboxed process, MiB (default {d.memory_bytes // 2 ** 20})")
-    grade.add_argument("--cpu-seconds", type=_positive(int), default=d.cpu_s,
-                       help=f"CPU time per sandboxed process, s (default {d.cpu_s})")
-    grade.add_argument("--processes", type=_positive(int), default=d.processes,
-                       help=f"processes and threads per sandbox (default {d.processes})")
-    grade.add_argument("--file-mb", type=_positive(float), default=d.file_bytes / 2 ** 20,
-                       help=f"largest file a notebook may write, MiB (default {d.file_bytes // 2 ** 20})")
-    grade.add_argument("--disk-mb", type=_positive(float), default=d.disk_bytes / 2 ** 20,
-                       help=f"size of the sandbox's home and of its /tmp, MiB each; counts as memory "
-                            f"(default {d.disk_bytes // 2 ** 20})")
-    grade.add_argument("--open-files", type=_positive(int), default=d.open_files,
-                       help=f"open files per sandboxed process (default {d.open_files})")
-    grade.add_argument("--sandbox-uid", type=_positive(int), default=64000,
-                       help="as root: first of --jobs unused uids the notebooks run as (default 64000)")
-    grade.add_argument("--fresh", action="store_true",
-                       help="ignore OUT.journal: run every notebook again")
-    sub.add_parser("measure", help="measure this machine's roofline (roofline.measure)",
-                   add_help=False)
+    grade.add_argument(
+        "--out", type=Path, default=Path("grades.csv"), help="CSV file (default grades.csv)"
+    )
+    grade.add_argument(
+        "--timeout",
+        type=_positive(float),
+        default=d.cell_s,
+        help=f"seconds each cell may run before it is stopped (default {d.cell_s:g})",
+    )
+    grade.add_argument(
+        "--notebook-timeout",
+        type=_positive(float),
+        default=d.notebook_s,
+        help=f"seconds one notebook may run in all, kernel start-ups included "
+        f"(default {d.notebook_s:g})",
+    )
+    grade.add_argument(
+        "--jobs",
+        type=_positive(int),
+        default=os.cpu_count() or 1,
+        help="notebooks run at once (default: all cores)",
+    )
+    grade.add_argument(
+        "--set",
+        default=None,
+        help="homework set (part1, ...) when it cannot be read from the notebooks",
+    )
+    grade.add_argument(
+        "--roster",
+        type=Path,
+        default=None,
+        help="file of student ids, one a line: flags ids not on it, roster students "
+        "with no submission, and files named for another student",
+    )
+    grade.add_argument(
+        "--sandbox",
+        choices=("auto", "bwrap", "rlimits"),
+        default="auto",
+        help="auto: bubblewrap if it works here, else limits only (default auto)",
+    )
+    grade.add_argument(
+        "--memory-mb",
+        type=_positive(float),
+        default=d.memory_bytes / 2**20,
+        help=f"address space per sandboxed process, MiB (default {d.memory_bytes // 2**20})",
+    )
+    grade.add_argument(
+        "--cpu-seconds",
+        type=_positive(int),
+        default=d.cpu_s,
+        help=f"CPU time per sandboxed process, s (default {d.cpu_s})",
+    )
+    grade.add_argument(
+        "--processes",
+        type=_positive(int),
+        default=d.processes,
+        help=f"processes and threads per sandbox (default {d.processes})",
+    )
+    grade.add_argument(
+        "--file-mb",
+        type=_positive(float),
+        default=d.file_bytes / 2**20,
+        help=f"largest file a notebook may write, MiB (default {d.file_bytes // 2**20})",
+    )
+    grade.add_argument(
+        "--disk-mb",
+        type=_positive(float),
+        default=d.disk_bytes / 2**20,
+        help=f"size of the sandbox's home and of its /tmp, MiB each; counts as memory "
+        f"(default {d.disk_bytes // 2**20})",
+    )
+    grade.add_argument(
+        "--open-files",
+        type=_positive(int),
+        default=d.open_files,
+        help=f"open files per sandboxed process (default {d.open_files})",
+    )
+    grade.add_argument(
+        "--sandbox-uid",
+        type=_positive(int),
+        default=64000,
+        help="as root: first of --jobs unused uids the notebooks run as (default 64000)",
+    )
+    grade.add_argument(
+        "--fresh", action="store_true", help="ignore OUT.journal: run every notebook again"
+    )
+    sub.add_parser(
+        "measure", help="measure this machine's roofline (roofline.measure)", add_help=False
+    )
     return parser
 
 
@@ -89,14 +149,18 @@ def main(argv=None) -> int:
         try:
             from .measure.cli import main as measure_main
         except ImportError as error:
-            print(f"`measure` is not available in this installation ({error}). It needs the "
-                  "roofline.measure module.", file=sys.stderr)
+            print(
+                f"`measure` is not available in this installation ({error}). It needs the "
+                "roofline.measure module.",
+                file=sys.stderr,
+            )
             return 2
         return measure_main(argv[1:]) or 0
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "grade":
         from .exercises.grading import main as grade_main
+
         return grade_main(args)
     parser.print_help()
     return 1

@@ -62,6 +62,7 @@ class Raw(str):
 def link(url: str, text: str) -> Raw:
     """An HTML link for a table cell."""
     import html
+
     return Raw(f'<a href="{html.escape(url)}">{html.escape(text)}</a>')
 
 
@@ -81,5 +82,6 @@ def table(header, rows):
 
     head = "".join(cell(h, "th") for h in header)
     body = "".join("<tr>" + "".join(cell(c, "td") for c in row) + "</tr>" for row in rows)
-    return HTML(f"<table class='roofline-table'><thead><tr>{head}</tr></thead>"
-                f"<tbody>{body}</tbody></table>")
+    return HTML(
+        f"<table class='roofline-table'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )

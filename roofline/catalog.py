@@ -36,7 +36,9 @@ _GB200 = "https://www.nvidia.com/en-us/data-center/gb200-nvl72/"
 _MI300X = "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html"
 _MI325X = "https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html"
 _MI355X = "https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html"
-_GA102 = "https://www.nvidia.com/content/PDF/nvidia-ampere-ga-102-gpu-architecture-whitepaper-v2.pdf"
+_GA102 = (
+    "https://www.nvidia.com/content/PDF/nvidia-ampere-ga-102-gpu-architecture-whitepaper-v2.pdf"
+)
 _AMPERE = "https://images.nvidia.com/aem-dam/en-zz/Solutions/data-center/nvidia-ampere-architecture-whitepaper.pdf"
 _HOPPER = "https://resources.nvidia.com/en-us-tensor-core/gtc22-whitepaper-hopper"
 _ADA = "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf"
@@ -47,99 +49,183 @@ _PCIE = "https://pcisig.com/specifications"
 
 
 def _peak(dtype, dense, url, says, sparse=None, accumulate="fp32", unit="matrix"):
-    return Peak(dtype, dense, Source(url, says), sparse_flops_per_s=sparse, accumulate=accumulate,
-                unit=unit)
+    return Peak(
+        dtype, dense, Source(url, says), sparse_flops_per_s=sparse, accumulate=accumulate, unit=unit
+    )
 
 
 def _pcie(gen: int, url: str = _PCIE, says: str | None = None) -> Link:
     """A x16 PCIe link, one way: 16 lanes x transfer rate x encoding efficiency / 8 bits."""
     gts = {3: 8, 4: 16, 5: 32}[gen]
     one_way = 16 * gts * 1e9 * (128 / 130) / 8
-    text = says or (f"PCIe Gen{gen}: {gts} GT/s per lane, 128b/130b encoding; "
-                    f"x16 = {one_way / 1e9:.1f} GB/s each way")
+    text = says or (
+        f"PCIe Gen{gen}: {gts} GT/s per lane, 128b/130b encoding; "
+        f"x16 = {one_way / 1e9:.1f} GB/s each way"
+    )
     return Link(f"PCIe Gen{gen} x16", one_way, Source(url, text))
 
 
 # -- Google TPUs: no sparse figures are quoted --------------------------------
 _TPUS = [
     Chip(
-        name="TPU v4", vendor="Google", aliases=("v4", "tpuv4"),
+        name="TPU v4",
+        vendor="Google",
+        aliases=("v4", "tpuv4"),
         peaks=(
             _peak("bf16", 275 * T, _V4, "Peak compute per chip (bf16): 275 TFLOPs"),
             _peak("int8", 275 * T, _V4, "Peak compute per chip (int8): 275 TOPs"),
         ),
-        hbm_bytes=32 * GiB, hbm_bytes_per_s=1200 * G, memory_kind="HBM2",
+        hbm_bytes=32 * GiB,
+        hbm_bytes_per_s=1200 * G,
+        memory_kind="HBM2",
         memory_source=Source(_V4, "HBM2 capacity and bandwidth: 32 GiB, 1200 GBps"),
-        interconnect=Link("ICI", 4.5e10, Source(_SCALING, "TPU v4: ICI one-way bandwidth 4.5e10 bytes/s per link, 6 links (3D torus)"), count=6,
-                          topology="torus", domain_chips=4096,
-                          vendor=Source(_V4, "Interconnect topology: 3D mesh; the connections can be configured "
-                                             "as a 3D torus (Google quotes no per-chip ICI bandwidth for v4)")),
-        host_link=Link("PCIe", 1.6e10, Source(_SCALING, "PCIe host link ~1.6e10 bytes/s per TPU, one way")),
+        interconnect=Link(
+            "ICI",
+            4.5e10,
+            Source(
+                _SCALING,
+                "TPU v4: ICI one-way bandwidth 4.5e10 bytes/s per link, 6 links (3D torus)",
+            ),
+            count=6,
+            topology="torus",
+            domain_chips=4096,
+            vendor=Source(
+                _V4,
+                "Interconnect topology: 3D mesh; the connections can be configured "
+                "as a 3D torus (Google quotes no per-chip ICI bandwidth for v4)",
+            ),
+        ),
+        host_link=Link(
+            "PCIe", 1.6e10, Source(_SCALING, "PCIe host link ~1.6e10 bytes/s per TPU, one way")
+        ),
     ),
     Chip(
-        name="TPU v5e", vendor="Google", aliases=("v5e", "tpuv5e", "v5litepod", "tpuv5lite"),
+        name="TPU v5e",
+        vendor="Google",
+        aliases=("v5e", "tpuv5e", "v5litepod", "tpuv5lite"),
         peaks=(
             _peak("bf16", 197 * T, _V5E, "Peak compute per chip (bf16): 197 TFLOPs"),
             _peak("int8", 394 * T, _V5E, "Peak compute per chip (Int8): 394 TOPs"),
         ),
-        hbm_bytes=16 * G, hbm_bytes_per_s=819 * G, memory_kind="HBM2",
+        hbm_bytes=16 * G,
+        hbm_bytes_per_s=819 * G,
+        memory_kind="HBM2",
         memory_source=Source(_V5E, "HBM2 capacity and bandwidth: 16 GB, 819 GBps"),
-        interconnect=Link("ICI", 4.5e10, Source(_SCALING, "TPU v5e: ICI one-way bandwidth 4.5e10 bytes/s per link, 4 links (2D torus)"), count=4,
-                          topology="torus", domain_chips=256,
-                          vendor=Source(_V5E, "Bidirectional inter-chip interconnect (ICI) bandwidth (per chip): "
-                                              "400 GBps; ICI ports per chip: 4; Interconnect topology: 2D torus"),
-                          vendor_one_way_bytes_per_s=400 * G / 4 / 2),
-        host_link=Link("PCIe", 1.6e10, Source(_SCALING, "PCIe host link ~1.6e10 bytes/s per TPU, one way")),
+        interconnect=Link(
+            "ICI",
+            4.5e10,
+            Source(
+                _SCALING,
+                "TPU v5e: ICI one-way bandwidth 4.5e10 bytes/s per link, 4 links (2D torus)",
+            ),
+            count=4,
+            topology="torus",
+            domain_chips=256,
+            vendor=Source(
+                _V5E,
+                "Bidirectional inter-chip interconnect (ICI) bandwidth (per chip): "
+                "400 GBps; ICI ports per chip: 4; Interconnect topology: 2D torus",
+            ),
+            vendor_one_way_bytes_per_s=400 * G / 4 / 2,
+        ),
+        host_link=Link(
+            "PCIe", 1.6e10, Source(_SCALING, "PCIe host link ~1.6e10 bytes/s per TPU, one way")
+        ),
         notes="HBM bandwidth is 8.19e11 B/s (819 GBps); some texts round it to 8.1e11 or 8.2e11. "
-              "Google quotes ICI as 400 GBps bidirectional per chip over 4 ports (5e10 B/s per "
-              "port each way); the catalog keeps the 4.5e10 B/s per-link figure that the worked "
-              "examples of How To Scale Your Model use.",
+        "Google quotes ICI as 400 GBps bidirectional per chip over 4 ports (5e10 B/s per "
+        "port each way); the catalog keeps the 4.5e10 B/s per-link figure that the worked "
+        "examples of How To Scale Your Model use.",
     ),
     Chip(
-        name="TPU v5p", vendor="Google", aliases=("v5p", "tpuv5p"),
+        name="TPU v5p",
+        vendor="Google",
+        aliases=("v5p", "tpuv5p"),
         peaks=(
             _peak("bf16", 459 * T, _V5P, "Peak compute per chip (bf16): 459 TFLOPs"),
             _peak("int8", 918 * T, _V5P, "Peak compute per chip (Int8): 918 TOPs"),
         ),
-        hbm_bytes=95 * G, hbm_bytes_per_s=2765 * G, memory_kind="HBM2e",
+        hbm_bytes=95 * G,
+        hbm_bytes_per_s=2765 * G,
+        memory_kind="HBM2e",
         memory_source=Source(_V5P, "HBM2e capacity and bandwidth: 95 GB, 2765 GBps"),
-        interconnect=Link("ICI", 9e10, Source(_SCALING, "TPU v5p: ICI one-way bandwidth 9e10 bytes/s per link, 6 links (3D torus)"), count=6,
-                          topology="torus", domain_chips=8960,
-                          vendor=Source(_V5P, "Bidirectional inter-chip interconnect (ICI) bandwidth (per chip): "
-                                              "1200 GBps; Interconnect topology: 3D torus"),
-                          vendor_one_way_bytes_per_s=1200 * G / 6 / 2),
-        host_link=Link("PCIe", 1.6e10, Source(_SCALING, "PCIe host link ~1.6e10 bytes/s per TPU, one way")),
+        interconnect=Link(
+            "ICI",
+            9e10,
+            Source(
+                _SCALING, "TPU v5p: ICI one-way bandwidth 9e10 bytes/s per link, 6 links (3D torus)"
+            ),
+            count=6,
+            topology="torus",
+            domain_chips=8960,
+            vendor=Source(
+                _V5P,
+                "Bidirectional inter-chip interconnect (ICI) bandwidth (per chip): "
+                "1200 GBps; Interconnect topology: 3D torus",
+            ),
+            vendor_one_way_bytes_per_s=1200 * G / 6 / 2,
+        ),
+        host_link=Link(
+            "PCIe", 1.6e10, Source(_SCALING, "PCIe host link ~1.6e10 bytes/s per TPU, one way")
+        ),
         notes="Google's page gives no ICI port count for v5p; the one-way per-port figure "
-              "divides 1200 GBps by 6 ports (a 3D torus: two neighbours per axis) and 2 directions.",
+        "divides 1200 GBps by 6 ports (a 3D torus: two neighbours per axis) and 2 directions.",
     ),
     Chip(
-        name="TPU v6e", vendor="Google", aliases=("v6e", "tpuv6e", "trillium"),
+        name="TPU v6e",
+        vendor="Google",
+        aliases=("v6e", "tpuv6e", "trillium"),
         peaks=(
             _peak("bf16", 918 * T, _V6E, "Peak compute per chip (bf16): 918 TFLOPs"),
             _peak("int8", 1836 * T, _V6E, "Peak compute per chip (Int8): 1836 TOPs"),
         ),
-        hbm_bytes=32 * G, hbm_bytes_per_s=1638 * G, memory_kind="HBM",
-        memory_source=Source(_V6E, "HBM capacity per chip: 32 GB; HBM bandwidth per chip: 1638 GBps"),
-        interconnect=Link("ICI", 9e10, Source(_SCALING, "TPU v6e: ICI one-way bandwidth 9e10 bytes/s per link, 4 links (2D torus)"), count=4,
-                          topology="torus", domain_chips=256,
-                          vendor=Source(_V6E, "Bidirectional inter-chip interconnect (ICI) bandwidth (per chip): "
-                                              "800 GBps; ICI ports per chip: 4; Interconnect topology: 2D torus"),
-                          vendor_one_way_bytes_per_s=800 * G / 4 / 2),
-        host_link=Link("PCIe", 3.2e10, Source(_SCALING, "PCIe host link ~3.2e10 bytes/s per TPU on v6e, one way")),
+        hbm_bytes=32 * G,
+        hbm_bytes_per_s=1638 * G,
+        memory_kind="HBM",
+        memory_source=Source(
+            _V6E, "HBM capacity per chip: 32 GB; HBM bandwidth per chip: 1638 GBps"
+        ),
+        interconnect=Link(
+            "ICI",
+            9e10,
+            Source(
+                _SCALING, "TPU v6e: ICI one-way bandwidth 9e10 bytes/s per link, 4 links (2D torus)"
+            ),
+            count=4,
+            topology="torus",
+            domain_chips=256,
+            vendor=Source(
+                _V6E,
+                "Bidirectional inter-chip interconnect (ICI) bandwidth (per chip): "
+                "800 GBps; ICI ports per chip: 4; Interconnect topology: 2D torus",
+            ),
+            vendor_one_way_bytes_per_s=800 * G / 4 / 2,
+        ),
+        host_link=Link(
+            "PCIe",
+            3.2e10,
+            Source(_SCALING, "PCIe host link ~3.2e10 bytes/s per TPU on v6e, one way"),
+        ),
         notes="Some texts print 9.1e14 or 9.2e14 for bf16; Google's page says 918 TFLOPs, kept here. "
-              "Google quotes ICI as 800 GBps bidirectional per chip over 4 ports.",
+        "Google quotes ICI as 800 GBps bidirectional per chip over 4 ports.",
     ),
     Chip(
-        name="TPU7x", vendor="Google", aliases=("ironwood", "tpu7x", "tpuv7", "v7", "tpu7"),
+        name="TPU7x",
+        vendor="Google",
+        aliases=("ironwood", "tpu7x", "tpuv7", "v7", "tpu7"),
         peaks=(
             _peak("bf16", 2307 * T, _TPU7X, "Peak compute per chip (bf16): 2307 TFLOPs"),
             _peak("fp8", 4614 * T, _TPU7X, "Peak compute per chip (fp8): 4614 TFLOPs"),
         ),
-        hbm_bytes=192 * GiB, hbm_bytes_per_s=7.37 * T, memory_kind="HBM3e",
-        memory_source=Source(_TPU7X_BLOG, "HBM capacity per chip (GiB): 192 (Cloud TPU docs); "
-                             "7.37 TB/s HBM bandwidth per chip (Google's Ironwood announcement)"),
+        hbm_bytes=192 * GiB,
+        hbm_bytes_per_s=7.37 * T,
+        memory_kind="HBM3e",
+        memory_source=Source(
+            _TPU7X_BLOG,
+            "HBM capacity per chip (GiB): 192 (Cloud TPU docs); "
+            "7.37 TB/s HBM bandwidth per chip (Google's Ironwood announcement)",
+        ),
         notes="ICI per-link figures for TPU7x are not yet published by Google; "
-              "only a secondary source quotes ~1.2 TB/s per chip, so no link is stored.",
+        "only a secondary source quotes ~1.2 TB/s per chip, so no link is stored.",
     ),
 ]
 
@@ -148,215 +234,757 @@ _SPARSE_NOTE = "* shown with sparsity; specifications 1/2 lower without sparsity
 
 _NVIDIA = [
     Chip(
-        name="A100 SXM", vendor="NVIDIA", aliases=("a100", "a100sxm", "a10080gb", "a100sxm80gb"),
+        name="A100 SXM",
+        vendor="NVIDIA",
+        aliases=("a100", "a100sxm", "a10080gb", "a100sxm80gb"),
         peaks=(
             _peak("fp64", 9.7 * T, _A100, "FP64: 9.7 TFLOPS", unit="vector"),
             _peak("fp32", 19.5 * T, _A100, "FP32: 19.5 TFLOPS", unit="vector"),
             _peak("fp16", 78 * T, _AMPERE, "A100: Peak FP16 (non-Tensor) 78 TFLOPS", unit="vector"),
             _peak("bf16", 39 * T, _AMPERE, "A100: Peak BF16 (non-Tensor) 39 TFLOPS", unit="vector"),
-            _peak("tf32", 156 * T, _A100, f"Tensor Float 32 (TF32): 156 TFLOPS | 312 TFLOPS*; {_SPARSE_NOTE}", sparse=312 * T),
-            _peak("bf16", 312 * T, _A100, f"BFLOAT16 Tensor Core: 312 TFLOPS | 624 TFLOPS*; {_SPARSE_NOTE}", sparse=624 * T),
-            _peak("fp16", 312 * T, _A100, f"FP16 Tensor Core: 312 TFLOPS | 624 TFLOPS*; {_SPARSE_NOTE}", sparse=624 * T),
-            _peak("int8", 624 * T, _A100, f"INT8 Tensor Core: 624 TOPS | 1248 TOPS*; {_SPARSE_NOTE}", sparse=1248 * T),
+            _peak(
+                "tf32",
+                156 * T,
+                _A100,
+                f"Tensor Float 32 (TF32): 156 TFLOPS | 312 TFLOPS*; {_SPARSE_NOTE}",
+                sparse=312 * T,
+            ),
+            _peak(
+                "bf16",
+                312 * T,
+                _A100,
+                f"BFLOAT16 Tensor Core: 312 TFLOPS | 624 TFLOPS*; {_SPARSE_NOTE}",
+                sparse=624 * T,
+            ),
+            _peak(
+                "fp16",
+                312 * T,
+                _A100,
+                f"FP16 Tensor Core: 312 TFLOPS | 624 TFLOPS*; {_SPARSE_NOTE}",
+                sparse=624 * T,
+            ),
+            _peak(
+                "int8",
+                624 * T,
+                _A100,
+                f"INT8 Tensor Core: 624 TOPS | 1248 TOPS*; {_SPARSE_NOTE}",
+                sparse=1248 * T,
+            ),
         ),
-        hbm_bytes=80 * G, hbm_bytes_per_s=2039 * G, memory_kind="HBM2e",
-        memory_source=Source(_A100, "A100 80GB SXM: GPU memory 80GB HBM2e, memory bandwidth 2,039 GB/s"),
-        interconnect=Link("NVLink 3", 25 * G, Source(_A100, "NVLink: 600 GB/s (12 links x 50 GB/s bidirectional = 25 GB/s per link each way)"), count=12,
-                          topology="switch", domain_chips=8),
-        host_link=_pcie(4, _A100, "PCIe Gen4: 64 GB/s (both directions together; 32 GB/s each way before encoding)"),
+        hbm_bytes=80 * G,
+        hbm_bytes_per_s=2039 * G,
+        memory_kind="HBM2e",
+        memory_source=Source(
+            _A100, "A100 80GB SXM: GPU memory 80GB HBM2e, memory bandwidth 2,039 GB/s"
+        ),
+        interconnect=Link(
+            "NVLink 3",
+            25 * G,
+            Source(
+                _A100,
+                "NVLink: 600 GB/s (12 links x 50 GB/s bidirectional = 25 GB/s per link each way)",
+            ),
+            count=12,
+            topology="switch",
+            domain_chips=8,
+        ),
+        host_link=_pcie(
+            4,
+            _A100,
+            "PCIe Gen4: 64 GB/s (both directions together; 32 GB/s each way before encoding)",
+        ),
     ),
     Chip(
-        name="H100 SXM", vendor="NVIDIA", aliases=("h100", "h100sxm", "h100sxm5"),
+        name="H100 SXM",
+        vendor="NVIDIA",
+        aliases=("h100", "h100sxm", "h100sxm5"),
         peaks=(
             _peak("fp64", 34 * T, _H100, "H100 SXM FP64: 34 teraFLOPS", unit="vector"),
             _peak("fp32", 67 * T, _H100, "H100 SXM FP32: 67 teraFLOPS", unit="vector"),
-            _peak("fp16", 133.8 * T, _HOPPER, "H100 SXM5: Peak FP16 (non-Tensor) 133.8 TFLOPS", unit="vector"),
-            _peak("bf16", 133.8 * T, _HOPPER, "H100 SXM5: Peak BF16 (non-Tensor) 133.8 TFLOPS", unit="vector"),
-            _peak("tf32", 494.5 * T, _H100, f"TF32 Tensor Core: 989 teraFLOPS*; {_SPARSE_NOTE}", sparse=989 * T),
-            _peak("bf16", 989.5 * T, _H100, f"BFLOAT16 Tensor Core: 1,979 teraFLOPS*; {_SPARSE_NOTE}", sparse=1979 * T),
-            _peak("fp16", 989.5 * T, _H100, f"FP16 Tensor Core: 1,979 teraFLOPS*; {_SPARSE_NOTE}", sparse=1979 * T),
-            _peak("fp8", 1979 * T, _H100, f"FP8 Tensor Core: 3,958 teraFLOPS*; {_SPARSE_NOTE}", sparse=3958 * T),
-            _peak("int8", 1979 * T, _H100, f"INT8 Tensor Core: 3,958 TOPS*; {_SPARSE_NOTE}", sparse=3958 * T),
+            _peak(
+                "fp16",
+                133.8 * T,
+                _HOPPER,
+                "H100 SXM5: Peak FP16 (non-Tensor) 133.8 TFLOPS",
+                unit="vector",
+            ),
+            _peak(
+                "bf16",
+                133.8 * T,
+                _HOPPER,
+                "H100 SXM5: Peak BF16 (non-Tensor) 133.8 TFLOPS",
+                unit="vector",
+            ),
+            _peak(
+                "tf32",
+                494.5 * T,
+                _H100,
+                f"TF32 Tensor Core: 989 teraFLOPS*; {_SPARSE_NOTE}",
+                sparse=989 * T,
+            ),
+            _peak(
+                "bf16",
+                989.5 * T,
+                _H100,
+                f"BFLOAT16 Tensor Core: 1,979 teraFLOPS*; {_SPARSE_NOTE}",
+                sparse=1979 * T,
+            ),
+            _peak(
+                "fp16",
+                989.5 * T,
+                _H100,
+                f"FP16 Tensor Core: 1,979 teraFLOPS*; {_SPARSE_NOTE}",
+                sparse=1979 * T,
+            ),
+            _peak(
+                "fp8",
+                1979 * T,
+                _H100,
+                f"FP8 Tensor Core: 3,958 teraFLOPS*; {_SPARSE_NOTE}",
+                sparse=3958 * T,
+            ),
+            _peak(
+                "int8",
+                1979 * T,
+                _H100,
+                f"INT8 Tensor Core: 3,958 TOPS*; {_SPARSE_NOTE}",
+                sparse=3958 * T,
+            ),
         ),
-        hbm_bytes=80 * G, hbm_bytes_per_s=3.35 * T, memory_kind="HBM3",
+        hbm_bytes=80 * G,
+        hbm_bytes_per_s=3.35 * T,
+        memory_kind="HBM3",
         memory_source=Source(_H100, "H100 SXM: GPU memory 80GB, GPU memory bandwidth 3.35TB/s"),
-        interconnect=Link("NVLink 4", 25 * G, Source(_H100, "NVIDIA NVLink: 900GB/s (18 links; 25 GB/s per link each way)"), count=18,
-                          topology="switch", domain_chips=8),
+        interconnect=Link(
+            "NVLink 4",
+            25 * G,
+            Source(_H100, "NVIDIA NVLink: 900GB/s (18 links; 25 GB/s per link each way)"),
+            count=18,
+            topology="switch",
+            domain_chips=8,
+        ),
         host_link=_pcie(5, _H100, "PCIe Gen5: 128GB/s (both directions together)"),
         notes="Dense bf16 is 1,979/2 = 989.5 TFLOP/s, usually rounded to 989 TFLOP/s; "
-              "the 1.98e15 often quoted is the 2:4-sparse figure.",
+        "the 1.98e15 often quoted is the 2:4-sparse figure.",
     ),
     Chip(
-        name="H100 PCIe", vendor="NVIDIA", aliases=("h100pcie",),
+        name="H100 PCIe",
+        vendor="NVIDIA",
+        aliases=("h100pcie",),
         peaks=(
             _peak("fp64", 26 * T, _H100, "H100 PCIe FP64: 26 teraFLOPS", unit="vector"),
             _peak("fp32", 51 * T, _H100, "H100 PCIe FP32: 51 teraFLOPS", unit="vector"),
-            _peak("tf32", 378 * T, _H100, f"TF32 Tensor Core: 756 teraFLOPS*; {_SPARSE_NOTE}", sparse=756 * T),
-            _peak("bf16", 756.5 * T, _H100, f"BFLOAT16 Tensor Core: 1,513 teraFLOPS*; {_SPARSE_NOTE}", sparse=1513 * T),
-            _peak("fp16", 756.5 * T, _H100, f"FP16 Tensor Core: 1,513 teraFLOPS*; {_SPARSE_NOTE}", sparse=1513 * T),
-            _peak("fp8", 1513 * T, _H100, f"FP8 Tensor Core: 3,026 teraFLOPS*; {_SPARSE_NOTE}", sparse=3026 * T),
-            _peak("int8", 1513 * T, _H100, f"INT8 Tensor Core: 3,026 TOPS*; {_SPARSE_NOTE}", sparse=3026 * T),
+            _peak(
+                "tf32",
+                378 * T,
+                _H100,
+                f"TF32 Tensor Core: 756 teraFLOPS*; {_SPARSE_NOTE}",
+                sparse=756 * T,
+            ),
+            _peak(
+                "bf16",
+                756.5 * T,
+                _H100,
+                f"BFLOAT16 Tensor Core: 1,513 teraFLOPS*; {_SPARSE_NOTE}",
+                sparse=1513 * T,
+            ),
+            _peak(
+                "fp16",
+                756.5 * T,
+                _H100,
+                f"FP16 Tensor Core: 1,513 teraFLOPS*; {_SPARSE_NOTE}",
+                sparse=1513 * T,
+            ),
+            _peak(
+                "fp8",
+                1513 * T,
+                _H100,
+                f"FP8 Tensor Core: 3,026 teraFLOPS*; {_SPARSE_NOTE}",
+                sparse=3026 * T,
+            ),
+            _peak(
+                "int8",
+                1513 * T,
+                _H100,
+                f"INT8 Tensor Core: 3,026 TOPS*; {_SPARSE_NOTE}",
+                sparse=3026 * T,
+            ),
         ),
-        hbm_bytes=80 * G, hbm_bytes_per_s=2.0 * T, memory_kind="HBM2e",
+        hbm_bytes=80 * G,
+        hbm_bytes_per_s=2.0 * T,
+        memory_kind="HBM2e",
         memory_source=Source(_H100, "H100 PCIe: GPU memory 80GB, GPU memory bandwidth 2TB/s"),
-        interconnect=Link("NVLink bridge", 25 * G, Source(_H100, "NVLink: 600GB/s (bridge for 2 GPUs; 12 links, 25 GB/s per link each way)"), count=12,
-                          topology="switch", domain_chips=2),
+        interconnect=Link(
+            "NVLink bridge",
+            25 * G,
+            Source(
+                _H100, "NVLink: 600GB/s (bridge for 2 GPUs; 12 links, 25 GB/s per link each way)"
+            ),
+            count=12,
+            topology="switch",
+            domain_chips=2,
+        ),
         host_link=_pcie(5, _H100, "PCIe Gen5: 128GB/s (both directions together)"),
     ),
     Chip(
-        name="H200", vendor="NVIDIA", aliases=("h200sxm", "h200"),
+        name="H200",
+        vendor="NVIDIA",
+        aliases=("h200sxm", "h200"),
         peaks=(
             _peak("fp64", 34 * T, _H200, "H200 SXM FP64: 34 TFLOPS", unit="vector"),
             _peak("fp32", 67 * T, _H200, "H200 SXM FP32: 67 TFLOPS", unit="vector"),
-            _peak("tf32", 494.5 * T, _H200, f"TF32 Tensor Core: 989 TFLOPS*; {_SPARSE_NOTE}", sparse=989 * T),
-            _peak("bf16", 989.5 * T, _H200, f"BFLOAT16 Tensor Core: 1,979 TFLOPS*; {_SPARSE_NOTE}", sparse=1979 * T),
-            _peak("fp16", 989.5 * T, _H200, f"FP16 Tensor Core: 1,979 TFLOPS*; {_SPARSE_NOTE}", sparse=1979 * T),
-            _peak("fp8", 1979 * T, _H200, f"FP8 Tensor Core: 3,958 TFLOPS*; {_SPARSE_NOTE}", sparse=3958 * T),
-            _peak("int8", 1979 * T, _H200, f"INT8 Tensor Core: 3,958 TOPS*; {_SPARSE_NOTE}", sparse=3958 * T),
+            _peak(
+                "tf32",
+                494.5 * T,
+                _H200,
+                f"TF32 Tensor Core: 989 TFLOPS*; {_SPARSE_NOTE}",
+                sparse=989 * T,
+            ),
+            _peak(
+                "bf16",
+                989.5 * T,
+                _H200,
+                f"BFLOAT16 Tensor Core: 1,979 TFLOPS*; {_SPARSE_NOTE}",
+                sparse=1979 * T,
+            ),
+            _peak(
+                "fp16",
+                989.5 * T,
+                _H200,
+                f"FP16 Tensor Core: 1,979 TFLOPS*; {_SPARSE_NOTE}",
+                sparse=1979 * T,
+            ),
+            _peak(
+                "fp8",
+                1979 * T,
+                _H200,
+                f"FP8 Tensor Core: 3,958 TFLOPS*; {_SPARSE_NOTE}",
+                sparse=3958 * T,
+            ),
+            _peak(
+                "int8",
+                1979 * T,
+                _H200,
+                f"INT8 Tensor Core: 3,958 TOPS*; {_SPARSE_NOTE}",
+                sparse=3958 * T,
+            ),
         ),
-        hbm_bytes=141 * G, hbm_bytes_per_s=4.8 * T, memory_kind="HBM3e",
+        hbm_bytes=141 * G,
+        hbm_bytes_per_s=4.8 * T,
+        memory_kind="HBM3e",
         memory_source=Source(_H200, "H200 SXM: GPU memory 141GB, GPU memory bandwidth 4.8TB/s"),
-        interconnect=Link("NVLink 4", 25 * G, Source(_H200, "NVIDIA NVLink: 900GB/s (18 links; 25 GB/s per link each way)"), count=18,
-                          topology="switch", domain_chips=8),
+        interconnect=Link(
+            "NVLink 4",
+            25 * G,
+            Source(_H200, "NVIDIA NVLink: 900GB/s (18 links; 25 GB/s per link each way)"),
+            count=18,
+            topology="switch",
+            domain_chips=8,
+        ),
         host_link=_pcie(5, _H200, "PCIe Gen5: 128GB/s (both directions together)"),
     ),
     Chip(
-        name="B200", vendor="NVIDIA", aliases=("b200", "hgxb200"),
+        name="B200",
+        vendor="NVIDIA",
+        aliases=("b200", "hgxb200"),
         peaks=(
-            _peak("fp32", 75 * T, _B200, "HGX B200 (8 GPUs): FP32 600 TFLOPS, i.e. 75 TFLOPS per GPU", unit="vector"),
-            _peak("tf32", 1125 * T, _B200, f"HGX B200 (8 GPUs): TF32 Tensor Core 18 PFLOPS*, i.e. 2.25 PFLOPS* per GPU; {_SPARSE_NOTE}", sparse=2250 * T),
-            _peak("bf16", 2250 * T, _B200, f"HGX B200 (8 GPUs): FP16/BF16 36 PFLOPS*, i.e. 4.5 PFLOPS* per GPU; {_SPARSE_NOTE}", sparse=4500 * T),
-            _peak("fp16", 2250 * T, _B200, f"HGX B200 (8 GPUs): FP16/BF16 36 PFLOPS*, i.e. 4.5 PFLOPS* per GPU; {_SPARSE_NOTE}", sparse=4500 * T),
-            _peak("fp8", 4500 * T, _B200, f"HGX B200 (8 GPUs): FP8 72 PFLOPS*, i.e. 9 PFLOPS* per GPU; {_SPARSE_NOTE}", sparse=9000 * T),
-            _peak("int8", 4500 * T, _B200, f"HGX B200 (8 GPUs): INT8 72 POPS*, i.e. 9 POPS* per GPU; {_SPARSE_NOTE}", sparse=9000 * T),
-            _peak("fp4", 9000 * T, _B200, f"HGX B200 (8 GPUs): FP4 144 PFLOPS*, i.e. 18 PFLOPS* per GPU; {_SPARSE_NOTE}", sparse=18000 * T),
+            _peak(
+                "fp32",
+                75 * T,
+                _B200,
+                "HGX B200 (8 GPUs): FP32 600 TFLOPS, i.e. 75 TFLOPS per GPU",
+                unit="vector",
+            ),
+            _peak(
+                "tf32",
+                1125 * T,
+                _B200,
+                f"HGX B200 (8 GPUs): TF32 Tensor Core 18 PFLOPS*, i.e. 2.25 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                sparse=2250 * T,
+            ),
+            _peak(
+                "bf16",
+                2250 * T,
+                _B200,
+                f"HGX B200 (8 GPUs): FP16/BF16 36 PFLOPS*, i.e. 4.5 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                sparse=4500 * T,
+            ),
+            _peak(
+                "fp16",
+                2250 * T,
+                _B200,
+                f"HGX B200 (8 GPUs): FP16/BF16 36 PFLOPS*, i.e. 4.5 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                sparse=4500 * T,
+            ),
+            _peak(
+                "fp8",
+                4500 * T,
+                _B200,
+                f"HGX B200 (8 GPUs): FP8 72 PFLOPS*, i.e. 9 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                sparse=9000 * T,
+            ),
+            _peak(
+                "int8",
+                4500 * T,
+                _B200,
+                f"HGX B200 (8 GPUs): INT8 72 POPS*, i.e. 9 POPS* per GPU; {_SPARSE_NOTE}",
+                sparse=9000 * T,
+            ),
+            _peak(
+                "fp4",
+                9000 * T,
+                _B200,
+                f"HGX B200 (8 GPUs): FP4 144 PFLOPS*, i.e. 18 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                sparse=18000 * T,
+            ),
         ),
-        hbm_bytes=180 * G, hbm_bytes_per_s=7.7 * T, memory_kind="HBM3e",
-        memory_source=Source(_B200, "HGX B200: total memory 1.4TB for 8 GPUs (180 GB each), memory bandwidth 62TB/s (7.7 TB/s each)"),
-        interconnect=Link("NVLink 5", 50 * G, Source(_B200, "NVLink 5: 1.8TB/s per GPU (18 links, 50 GB/s per link each way)"), count=18,
-                          topology="switch", domain_chips=8),
+        hbm_bytes=180 * G,
+        hbm_bytes_per_s=7.7 * T,
+        memory_kind="HBM3e",
+        memory_source=Source(
+            _B200,
+            "HGX B200: total memory 1.4TB for 8 GPUs (180 GB each), memory bandwidth 62TB/s (7.7 TB/s each)",
+        ),
+        interconnect=Link(
+            "NVLink 5",
+            50 * G,
+            Source(_B200, "NVLink 5: 1.8TB/s per GPU (18 links, 50 GB/s per link each way)"),
+            count=18,
+            topology="switch",
+            domain_chips=8,
+        ),
         notes="Other NVIDIA material quotes 192 GB and 8 TB/s for B200; the catalog keeps the "
-              "HGX B200 figures (180 GB, 7.7 TB/s) that ship in systems.",
+        "HGX B200 figures (180 GB, 7.7 TB/s) that ship in systems.",
     ),
     Chip(
-        name="GB200", vendor="NVIDIA", aliases=("gb200", "gb200nvl72", "b200nvl72"),
+        name="GB200",
+        vendor="NVIDIA",
+        aliases=("gb200", "gb200nvl72", "b200nvl72"),
         peaks=(
-            _peak("fp32", 80 * T, _GB200, "GB200 NVL72 (72 GPUs): FP32 5,760 TFLOPS, i.e. 80 TFLOPS per GPU", unit="vector"),
-            _peak("tf32", 1250 * T, _GB200, f"GB200 NVL72: TF32 Tensor Core 180 PFLOPS* for 72 GPUs, i.e. 2.5 PFLOPS* per GPU; {_SPARSE_NOTE}", sparse=2500 * T),
-            _peak("bf16", 2500 * T, _GB200, f"GB200 NVL72: FP16/BF16 Tensor Core 360 PFLOPS* for 72 GPUs, i.e. 5 PFLOPS* per GPU; {_SPARSE_NOTE}", sparse=5000 * T),
-            _peak("fp16", 2500 * T, _GB200, f"GB200 NVL72: FP16/BF16 Tensor Core 360 PFLOPS* for 72 GPUs, i.e. 5 PFLOPS* per GPU; {_SPARSE_NOTE}", sparse=5000 * T),
-            _peak("fp8", 5000 * T, _GB200, f"GB200 NVL72: FP8 Tensor Core 720 PFLOPS* for 72 GPUs, i.e. 10 PFLOPS* per GPU; {_SPARSE_NOTE}", sparse=10000 * T),
-            _peak("int8", 5000 * T, _GB200, f"GB200 NVL72: INT8 Tensor Core 720 POPS* for 72 GPUs, i.e. 10 POPS* per GPU; {_SPARSE_NOTE}", sparse=10000 * T),
-            _peak("fp4", 10000 * T, _GB200, f"GB200 NVL72: FP4 Tensor Core 1,440 PFLOPS* for 72 GPUs, i.e. 20 PFLOPS* per GPU; {_SPARSE_NOTE}", sparse=20000 * T),
+            _peak(
+                "fp32",
+                80 * T,
+                _GB200,
+                "GB200 NVL72 (72 GPUs): FP32 5,760 TFLOPS, i.e. 80 TFLOPS per GPU",
+                unit="vector",
+            ),
+            _peak(
+                "tf32",
+                1250 * T,
+                _GB200,
+                f"GB200 NVL72: TF32 Tensor Core 180 PFLOPS* for 72 GPUs, i.e. 2.5 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                sparse=2500 * T,
+            ),
+            _peak(
+                "bf16",
+                2500 * T,
+                _GB200,
+                f"GB200 NVL72: FP16/BF16 Tensor Core 360 PFLOPS* for 72 GPUs, i.e. 5 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                sparse=5000 * T,
+            ),
+            _peak(
+                "fp16",
+                2500 * T,
+                _GB200,
+                f"GB200 NVL72: FP16/BF16 Tensor Core 360 PFLOPS* for 72 GPUs, i.e. 5 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                sparse=5000 * T,
+            ),
+            _peak(
+                "fp8",
+                5000 * T,
+                _GB200,
+                f"GB200 NVL72: FP8 Tensor Core 720 PFLOPS* for 72 GPUs, i.e. 10 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                sparse=10000 * T,
+            ),
+            _peak(
+                "int8",
+                5000 * T,
+                _GB200,
+                f"GB200 NVL72: INT8 Tensor Core 720 POPS* for 72 GPUs, i.e. 10 POPS* per GPU; {_SPARSE_NOTE}",
+                sparse=10000 * T,
+            ),
+            _peak(
+                "fp4",
+                10000 * T,
+                _GB200,
+                f"GB200 NVL72: FP4 Tensor Core 1,440 PFLOPS* for 72 GPUs, i.e. 20 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                sparse=20000 * T,
+            ),
         ),
-        hbm_bytes=186 * G, hbm_bytes_per_s=8 * T, memory_kind="HBM3e",
-        memory_source=Source(_GB200, "GB200 NVL72: up to 13.4 TB HBM3e at 576 TB/s for 72 GPUs (186 GB, 8 TB/s each)"),
-        interconnect=Link("NVLink 5", 50 * G, Source(_GB200, "NVLink bandwidth 130 TB/s for 72 GPUs: 1.8 TB/s per GPU (18 links, 50 GB/s per link each way)"), count=18,
-                          topology="switch", domain_chips=72),
+        hbm_bytes=186 * G,
+        hbm_bytes_per_s=8 * T,
+        memory_kind="HBM3e",
+        memory_source=Source(
+            _GB200, "GB200 NVL72: up to 13.4 TB HBM3e at 576 TB/s for 72 GPUs (186 GB, 8 TB/s each)"
+        ),
+        interconnect=Link(
+            "NVLink 5",
+            50 * G,
+            Source(
+                _GB200,
+                "NVLink bandwidth 130 TB/s for 72 GPUs: 1.8 TB/s per GPU (18 links, 50 GB/s per link each way)",
+            ),
+            count=18,
+            topology="switch",
+            domain_chips=72,
+        ),
         notes="One Blackwell GPU of a GB200 NVL72 rack; rack figures divided by 72.",
     ),
 ]
 
 # -- AMD Instinct: spec pages print dense and "with structured sparsity" figures -
 _AMD_SPARSE = "(with structured sparsity: 2x)"
-_NVIDIA_STYLE_IF = ("AMD Infinity Fabric: 7 links, 128 GB/s peak per link (64 GB/s each way); "
-                    "8 GPUs fully connected (a link to each of the other 7)")
+_NVIDIA_STYLE_IF = (
+    "AMD Infinity Fabric: 7 links, 128 GB/s peak per link (64 GB/s each way); "
+    "8 GPUs fully connected (a link to each of the other 7)"
+)
 
 
 def _amd(name, url, aliases, bf16, fp8, fp32, fp64, hbm_gb, tbps, mem_kind):
-    fp64_peak = () if fp64 is None else (_peak("fp64", fp64 * T, url, f"Peak FP64 matrix: {fp64} TFLOPs"),)
+    fp64_peak = (
+        () if fp64 is None else (_peak("fp64", fp64 * T, url, f"Peak FP64 matrix: {fp64} TFLOPs"),)
+    )
     return Chip(
-        name=name, vendor="AMD", aliases=aliases,
-        peaks=fp64_peak + (
+        name=name,
+        vendor="AMD",
+        aliases=aliases,
+        peaks=fp64_peak
+        + (
             _peak("fp32", fp32 * T, url, f"Peak FP32 matrix: {fp32} TFLOPs"),
-            _peak("bf16", bf16 * T, url, f"Peak BF16: {bf16} TFLOPs; {2 * bf16:.1f} TFLOPs {_AMD_SPARSE}", sparse=2 * bf16 * T),
-            _peak("fp16", bf16 * T, url, f"Peak FP16: {bf16} TFLOPs; {2 * bf16:.1f} TFLOPs {_AMD_SPARSE}", sparse=2 * bf16 * T),
-            _peak("fp8", fp8 * T, url, f"Peak FP8: {fp8} TFLOPs; {2 * fp8:.1f} TFLOPs {_AMD_SPARSE}", sparse=2 * fp8 * T),
-            _peak("int8", fp8 * T, url, f"Peak INT8: {fp8} TOPs; {2 * fp8:.1f} TOPs {_AMD_SPARSE}", sparse=2 * fp8 * T),
+            _peak(
+                "bf16",
+                bf16 * T,
+                url,
+                f"Peak BF16: {bf16} TFLOPs; {2 * bf16:.1f} TFLOPs {_AMD_SPARSE}",
+                sparse=2 * bf16 * T,
+            ),
+            _peak(
+                "fp16",
+                bf16 * T,
+                url,
+                f"Peak FP16: {bf16} TFLOPs; {2 * bf16:.1f} TFLOPs {_AMD_SPARSE}",
+                sparse=2 * bf16 * T,
+            ),
+            _peak(
+                "fp8",
+                fp8 * T,
+                url,
+                f"Peak FP8: {fp8} TFLOPs; {2 * fp8:.1f} TFLOPs {_AMD_SPARSE}",
+                sparse=2 * fp8 * T,
+            ),
+            _peak(
+                "int8",
+                fp8 * T,
+                url,
+                f"Peak INT8: {fp8} TOPs; {2 * fp8:.1f} TOPs {_AMD_SPARSE}",
+                sparse=2 * fp8 * T,
+            ),
         ),
-        hbm_bytes=hbm_gb * G, hbm_bytes_per_s=tbps * T, memory_kind=mem_kind,
-        memory_source=Source(url, f"Memory: {hbm_gb} GB {mem_kind}; peak memory bandwidth {tbps} TB/s"),
-        interconnect=Link("Infinity Fabric", 64 * G, Source(url, _NVIDIA_STYLE_IF), count=7,
-                          topology="mesh", domain_chips=8),
+        hbm_bytes=hbm_gb * G,
+        hbm_bytes_per_s=tbps * T,
+        memory_kind=mem_kind,
+        memory_source=Source(
+            url, f"Memory: {hbm_gb} GB {mem_kind}; peak memory bandwidth {tbps} TB/s"
+        ),
+        interconnect=Link(
+            "Infinity Fabric",
+            64 * G,
+            Source(url, _NVIDIA_STYLE_IF),
+            count=7,
+            topology="mesh",
+            domain_chips=8,
+        ),
         host_link=_pcie(5, url, "PCIe Gen 5 x16: 128 GB/s (both directions together)"),
     )
 
 
 _AMD_CHIPS = [
-    _amd("MI300X", _MI300X, ("mi300x", "mi300", "instinctmi300x"), 1307.4, 2614.9, 163.4, 163.4, 192, 5.3, "HBM3"),
-    _amd("MI325X", _MI325X, ("mi325x", "instinctmi325x"), 1307.4, 2614.9, 163.4, 163.4, 256, 6.0, "HBM3E"),
-    _amd("MI355X", _MI355X, ("mi355x", "instinctmi355x"), 2516.6, 5033.2, 157.3, None, 288, 8.0, "HBM3E"),
+    _amd(
+        "MI300X",
+        _MI300X,
+        ("mi300x", "mi300", "instinctmi300x"),
+        1307.4,
+        2614.9,
+        163.4,
+        163.4,
+        192,
+        5.3,
+        "HBM3",
+    ),
+    _amd(
+        "MI325X",
+        _MI325X,
+        ("mi325x", "instinctmi325x"),
+        1307.4,
+        2614.9,
+        163.4,
+        163.4,
+        256,
+        6.0,
+        "HBM3E",
+    ),
+    _amd(
+        "MI355X",
+        _MI355X,
+        ("mi355x", "instinctmi355x"),
+        2516.6,
+        5033.2,
+        157.3,
+        None,
+        288,
+        8.0,
+        "HBM3E",
+    ),
 ]
 
 # -- consumer and Colab GPUs: two accumulate rates on GeForce cards -------------
 _CONSUMER = [
     Chip(
-        name="RTX 3090", vendor="NVIDIA", aliases=("3090", "rtx3090", "geforcertx3090"),
+        name="RTX 3090",
+        vendor="NVIDIA",
+        aliases=("3090", "rtx3090", "geforcertx3090"),
         peaks=(
-            _peak("fp32", 35.6 * T, _GA102, "GeForce RTX 3090: Peak FP32 TFLOPS (non-Tensor) 35.6", unit="vector"),
-            _peak("fp16", 35.6 * T, _GA102, "GeForce RTX 3090: Peak FP16 TFLOPS (non-Tensor) 35.6", unit="vector"),
-            _peak("bf16", 35.6 * T, _GA102, "GeForce RTX 3090: Peak BF16 TFLOPS (non-Tensor) 35.6", unit="vector"),
-            _peak("bf16", 71 * T, _GA102, "Peak BF16 Tensor TFLOPS with FP32 Accumulate: 71/142 (dense/sparse)", sparse=142 * T),
-            _peak("fp16", 71 * T, _GA102, "Peak FP16 Tensor TFLOPS with FP32 Accumulate: 71/142 (dense/sparse)", sparse=142 * T),
-            _peak("fp16", 142 * T, _GA102, "Peak FP16 Tensor TFLOPS with FP16 Accumulate: 142/284 (dense/sparse)", sparse=284 * T, accumulate="fp16"),
-            _peak("tf32", 35.6 * T, _GA102, "Peak TF32 Tensor TFLOPS: 35.6/71 (dense/sparse)", sparse=71 * T),
-            _peak("int8", 284 * T, _GA102, "Peak INT8 Tensor TOPS: 284/568 (dense/sparse)", sparse=568 * T, accumulate="int32"),
+            _peak(
+                "fp32",
+                35.6 * T,
+                _GA102,
+                "GeForce RTX 3090: Peak FP32 TFLOPS (non-Tensor) 35.6",
+                unit="vector",
+            ),
+            _peak(
+                "fp16",
+                35.6 * T,
+                _GA102,
+                "GeForce RTX 3090: Peak FP16 TFLOPS (non-Tensor) 35.6",
+                unit="vector",
+            ),
+            _peak(
+                "bf16",
+                35.6 * T,
+                _GA102,
+                "GeForce RTX 3090: Peak BF16 TFLOPS (non-Tensor) 35.6",
+                unit="vector",
+            ),
+            _peak(
+                "bf16",
+                71 * T,
+                _GA102,
+                "Peak BF16 Tensor TFLOPS with FP32 Accumulate: 71/142 (dense/sparse)",
+                sparse=142 * T,
+            ),
+            _peak(
+                "fp16",
+                71 * T,
+                _GA102,
+                "Peak FP16 Tensor TFLOPS with FP32 Accumulate: 71/142 (dense/sparse)",
+                sparse=142 * T,
+            ),
+            _peak(
+                "fp16",
+                142 * T,
+                _GA102,
+                "Peak FP16 Tensor TFLOPS with FP16 Accumulate: 142/284 (dense/sparse)",
+                sparse=284 * T,
+                accumulate="fp16",
+            ),
+            _peak(
+                "tf32",
+                35.6 * T,
+                _GA102,
+                "Peak TF32 Tensor TFLOPS: 35.6/71 (dense/sparse)",
+                sparse=71 * T,
+            ),
+            _peak(
+                "int8",
+                284 * T,
+                _GA102,
+                "Peak INT8 Tensor TOPS: 284/568 (dense/sparse)",
+                sparse=568 * T,
+                accumulate="int32",
+            ),
         ),
-        hbm_bytes=24 * G, hbm_bytes_per_s=936 * G, memory_kind="GDDR6X",
+        hbm_bytes=24 * G,
+        hbm_bytes_per_s=936 * G,
+        memory_kind="GDDR6X",
         memory_source=Source(_GA102, "GeForce RTX 3090: 24 GB GDDR6X, memory bandwidth 936 GB/sec"),
         host_link=_pcie(4),
     ),
     Chip(
-        name="RTX 4090", vendor="NVIDIA", aliases=("4090", "rtx4090", "geforcertx4090"),
+        name="RTX 4090",
+        vendor="NVIDIA",
+        aliases=("4090", "rtx4090", "geforcertx4090"),
         peaks=(
-            _peak("fp32", 82.6 * T, _ADA, "GeForce RTX 4090: Peak FP32 TFLOPS (non-Tensor) 82.6", unit="vector"),
-            _peak("fp16", 82.6 * T, _ADA, "GeForce RTX 4090: Peak FP16 TFLOPS (non-Tensor) 82.6", unit="vector"),
-            _peak("bf16", 82.6 * T, _ADA, "GeForce RTX 4090: Peak BF16 TFLOPS (non-Tensor) 82.6", unit="vector"),
-            _peak("bf16", 165.2 * T, _ADA, "Peak BF16 Tensor TFLOPS with FP32 Accumulate: 165.2/330.4 (dense/sparse)", sparse=330.4 * T),
-            _peak("fp16", 165.2 * T, _ADA, "Peak FP16 Tensor TFLOPS with FP32 Accumulate: 165.2/330.4 (dense/sparse)", sparse=330.4 * T),
-            _peak("fp16", 330.3 * T, _ADA, "Peak FP16 Tensor TFLOPS with FP16 Accumulate: 330.3/660.6 (dense/sparse)", sparse=660.6 * T, accumulate="fp16"),
-            _peak("fp8", 330.3 * T, _ADA, "Peak FP8 Tensor TFLOPS with FP32 Accumulate: 330.3/660.6 (dense/sparse)", sparse=660.6 * T),
-            _peak("fp8", 660.6 * T, _ADA, "Peak FP8 Tensor TFLOPS with FP16 Accumulate: 660.6/1321.2 (dense/sparse)", sparse=1321.2 * T, accumulate="fp16"),
-            _peak("int8", 660.6 * T, _ADA, "Peak INT8 Tensor TOPS: 660.6/1321.2 (dense/sparse)", sparse=1321.2 * T, accumulate="int32"),
+            _peak(
+                "fp32",
+                82.6 * T,
+                _ADA,
+                "GeForce RTX 4090: Peak FP32 TFLOPS (non-Tensor) 82.6",
+                unit="vector",
+            ),
+            _peak(
+                "fp16",
+                82.6 * T,
+                _ADA,
+                "GeForce RTX 4090: Peak FP16 TFLOPS (non-Tensor) 82.6",
+                unit="vector",
+            ),
+            _peak(
+                "bf16",
+                82.6 * T,
+                _ADA,
+                "GeForce RTX 4090: Peak BF16 TFLOPS (non-Tensor) 82.6",
+                unit="vector",
+            ),
+            _peak(
+                "bf16",
+                165.2 * T,
+                _ADA,
+                "Peak BF16 Tensor TFLOPS with FP32 Accumulate: 165.2/330.4 (dense/sparse)",
+                sparse=330.4 * T,
+            ),
+            _peak(
+                "fp16",
+                165.2 * T,
+                _ADA,
+                "Peak FP16 Tensor TFLOPS with FP32 Accumulate: 165.2/330.4 (dense/sparse)",
+                sparse=330.4 * T,
+            ),
+            _peak(
+                "fp16",
+                330.3 * T,
+                _ADA,
+                "Peak FP16 Tensor TFLOPS with FP16 Accumulate: 330.3/660.6 (dense/sparse)",
+                sparse=660.6 * T,
+                accumulate="fp16",
+            ),
+            _peak(
+                "fp8",
+                330.3 * T,
+                _ADA,
+                "Peak FP8 Tensor TFLOPS with FP32 Accumulate: 330.3/660.6 (dense/sparse)",
+                sparse=660.6 * T,
+            ),
+            _peak(
+                "fp8",
+                660.6 * T,
+                _ADA,
+                "Peak FP8 Tensor TFLOPS with FP16 Accumulate: 660.6/1321.2 (dense/sparse)",
+                sparse=1321.2 * T,
+                accumulate="fp16",
+            ),
+            _peak(
+                "int8",
+                660.6 * T,
+                _ADA,
+                "Peak INT8 Tensor TOPS: 660.6/1321.2 (dense/sparse)",
+                sparse=1321.2 * T,
+                accumulate="int32",
+            ),
         ),
-        hbm_bytes=24 * G, hbm_bytes_per_s=1008 * G, memory_kind="GDDR6X",
+        hbm_bytes=24 * G,
+        hbm_bytes_per_s=1008 * G,
+        memory_kind="GDDR6X",
         memory_source=Source(_ADA, "GeForce RTX 4090: 24 GB GDDR6X, memory bandwidth 1008 GB/sec"),
         host_link=_pcie(4),
     ),
     Chip(
-        name="RTX 5090", vendor="NVIDIA", aliases=("5090", "rtx5090", "geforcertx5090"),
+        name="RTX 5090",
+        vendor="NVIDIA",
+        aliases=("5090", "rtx5090", "geforcertx5090"),
         peaks=(
-            _peak("fp32", 104.8 * T, _RTX_BW, "GeForce RTX 5090: Peak FP32 TFLOPS (non-Tensor) 104.8", unit="vector"),
-            _peak("bf16", 209.5 * T, _RTX_BW, "Peak BF16 Tensor TFLOPS with FP32 Accumulate: 209.5/419 (dense/sparse)", sparse=419 * T),
-            _peak("fp16", 209.5 * T, _RTX_BW, "Peak FP16 Tensor TFLOPS with FP32 Accumulate: 209.5/419 (dense/sparse)", sparse=419 * T),
+            _peak(
+                "fp32",
+                104.8 * T,
+                _RTX_BW,
+                "GeForce RTX 5090: Peak FP32 TFLOPS (non-Tensor) 104.8",
+                unit="vector",
+            ),
+            _peak(
+                "bf16",
+                209.5 * T,
+                _RTX_BW,
+                "Peak BF16 Tensor TFLOPS with FP32 Accumulate: 209.5/419 (dense/sparse)",
+                sparse=419 * T,
+            ),
+            _peak(
+                "fp16",
+                209.5 * T,
+                _RTX_BW,
+                "Peak FP16 Tensor TFLOPS with FP32 Accumulate: 209.5/419 (dense/sparse)",
+                sparse=419 * T,
+            ),
         ),
-        hbm_bytes=32 * G, hbm_bytes_per_s=1792 * G, memory_kind="GDDR7",
-        memory_source=Source(_RTX_BW, "GeForce RTX 5090: 32 GB GDDR7, memory bandwidth 1792 GB/sec"),
+        hbm_bytes=32 * G,
+        hbm_bytes_per_s=1792 * G,
+        memory_kind="GDDR7",
+        memory_source=Source(
+            _RTX_BW, "GeForce RTX 5090: 32 GB GDDR7, memory bandwidth 1792 GB/sec"
+        ),
         host_link=_pcie(5),
     ),
     Chip(
-        name="T4", vendor="NVIDIA", aliases=("t4", "teslat4", "colabt4"),
+        name="T4",
+        vendor="NVIDIA",
+        aliases=("t4", "teslat4", "colabt4"),
         peaks=(
             _peak("fp32", 8.1 * T, _T4, "Single-Precision: 8.1 TFLOPS", unit="vector"),
             _peak("fp16", 65 * T, _T4, "Mixed-Precision (FP16/FP32): 65 TFLOPS"),
             _peak("int8", 130 * T, _T4, "INT8: 130 TOPS", accumulate="int32"),
         ),
-        hbm_bytes=16 * G, hbm_bytes_per_s=320 * G, memory_kind="GDDR6",
+        hbm_bytes=16 * G,
+        hbm_bytes_per_s=320 * G,
+        memory_kind="GDDR6",
         memory_source=Source(_T4, "GPU Memory: 16 GB GDDR6, 320+ GB/s"),
-        host_link=_pcie(3, _T4, "Interconnect Bandwidth: 32 GB/sec (PCIe Gen3 x16, both directions together)"),
+        host_link=_pcie(
+            3, _T4, "Interconnect Bandwidth: 32 GB/sec (PCIe Gen3 x16, both directions together)"
+        ),
         notes="T4 (Turing) has no bf16 tensor cores; use fp16.",
     ),
     Chip(
-        name="L4", vendor="NVIDIA", aliases=("l4", "colabl4"),
+        name="L4",
+        vendor="NVIDIA",
+        aliases=("l4", "colabl4"),
         peaks=(
             _peak("fp32", 30.3 * T, _L4, "FP32: 30.3 teraFLOPs", unit="vector"),
-            _peak("tf32", 60 * T, _L4, f"TF32 Tensor Core: 120 teraFLOPS*; {_SPARSE_NOTE}", sparse=120 * T),
-            _peak("bf16", 121 * T, _L4, f"BFLOAT16 Tensor Core: 242 teraFLOPS*; {_SPARSE_NOTE}", sparse=242 * T),
-            _peak("fp16", 121 * T, _L4, f"FP16 Tensor Core: 242 teraFLOPS*; {_SPARSE_NOTE}", sparse=242 * T),
-            _peak("fp8", 242.5 * T, _L4, f"FP8 Tensor Core: 485 teraFLOPS*; {_SPARSE_NOTE}", sparse=485 * T),
-            _peak("int8", 242.5 * T, _L4, f"INT8 Tensor Core: 485 TOPS*; {_SPARSE_NOTE}", sparse=485 * T),
+            _peak(
+                "tf32",
+                60 * T,
+                _L4,
+                f"TF32 Tensor Core: 120 teraFLOPS*; {_SPARSE_NOTE}",
+                sparse=120 * T,
+            ),
+            _peak(
+                "bf16",
+                121 * T,
+                _L4,
+                f"BFLOAT16 Tensor Core: 242 teraFLOPS*; {_SPARSE_NOTE}",
+                sparse=242 * T,
+            ),
+            _peak(
+                "fp16",
+                121 * T,
+                _L4,
+                f"FP16 Tensor Core: 242 teraFLOPS*; {_SPARSE_NOTE}",
+                sparse=242 * T,
+            ),
+            _peak(
+                "fp8",
+                242.5 * T,
+                _L4,
+                f"FP8 Tensor Core: 485 teraFLOPS*; {_SPARSE_NOTE}",
+                sparse=485 * T,
+            ),
+            _peak(
+                "int8",
+                242.5 * T,
+                _L4,
+                f"INT8 Tensor Core: 485 TOPS*; {_SPARSE_NOTE}",
+                sparse=485 * T,
+            ),
         ),
-        hbm_bytes=24 * G, hbm_bytes_per_s=300 * G, memory_kind="GDDR6",
+        hbm_bytes=24 * G,
+        hbm_bytes_per_s=300 * G,
+        memory_kind="GDDR6",
         memory_source=Source(_L4, "GPU memory: 24GB; GPU memory bandwidth: 300GB/s"),
         host_link=_pcie(4, _L4, "Interconnect: PCIe Gen4 x16 64GB/s (both directions together)"),
     ),
@@ -381,7 +1009,7 @@ def _index() -> dict[str, Chip]:
         for prefix in ("tpu", "rtx", "nvidia", "amd", "instinct", "geforce"):
             key = _key(chip.name)
             if key.startswith(prefix) and len(key) > len(prefix):
-                index.setdefault(key[len(prefix):], chip)
+                index.setdefault(key[len(prefix) :], chip)
     return index
 
 
@@ -406,15 +1034,18 @@ def get_chip(name) -> Chip:
     if key in index:
         return index[key]
     for prefix in ("tpu", "nvidia", "amd", "instinct", "geforce", "rtx"):
-        if key.startswith(prefix) and key[len(prefix):] in index:
-            return index[key[len(prefix):]]
+        if key.startswith(prefix) and key[len(prefix) :] in index:
+            return index[key[len(prefix) :]]
     close = difflib.get_close_matches(key, list(index), n=5, cutoff=0.4)
     names = []
     for k in close:
         if index[k].name not in names:
             names.append(index[k].name)
-    hint = (f" Closest: {', '.join(names[:3])}." if names
-            else f" Known chips: {', '.join(list_chips())}.")
+    hint = (
+        f" Closest: {', '.join(names[:3])}."
+        if names
+        else f" Known chips: {', '.join(list_chips())}."
+    )
     raise ValueError(f"unknown chip {name!r}.{hint}")
 
 

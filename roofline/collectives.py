@@ -47,23 +47,42 @@ from __future__ import annotations
 
 from .validate import check_size, is_symbolic
 
-__all__ = ["COLLECTIVES", "TOPOLOGIES", "collective_time", "collective_bytes_per_link",
-           "collective_steps", "canonical_topology"]
+__all__ = [
+    "COLLECTIVES",
+    "TOPOLOGIES",
+    "collective_time",
+    "collective_bytes_per_link",
+    "collective_steps",
+    "canonical_topology",
+]
 
 COLLECTIVES = ("all-gather", "reduce-scatter", "all-reduce", "all-to-all")
 TOPOLOGIES = ("ring", "bidirectional-ring", "switch", "mesh")
 _TOPOLOGY_ALIASES = {
-    "ring": "ring", "onewayring": "ring", "unidirectionalring": "ring", "link": "ring",
-    "bidirectionalring": "bidirectional-ring", "biring": "bidirectional-ring",
-    "torus": "bidirectional-ring", "torusaxis": "bidirectional-ring",
-    "switch": "switch", "nvswitch": "switch", "crossbar": "switch",
-    "mesh": "mesh", "fullmesh": "mesh", "fullyconnected": "mesh",
+    "ring": "ring",
+    "onewayring": "ring",
+    "unidirectionalring": "ring",
+    "link": "ring",
+    "bidirectionalring": "bidirectional-ring",
+    "biring": "bidirectional-ring",
+    "torus": "bidirectional-ring",
+    "torusaxis": "bidirectional-ring",
+    "switch": "switch",
+    "nvswitch": "switch",
+    "crossbar": "switch",
+    "mesh": "mesh",
+    "fullmesh": "mesh",
+    "fullyconnected": "mesh",
 }
 _KIND_ALIASES = {
-    "allgather": "all-gather", "ag": "all-gather",
-    "reducescatter": "reduce-scatter", "rs": "reduce-scatter",
-    "allreduce": "all-reduce", "ar": "all-reduce",
-    "alltoall": "all-to-all", "a2a": "all-to-all",
+    "allgather": "all-gather",
+    "ag": "all-gather",
+    "reducescatter": "reduce-scatter",
+    "rs": "reduce-scatter",
+    "allreduce": "all-reduce",
+    "ar": "all-reduce",
+    "alltoall": "all-to-all",
+    "a2a": "all-to-all",
 }
 
 
@@ -75,6 +94,7 @@ def _key(text) -> str:
 
 def _suggest(key: str, names) -> str:
     import difflib
+
     close = difflib.get_close_matches(key, [_key(x) for x in names], n=1, cutoff=0.5)
     match = [x for x in names if close and _key(x) == close[0]]
     return f" Did you mean {match[0]!r}?" if match else ""
@@ -85,8 +105,10 @@ def canonical_kind(kind) -> str:
     key = _key(kind)
     if key in _KIND_ALIASES:
         return _KIND_ALIASES[key]
-    raise ValueError(f"unknown collective {kind!r}; use one of {', '.join(COLLECTIVES)}."
-                     + _suggest(key, COLLECTIVES))
+    raise ValueError(
+        f"unknown collective {kind!r}; use one of {', '.join(COLLECTIVES)}."
+        + _suggest(key, COLLECTIVES)
+    )
 
 
 def canonical_topology(topology) -> str:
@@ -94,8 +116,10 @@ def canonical_topology(topology) -> str:
     key = _key(topology)
     if key in _TOPOLOGY_ALIASES:
         return _TOPOLOGY_ALIASES[key]
-    raise ValueError(f"unknown topology {topology!r}; use one of {', '.join(TOPOLOGIES)} "
-                     "(or 'torus' for one axis of a TPU torus)." + _suggest(key, TOPOLOGIES))
+    raise ValueError(
+        f"unknown topology {topology!r}; use one of {', '.join(TOPOLOGIES)} "
+        "(or 'torus' for one axis of a TPU torus)." + _suggest(key, TOPOLOGIES)
+    )
 
 
 def _check_n(n):
@@ -109,8 +133,10 @@ def _check_n(n):
 def _floor(x):
     if is_symbolic(x):
         import sympy
+
         return sympy.floor(x)
     import math
+
     return math.floor(x)
 
 
@@ -127,16 +153,20 @@ def collective_bytes_per_link(kind, nbytes, n, topology="ring", links=1):
         check_size("links", links)
     V = nbytes
     if kind == "all-to-all":
-        per_link = {"ring": (n - 1) * V / (2 * n),
-                    "bidirectional-ring": _floor(n * n / 4) * V / (2 * n * n),
-                    "switch": (n - 1) * V / (n * n) / links,
-                    "mesh": V / (n * n)}[topology]
+        per_link = {
+            "ring": (n - 1) * V / (2 * n),
+            "bidirectional-ring": _floor(n * n / 4) * V / (2 * n * n),
+            "switch": (n - 1) * V / (n * n) / links,
+            "mesh": V / (n * n),
+        }[topology]
         return per_link
-    rounds = 2 if kind == "all-reduce" else 1       # reduce-scatter, then all-gather
-    one_round = {"ring": (n - 1) * V / n,
-                 "bidirectional-ring": (n - 1) * V / (2 * n),
-                 "switch": (n - 1) * V / n / links,
-                 "mesh": V / n}[topology]
+    rounds = 2 if kind == "all-reduce" else 1  # reduce-scatter, then all-gather
+    one_round = {
+        "ring": (n - 1) * V / n,
+        "bidirectional-ring": (n - 1) * V / (2 * n),
+        "switch": (n - 1) * V / n / links,
+        "mesh": V / n,
+    }[topology]
     return rounds * one_round
 
 
@@ -151,8 +181,7 @@ def collective_steps(kind, n, topology="ring"):
     return 2 * (n - 1) if kind == "all-reduce" else n - 1
 
 
-def collective_time(kind, nbytes, n, one_way_bytes_per_s, topology="ring", latency_s=0.0,
-                    links=1):
+def collective_time(kind, nbytes, n, one_way_bytes_per_s, topology="ring", latency_s=0.0, links=1):
     """Seconds for a collective over n chips: bandwidth term + steps x per-step latency.
 
     kind: "all-gather", "reduce-scatter", "all-reduce" or "all-to-all".

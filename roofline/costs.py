@@ -20,8 +20,15 @@ from .dtypes import bytes_per_element, canonical_dtype
 from .validate import check_size
 
 __all__ = [
-    "Cost", "dot", "elementwise", "matmul", "matmul_exact_flops",
-    "per_example_matmul", "tiled_matmul", "sharded_matmul", "ShardedMatmul",
+    "Cost",
+    "dot",
+    "elementwise",
+    "matmul",
+    "matmul_exact_flops",
+    "per_example_matmul",
+    "tiled_matmul",
+    "sharded_matmul",
+    "ShardedMatmul",
 ]
 
 
@@ -50,17 +57,21 @@ class Cost:
         """FLOPs, bytes and intensity with units, as a `roofline.display.Summary`."""
         from .display import Summary, quantity
         from .units import format_bytes, format_flops, format_intensity
+
         try:
             intensity = quantity(self.intensity, format_intensity)
         except Exception:  # e.g. bytes of 0 in an array: show the rest anyway
             intensity = "(undefined)"
         on = "" if self.unit is None else f" on the {self.unit} units"
         acc = "" if self.accumulate is None else f", {self.accumulate} accumulate"
-        return Summary(f"Cost of {self.name} ({self.dtype} math{acc}{on})", [
-            ("FLOPs", quantity(self.flops, format_flops)),
-            ("bytes moved", quantity(self.bytes, format_bytes)),
-            ("intensity", intensity),
-        ])
+        return Summary(
+            f"Cost of {self.name} ({self.dtype} math{acc}{on})",
+            [
+                ("FLOPs", quantity(self.flops, format_flops)),
+                ("bytes moved", quantity(self.bytes, format_bytes)),
+                ("intensity", intensity),
+            ],
+        )
 
     def __repr__(self) -> str:
         return self.summary().text()
@@ -80,14 +91,18 @@ def dot(N, dtype="bf16") -> Cost:
     return Cost("dot", 2 * N - 1, (2 * N + 1) * size, canonical_dtype(dtype), "vector")
 
 
-def elementwise(N, dtype="bf16", flops_per_element=1, inputs=2, outputs=1, name="elementwise") -> Cost:
+def elementwise(
+    N, dtype="bf16", flops_per_element=1, inputs=2, outputs=1, name="elementwise"
+) -> Cost:
     """An elementwise op on N elements (default: z = x + y, 1 FLOP, 2 reads, 1 write)."""
     check_size("N", N)
     check_size("flops_per_element", flops_per_element)
     check_size("inputs", inputs)
     check_size("outputs", outputs)
     size = bytes_per_element(dtype)
-    return Cost(name, flops_per_element * N, (inputs + outputs) * N * size, canonical_dtype(dtype), "vector")
+    return Cost(
+        name, flops_per_element * N, (inputs + outputs) * N * size, canonical_dtype(dtype), "vector"
+    )
 
 
 def _operand_bytes(dtype, activations, weights, output):
@@ -97,8 +112,9 @@ def _operand_bytes(dtype, activations, weights, output):
     return a, w, o
 
 
-def matmul(B, D, F, dtype="bf16", activations=None, weights=None, output=None,
-           accumulate=None) -> Cost:
+def matmul(
+    B, D, F, dtype="bf16", activations=None, weights=None, output=None, accumulate=None
+) -> Cost:
     """Activations X[B, D] times weights W[D, F] gives Y[B, F].
 
     FLOPs: 2BDF (B*F outputs, each D multiplies and D - 1 adds, rounded up to 2D;
@@ -114,8 +130,14 @@ def matmul(B, D, F, dtype="bf16", activations=None, weights=None, output=None,
         check_size(name, value)
     a, w, o = _operand_bytes(dtype, activations, weights, output)
     acc = None if accumulate is None else canonical_dtype(accumulate)
-    return Cost("matmul", 2 * B * D * F, a * B * D + w * D * F + o * B * F, canonical_dtype(dtype), "matrix",
-                acc)
+    return Cost(
+        "matmul",
+        2 * B * D * F,
+        a * B * D + w * D * F + o * B * F,
+        canonical_dtype(dtype),
+        "matrix",
+        acc,
+    )
 
 
 def matmul_exact_flops(B, D, F):
@@ -135,8 +157,13 @@ def per_example_matmul(B, D, F, dtype="bf16", activations=None, weights=None, ou
     for name, value in (("B", B), ("D", D), ("F", F)):
         check_size(name, value)
     a, w, o = _operand_bytes(dtype, activations, weights, output)
-    return Cost("per-example matmul", 2 * B * D * F, a * B * D + w * B * D * F + o * B * F,
-                canonical_dtype(dtype), "matrix")
+    return Cost(
+        "per-example matmul",
+        2 * B * D * F,
+        a * B * D + w * B * D * F + o * B * F,
+        canonical_dtype(dtype),
+        "matrix",
+    )
 
 
 def tiled_matmul(bm, bk, bn, dtype="bf16") -> Cost:
@@ -150,8 +177,13 @@ def tiled_matmul(bm, bk, bn, dtype="bf16") -> Cost:
     for name, value in (("bm", bm), ("bk", bk), ("bn", bn)):
         check_size(name, value)
     size = bytes_per_element(dtype)
-    return Cost("tiled matmul step", 2 * bm * bk * bn, (bm * bk + bk * bn) * size, canonical_dtype(dtype),
-                "matrix")
+    return Cost(
+        "tiled matmul step",
+        2 * bm * bk * bn,
+        (bm * bk + bk * bn) * size,
+        canonical_dtype(dtype),
+        "matrix",
+    )
 
 
 @dataclass(frozen=True)
@@ -183,13 +215,25 @@ class ShardedMatmul:
         """Per-chip FLOPs, memory bytes and link bytes with units (a `roofline.display.Summary`)."""
         from .display import Summary, quantity
         from .units import format_bytes, format_flops
-        rows = [("FLOPs", quantity(self.per_chip.flops, format_flops)),
-                ("memory bytes", quantity(self.per_chip.bytes, format_bytes))]
+
+        rows = [
+            ("FLOPs", quantity(self.per_chip.flops, format_flops)),
+            ("memory bytes", quantity(self.per_chip.bytes, format_bytes)),
+        ]
         if self.partial_sum_bytes is not None:
-            rows.append(("partial sum (all-reduced)", quantity(self.partial_sum_bytes, format_bytes)))
-        rows += [("sent per link, one way (ring)", quantity(self.send_bytes_per_direction, format_bytes)),
-                 ("FLOPs, all chips", quantity(self.total_flops, format_flops))]
-        return Summary(f"Matmul sharded over {self.n} chips ({self.per_chip.dtype}), per chip", rows)
+            rows.append(
+                ("partial sum (all-reduced)", quantity(self.partial_sum_bytes, format_bytes))
+            )
+        rows += [
+            (
+                "sent per link, one way (ring)",
+                quantity(self.send_bytes_per_direction, format_bytes),
+            ),
+            ("FLOPs, all chips", quantity(self.total_flops, format_flops)),
+        ]
+        return Summary(
+            f"Matmul sharded over {self.n} chips ({self.per_chip.dtype}), per chip", rows
+        )
 
     def __repr__(self) -> str:
         return self.summary().text()
@@ -210,6 +254,9 @@ def sharded_matmul(B, D, F, n=2, dtype="bf16") -> ShardedMatmul:
     local = matmul(B, D / n, F, dtype=dtype)
     partial_sum_bytes = B * F * bytes_per_element(dtype)
     send = 2 * (n - 1) * partial_sum_bytes / n
-    return ShardedMatmul(n, Cost(f"matmul on 1 of {n} chips", local.flops, local.bytes, local.dtype,
-                                 "matrix"),
-                         send, partial_sum_bytes)
+    return ShardedMatmul(
+        n,
+        Cost(f"matmul on 1 of {n} chips", local.flops, local.bytes, local.dtype, "matrix"),
+        send,
+        partial_sum_bytes,
+    )

@@ -66,10 +66,13 @@ class Summary:
         body = "".join(
             f"<tr><th style='text-align:left;padding-right:1em'>{html.escape(label)}</th>"
             f"<td style='text-align:left'>{html.escape(text)}</td></tr>"
-            for label, text in self.rows)
-        return (f"<table class='roofline-summary'>"
-                f"<caption style='text-align:left;font-weight:bold'>{html.escape(self.title)}"
-                f"</caption><tbody>{body}</tbody></table>")
+            for label, text in self.rows
+        )
+        return (
+            f"<table class='roofline-summary'>"
+            f"<caption style='text-align:left;font-weight:bold'>{html.escape(self.title)}"
+            f"</caption><tbody>{body}</tbody></table>"
+        )
 
     __str__ = text
     __repr__ = text

@@ -20,14 +20,27 @@ DTYPE_BYTES = {
 }
 
 _ALIASES = {
-    "float64": "fp64", "double": "fp64", "f64": "fp64",
-    "float32": "fp32", "float": "fp32", "single": "fp32", "f32": "fp32",
+    "float64": "fp64",
+    "double": "fp64",
+    "f64": "fp64",
+    "float32": "fp32",
+    "float": "fp32",
+    "single": "fp32",
+    "f32": "fp32",
     "bfloat16": "bf16",
-    "float16": "fp16", "half": "fp16", "f16": "fp16",
-    "float8": "fp8", "e4m3": "fp8", "e5m2": "fp8", "float8_e4m3fn": "fp8",
+    "float16": "fp16",
+    "half": "fp16",
+    "f16": "fp16",
+    "float8": "fp8",
+    "e4m3": "fp8",
+    "e5m2": "fp8",
+    "float8_e4m3fn": "fp8",
     "float8_e5m2": "fp8",
-    "float4": "fp4", "nvfp4": "fp4", "mxfp4": "fp4",
-    "i8": "int8", "i4": "int4",
+    "float4": "fp4",
+    "nvfp4": "fp4",
+    "mxfp4": "fp4",
+    "i8": "int8",
+    "i4": "int4",
 }
 
 
@@ -41,9 +54,7 @@ def canonical_dtype(dtype) -> str:
         if name is None and isinstance(dtype, type):
             name = dtype.__name__
         if not isinstance(name, str):
-            raise TypeError(
-                f"dtype must be a name such as 'bf16' or 'fp32', got {dtype!r}"
-            )
+            raise TypeError(f"dtype must be a name such as 'bf16' or 'fp32', got {dtype!r}")
         dtype = name
     key = dtype.strip().lower().replace("-", "").replace("_", "").replace(" ", "")
     for name in DTYPE_BYTES:
@@ -54,9 +65,7 @@ def canonical_dtype(dtype) -> str:
             return name
     close = difflib.get_close_matches(key, list(DTYPE_BYTES) + list(_ALIASES), n=3, cutoff=0.5)
     hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    raise ValueError(
-        f"unknown dtype {dtype!r}; known dtypes are {', '.join(DTYPE_BYTES)}.{hint}"
-    )
+    raise ValueError(f"unknown dtype {dtype!r}; known dtypes are {', '.join(DTYPE_BYTES)}.{hint}")
 
 
 def bytes_per_element(dtype) -> float:

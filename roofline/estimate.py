@@ -11,9 +11,18 @@ from .dtypes import bytes_per_element, canonical_dtype
 from .validate import check_size, is_symbolic
 
 __all__ = [
-    "Estimate", "estimate", "critical_intensity", "critical_batch_size",
-    "exact_critical_batch_size", "attainable_flops_per_s", "sharded_estimate",
-    "sharded_critical_D", "sharded_topology", "check_below_roof", "Term", "BOUNDS",
+    "Estimate",
+    "estimate",
+    "critical_intensity",
+    "critical_batch_size",
+    "exact_critical_batch_size",
+    "attainable_flops_per_s",
+    "sharded_estimate",
+    "sharded_critical_D",
+    "sharded_topology",
+    "check_below_roof",
+    "Term",
+    "BOUNDS",
 ]
 
 
@@ -24,8 +33,9 @@ def _bandwidth(chip, bandwidth_bytes_per_s):
     return bandwidth_bytes_per_s
 
 
-def critical_intensity(chip, dtype="bf16", sparse=False, bandwidth_bytes_per_s=None,
-                       accumulate=None, unit=None):
+def critical_intensity(
+    chip, dtype="bf16", sparse=False, bandwidth_bytes_per_s=None, accumulate=None, unit=None
+):
     """The ridge point in FLOPs/byte: peak FLOP/s divided by memory bandwidth (bytes/s).
 
     An operation whose intensity is above it is compute-bound on this chip, below it
@@ -39,8 +49,9 @@ def critical_intensity(chip, dtype="bf16", sparse=False, bandwidth_bytes_per_s=N
     return peak / _bandwidth(chip, bandwidth_bytes_per_s)
 
 
-def attainable_flops_per_s(intensity, chip, dtype="bf16", sparse=False, bandwidth_bytes_per_s=None,
-                           unit=None):
+def attainable_flops_per_s(
+    intensity, chip, dtype="bf16", sparse=False, bandwidth_bytes_per_s=None, unit=None
+):
     """The roofline itself: min(peak FLOP/s, bandwidth x intensity) (`unit` as in
     `critical_intensity`)."""
     chip = get_chip(chip)
@@ -49,6 +60,7 @@ def attainable_flops_per_s(intensity, chip, dtype="bf16", sparse=False, bandwidt
     slope = _bandwidth(chip, bandwidth_bytes_per_s) * intensity
     if is_symbolic(intensity):
         import sympy
+
         return sympy.Min(peak, slope)
     np = sys.modules.get("numpy")
     if np is not None and isinstance(slope, np.ndarray):
@@ -86,8 +98,16 @@ class Term:
 BOUNDS = ("compute", "memory", "link")
 #: Words readers and exercises use for the same bound ("bandwidth" is the book's older word
 #: for "memory": bytes from the chip's own memory).
-BOUND_SYNONYMS = {"bandwidth": "memory", "hbm": "memory", "mem": "memory", "math": "compute",
-                  "flops": "compute", "comms": "link", "network": "link", "interconnect": "link"}
+BOUND_SYNONYMS = {
+    "bandwidth": "memory",
+    "hbm": "memory",
+    "mem": "memory",
+    "math": "compute",
+    "flops": "compute",
+    "comms": "link",
+    "network": "link",
+    "interconnect": "link",
+}
 
 
 @dataclass(frozen=True)
@@ -117,9 +137,10 @@ class Estimate:
     @property
     def terms(self) -> tuple:
         """Every resource as a `Term`: math, main memory, then the extra ones."""
-        return ((Term("math", "compute", self.cost.flops, self.peak_flops_per_s),
-                 Term(self.memory_name, self.data_kind, self.cost.bytes, self.bandwidth_bytes_per_s))
-                + tuple(self.extra))
+        return (
+            Term("math", "compute", self.cost.flops, self.peak_flops_per_s),
+            Term(self.memory_name, self.data_kind, self.cost.bytes, self.bandwidth_bytes_per_s),
+        ) + tuple(self.extra)
 
     @property
     def times(self) -> dict:
@@ -165,7 +186,7 @@ class Estimate:
 
     @property
     def bound(self):
-        """"compute", "memory" or "link": the kind of the slowest resource (ties go to compute,
+        """ "compute", "memory" or "link": the kind of the slowest resource (ties go to compute,
         then memory). Numpy arrays give an array of these words."""
         kinds = ["compute", self.data_kind] + [t.kind for t in self.extra]
         return self._argmax(kinds)
@@ -173,12 +194,14 @@ class Estimate:
     def _argmax(self, labels):
         times = self._all_times()
         if any(is_symbolic(t) for t in times):
-            raise TypeError("the bound of a symbolic estimate depends on the symbols' values; "
-                            "substitute numbers first")
+            raise TypeError(
+                "the bound of a symbolic estimate depends on the symbols' values; "
+                "substitute numbers first"
+            )
         np = sys.modules.get("numpy")
         if np is not None and any(isinstance(t, np.ndarray) for t in times):
             stacked = np.broadcast_arrays(*[np.asarray(t, dtype=float) for t in times])
-            index = np.argmax(np.stack(stacked), axis=0)     # first maximum: ties keep order
+            index = np.argmax(np.stack(stacked), axis=0)  # first maximum: ties keep order
             return np.asarray(labels, dtype=object)[index].astype(str)
         best = 0
         for i, t in enumerate(times):
@@ -193,11 +216,14 @@ class Estimate:
 
     def __str__(self) -> str:
         from .units import format_time
+
         try:
             parts = ", ".join(f"{name} {format_time(t)}" for name, t in self.times.items())
-            return (f"{self.cost.name} on {self.chip_name}: {parts}; between "
-                    f"{format_time(self.t_lower)} and {format_time(self.t_upper)}, "
-                    f"{self.bound}-bound")
+            return (
+                f"{self.cost.name} on {self.chip_name}: {parts}; between "
+                f"{format_time(self.t_lower)} and {format_time(self.t_upper)}, "
+                f"{self.bound}-bound"
+            )
         except TypeError:
             return repr(self)
 
@@ -205,23 +231,44 @@ class Estimate:
         """Each resource's time (amount at rate), both bounds and the bound, with units, as a
         `roofline.display.Summary` (what a notebook shows for an Estimate)."""
         from .display import Summary, quantity
-        from .units import format_bandwidth, format_bytes, format_flops, format_flops_rate, format_time
+        from .units import (
+            format_bandwidth,
+            format_bytes,
+            format_flops,
+            format_flops_rate,
+            format_time,
+        )
+
         rows = []
-        for term, seconds in zip(self.terms, [self.t_math, self.t_comms] + [t.seconds for t in self.extra]):
-            amount, rate = ((format_flops, format_flops_rate) if term.kind == "compute"
-                            else (format_bytes, format_bandwidth))
-            text = (f"{quantity(seconds, format_time)} ({quantity(term.amount, amount)} at "
-                    f"{quantity(term.rate, rate)}")
+        for term, seconds in zip(
+            self.terms, [self.t_math, self.t_comms] + [t.seconds for t in self.extra]
+        ):
+            amount, rate = (
+                (format_flops, format_flops_rate)
+                if term.kind == "compute"
+                else (format_bytes, format_bandwidth)
+            )
+            text = (
+                f"{quantity(seconds, format_time)} ({quantity(term.amount, amount)} at "
+                f"{quantity(term.rate, rate)}"
+            )
             if not (isinstance(term.fixed_s, (int, float)) and term.fixed_s == 0):
                 text += f", {quantity(term.fixed_s, format_time)} of it latency"
-            label = f"math ({self.peak_unit} units)" if term.kind == "compute" else f"{term.resource} ({term.kind})"
+            label = (
+                f"math ({self.peak_unit} units)"
+                if term.kind == "compute"
+                else f"{term.resource} ({term.kind})"
+            )
             rows.append((label, text + ")"))
         rows.append(("lower bound (overlap)", quantity(self.t_lower, format_time)))
         rows.append(("upper bound (no overlap)", quantity(self.t_upper, format_time)))
         try:
             bound, slowest = self.bound, self.slowest
-            verdict = (f"{bound}-bound ({slowest} takes longest)" if isinstance(bound, str) else
-                       "by value: " + ", ".join(sorted({f"{b}-bound" for b in bound.ravel()})))
+            verdict = (
+                f"{bound}-bound ({slowest} takes longest)"
+                if isinstance(bound, str)
+                else "by value: " + ", ".join(sorted({f"{b}-bound" for b in bound.ravel()}))
+            )
         except TypeError:
             verdict = "depends on the symbols' values"
         rows.append(("bound", verdict))
@@ -237,6 +284,7 @@ class Estimate:
 def _max(a, b):
     if is_symbolic(a) or is_symbolic(b):
         import sympy
+
         return sympy.Max(a, b)
     np = sys.modules.get("numpy")
     if np is not None and (isinstance(a, np.ndarray) or isinstance(b, np.ndarray)):
@@ -255,14 +303,26 @@ def _peak_for(chip, dtype, sparse, unit, accumulate=None):
     """(peak FLOP/s, what it is) for a cost on `unit` ("matrix", "vector" or None)."""
     if unit == "vector" and not chip.has_peak(dtype, "vector"):
         # No vector figure published: the matrix peak is higher, so times stay lower bounds.
-        return (chip.peak_flops_per_s(dtype, sparse=sparse, accumulate=accumulate),
-                "matrix (no vector figure published: a looser bound)")
+        return (
+            chip.peak_flops_per_s(dtype, sparse=sparse, accumulate=accumulate),
+            "matrix (no vector figure published: a looser bound)",
+        )
     peak = chip.peak(dtype, accumulate, unit)
-    return chip.peak_flops_per_s(dtype, sparse=sparse, accumulate=accumulate, unit=peak.unit), peak.unit
+    return chip.peak_flops_per_s(
+        dtype, sparse=sparse, accumulate=accumulate, unit=peak.unit
+    ), peak.unit
 
 
-def estimate(cost: Cost, chip, dtype=None, sparse=False, bandwidth_bytes_per_s=None,
-             bandwidth_kind="memory", unit=None, efficiency=1.0) -> Estimate:
+def estimate(
+    cost: Cost,
+    chip,
+    dtype=None,
+    sparse=False,
+    bandwidth_bytes_per_s=None,
+    bandwidth_kind="memory",
+    unit=None,
+    efficiency=1.0,
+) -> Estimate:
     """Time bounds for `cost` on `chip`: t_math = FLOPs / peak, t_comms = bytes / bandwidth.
 
     `dtype` picks the peak (defaults to the dtype the cost's math runs in); the dense peak
@@ -279,18 +339,38 @@ def estimate(cost: Cost, chip, dtype=None, sparse=False, bandwidth_bytes_per_s=N
         raise TypeError(f"estimate needs a Cost from roofline.matmul, dot, ... got {cost!r}")
     if bandwidth_kind not in ("memory", "link"):
         raise ValueError(f"bandwidth_kind is 'memory' or 'link', got {bandwidth_kind!r}")
-    if isinstance(efficiency, bool) or not isinstance(efficiency, (int, float)) or not 0 < efficiency <= 1:
-        raise ValueError(f"efficiency is the fraction of peak a kernel reaches, 0 < e <= 1 "
-                         f"(e.g. 0.8 for 80 %), got {efficiency!r}")
+    if (
+        isinstance(efficiency, bool)
+        or not isinstance(efficiency, (int, float))
+        or not 0 < efficiency <= 1
+    ):
+        raise ValueError(
+            f"efficiency is the fraction of peak a kernel reaches, 0 < e <= 1 "
+            f"(e.g. 0.8 for 80 %), got {efficiency!r}"
+        )
     chip = get_chip(chip)
     dtype = canonical_dtype(dtype if dtype is not None else cost.dtype)
-    peak, peak_unit = _peak_for(chip, dtype, sparse, unit if unit is not None else cost.unit,
-                                getattr(cost, "accumulate", None))
+    peak, peak_unit = _peak_for(
+        chip,
+        dtype,
+        sparse,
+        unit if unit is not None else cost.unit,
+        getattr(cost, "accumulate", None),
+    )
     peak = peak * efficiency
     bandwidth = _bandwidth(chip, bandwidth_bytes_per_s)
     memory_name = chip.memory_kind if bandwidth_bytes_per_s is None else bandwidth_kind
-    return Estimate(cost, chip.name, peak, bandwidth, cost.flops / peak, cost.bytes / bandwidth,
-                    memory_name=memory_name, data_kind=bandwidth_kind, peak_unit=peak_unit)
+    return Estimate(
+        cost,
+        chip.name,
+        peak,
+        bandwidth,
+        cost.flops / peak,
+        cost.bytes / bandwidth,
+        memory_name=memory_name,
+        data_kind=bandwidth_kind,
+        peak_unit=peak_unit,
+    )
 
 
 def critical_batch_size(chip, dtype="bf16", weights=None, sparse=False, accumulate=None):
@@ -304,8 +384,17 @@ def critical_batch_size(chip, dtype="bf16", weights=None, sparse=False, accumula
     return critical_intensity(chip, dtype, sparse=sparse, accumulate=accumulate) * w / 2
 
 
-def exact_critical_batch_size(chip, D, F, dtype="bf16", activations=None, weights=None,
-                              output=None, sparse=False, accumulate=None):
+def exact_critical_batch_size(
+    chip,
+    D,
+    F,
+    dtype="bf16",
+    activations=None,
+    weights=None,
+    output=None,
+    sparse=False,
+    accumulate=None,
+):
     """The exact batch where t_math = t_comms for X[B, D] @ W[D, F], without B << D, F.
 
     Solves 2BDF / peak = (a*B*D + w*D*F + o*B*F) / bandwidth for B:
@@ -326,7 +415,9 @@ def exact_critical_batch_size(chip, D, F, dtype="bf16", activations=None, weight
     np = sys.modules.get("numpy")
     if np is not None and isinstance(denominator, np.ndarray):
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.inf)
+            return np.where(
+                denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.inf
+            )
     return numerator / denominator if denominator > 0 else float("inf")
 
 
@@ -335,8 +426,10 @@ def _link(chip, link_bytes_per_s):
         check_size("link_bytes_per_s", link_bytes_per_s)
         return link_bytes_per_s
     if chip.link_bytes_per_s is None:
-        raise ValueError(f"{chip.name} has no chip-to-chip link in the catalog; "
-                         "pass link_bytes_per_s (one way, per link)")
+        raise ValueError(
+            f"{chip.name} has no chip-to-chip link in the catalog; "
+            "pass link_bytes_per_s (one way, per link)"
+        )
     return chip.link_bytes_per_s
 
 
@@ -348,6 +441,7 @@ def sharded_topology(chip, n=2, topology=None) -> str:
     links at once). AMD Infinity Fabric: "mesh". Pass `topology` to choose another.
     """
     from .collectives import canonical_topology
+
     chip = get_chip(chip)
     link = chip.interconnect
     if topology is not None:
@@ -358,26 +452,40 @@ def sharded_topology(chip, n=2, topology=None) -> str:
         chosen = "ring" if (not is_symbolic(n) and n == 2) else "bidirectional-ring"
     else:
         chosen = canonical_topology(link.topology)
-    if (link is not None and link.domain_chips and not is_symbolic(n) and n > link.domain_chips
-            and link.topology in ("switch", "mesh")):
-        raise ValueError(f"{link.name} joins at most {link.domain_chips} {chip.name} chips; "
-                         f"n = {n} needs another network between groups (not modelled here)")
+    if (
+        link is not None
+        and link.domain_chips
+        and not is_symbolic(n)
+        and n > link.domain_chips
+        and link.topology in ("switch", "mesh")
+    ):
+        raise ValueError(
+            f"{link.name} joins at most {link.domain_chips} {chip.name} chips; "
+            f"n = {n} needs another network between groups (not modelled here)"
+        )
     return chosen
 
 
 def _link_term(chip, plan, n, link_bytes_per_s, topology, latency_s):
     from .collectives import collective_bytes_per_link, collective_steps
+
     link = _link(chip, link_bytes_per_s)
     chosen = sharded_topology(chip, n, topology)
     links = chip.link_count or 1
     per_link = collective_bytes_per_link("all-reduce", plan.partial_sum_bytes, n, chosen, links)
     name = chip.interconnect.name if chip.interconnect is not None else "link"
-    return Term(f"{name} all-reduce ({chosen})", "link", per_link, link,
-                collective_steps("all-reduce", n, chosen) * latency_s)
+    return Term(
+        f"{name} all-reduce ({chosen})",
+        "link",
+        per_link,
+        link,
+        collective_steps("all-reduce", n, chosen) * latency_s,
+    )
 
 
-def sharded_estimate(B, D, F, chip, n=2, dtype="bf16", link_bytes_per_s=None, topology=None,
-                     latency_s=0.0) -> Estimate:
+def sharded_estimate(
+    B, D, F, chip, n=2, dtype="bf16", link_bytes_per_s=None, topology=None, latency_s=0.0
+) -> Estimate:
     """Time on each chip for X[B, D] @ W[D, F] with D split over n chips: math, HBM and link.
 
     Per chip: t_math = (2BDF/n) / peak; t_memory = the chip's own HBM traffic (its X and W
@@ -405,26 +513,32 @@ def sharded_critical_D(chip, n=2, dtype="bf16", link_bytes_per_s=None, topology=
     outlasts its HBM traffic (B above `exact_critical_batch_size(chip, D/n, F)`).
     """
     from .collectives import collective_bytes_per_link
+
     chip = get_chip(chip)
     check_size("n", n)
     link = _link(chip, link_bytes_per_s)
     chosen = sharded_topology(chip, n, topology)
-    per_element = collective_bytes_per_link("all-reduce", bytes_per_element(dtype), n, chosen,
-                                            chip.link_count or 1)
+    per_element = collective_bytes_per_link(
+        "all-reduce", bytes_per_element(dtype), n, chosen, chip.link_count or 1
+    )
     return n * per_element * chip.peak_flops_per_s(dtype) / (2 * link)
 
 
-def check_below_roof(flops_per_s, intensity, chip, dtype="bf16", bandwidth_bytes_per_s=None,
-                     tolerance=1.02):
+def check_below_roof(
+    flops_per_s, intensity, chip, dtype="bf16", bandwidth_bytes_per_s=None, tolerance=1.02
+):
     """Raise ValueError if a (intensity, FLOP/s) point lies above the roofline.
 
     A point above the roof cannot be real: it means a units, sparsity or counting
     error (a sparse peak used as dense, bytes counted in GB, FLOPs counted once per
     multiply-add). `tolerance` allows for rounding in spec figures.
     """
-    roof = attainable_flops_per_s(intensity, chip, dtype, bandwidth_bytes_per_s=bandwidth_bytes_per_s)
+    roof = attainable_flops_per_s(
+        intensity, chip, dtype, bandwidth_bytes_per_s=bandwidth_bytes_per_s
+    )
     if flops_per_s > roof * tolerance:
         from .units import format_flops_rate
+
         raise ValueError(
             f"{format_flops_rate(flops_per_s)} at intensity {intensity:.3g} FLOPs/B is above the "
             f"roofline ({format_flops_rate(roof)}) of {get_chip(chip).name}: check units "

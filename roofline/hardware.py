@@ -50,7 +50,9 @@ class Peak:
     def __post_init__(self):
         object.__setattr__(self, "dtype", canonical_dtype(self.dtype))
         if self.unit not in UNITS:
-            raise ValueError(f"peak {self.dtype}: unit must be one of {', '.join(UNITS)}, got {self.unit!r}")
+            raise ValueError(
+                f"peak {self.dtype}: unit must be one of {', '.join(UNITS)}, got {self.unit!r}"
+            )
         _require_positive(f"peak {self.dtype} dense FLOP/s", self.dense_flops_per_s)
         if self.sparse_flops_per_s is not None:
             _require_positive(f"peak {self.dtype} sparse FLOP/s", self.sparse_flops_per_s)
@@ -87,10 +89,14 @@ class Link:
         if not isinstance(self.count, int) or self.count < 1:
             raise ValueError(f"{self.name}: count must be a positive whole number of links")
         if self.topology not in (None, "torus", "switch", "mesh", "ring"):
-            raise ValueError(f"{self.name}: topology must be 'torus', 'switch', 'mesh', 'ring' "
-                             f"or None, got {self.topology!r}")
+            raise ValueError(
+                f"{self.name}: topology must be 'torus', 'switch', 'mesh', 'ring' "
+                f"or None, got {self.topology!r}"
+            )
         if self.vendor_one_way_bytes_per_s is not None:
-            _require_positive(f"{self.name} vendor one-way bandwidth", self.vendor_one_way_bytes_per_s)
+            _require_positive(
+                f"{self.name} vendor one-way bandwidth", self.vendor_one_way_bytes_per_s
+            )
 
     @property
     def bidirectional_bytes_per_s(self) -> float:
@@ -152,8 +158,10 @@ class Chip:
         for peak in self.peaks:
             key = (peak.dtype, peak.accumulate, peak.unit)
             if key in seen:
-                raise ValueError(f"{self.name}: two {peak.unit} peaks for {peak.dtype} "
-                                 f"({peak.accumulate} accumulate)")
+                raise ValueError(
+                    f"{self.name}: two {peak.unit} peaks for {peak.dtype} "
+                    f"({peak.accumulate} accumulate)"
+                )
             seen.add(key)
         object.__setattr__(self, "peaks", tuple(self.peaks))
 
@@ -189,17 +197,16 @@ class Chip:
         name = canonical_dtype(dtype)
         matches = [p for p in self.peaks if p.dtype == name]
         if not matches:
-            raise ValueError(
-                f"{self.name} has no {name} figure; it has {', '.join(self.dtypes)}"
-            )
+            raise ValueError(f"{self.name} has no {name} figure; it has {', '.join(self.dtypes)}")
         if unit is not None:
             if unit not in UNITS:
                 raise ValueError(f"unit must be one of {', '.join(UNITS)}, got {unit!r}")
             on_unit = [p for p in matches if p.unit == unit]
             if not on_unit:
                 have = sorted({p.unit for p in matches})
-                raise ValueError(f"{self.name} has no {unit} {name} figure; it has "
-                                 f"{' and '.join(have)} only")
+                raise ValueError(
+                    f"{self.name} has no {unit} {name} figure; it has {' and '.join(have)} only"
+                )
             matches = on_unit
         elif any(p.unit == "matrix" for p in matches):
             matches = [p for p in matches if p.unit == "matrix"]
@@ -216,8 +223,13 @@ class Chip:
             f"{self.name} has no {name} figure with {acc} accumulate; it has {have} accumulate"
         )
 
-    def peak_flops_per_s(self, dtype="bf16", sparse: bool = False,
-                         accumulate: str | None = None, unit: str | None = None) -> float:
+    def peak_flops_per_s(
+        self,
+        dtype="bf16",
+        sparse: bool = False,
+        accumulate: str | None = None,
+        unit: str | None = None,
+    ) -> float:
         """Peak FLOP/s for `dtype`: dense unless `sparse=True` (2:4 structured sparsity);
         on the matrix units unless `unit="vector"` (see `peak`)."""
         if not isinstance(sparse, bool):
@@ -227,8 +239,11 @@ class Chip:
             return peak.dense_flops_per_s
         if peak.sparse_flops_per_s is None:
             with_sparse = [p.dtype for p in self.peaks if p.sparse_flops_per_s is not None]
-            have = (f"sparse figures exist for {', '.join(with_sparse)}" if with_sparse
-                    else "the vendor quotes no sparse figures for this chip")
+            have = (
+                f"sparse figures exist for {', '.join(with_sparse)}"
+                if with_sparse
+                else "the vendor quotes no sparse figures for this chip"
+            )
             raise ValueError(f"{self.name} has no sparse {peak.dtype} figure; {have}")
         return peak.sparse_flops_per_s
 
@@ -253,7 +268,9 @@ class Chip:
         for name, bw in self.extra_memories:
             levels[name] = bw
         if self.interconnect is not None:
-            levels[f"{self.interconnect.name} (1 link, one way)"] = self.interconnect.one_way_bytes_per_s
+            levels[f"{self.interconnect.name} (1 link, one way)"] = (
+                self.interconnect.one_way_bytes_per_s
+            )
         if self.host_link is not None:
             levels[f"{self.host_link.name} (one way)"] = self.host_link.one_way_bytes_per_s
         return dict(sorted(levels.items(), key=lambda kv: -kv[1]))
@@ -266,25 +283,40 @@ class Chip:
         """The chip's main figures with units, as a `roofline.display.Summary`."""
         from .display import Summary
         from .units import format_bandwidth, format_bytes, format_flops_rate, format_intensity
+
         rows = [("vendor", self.vendor)]
         for p in self.peaks:
             said = ([] if p.accumulate == "fp32" else [f"{p.accumulate} acc."]) + (
-                ["vector units"] if p.unit == "vector" else [])
+                ["vector units"] if p.unit == "vector" else []
+            )
             label = f"{p.dtype} peak" + (f" ({', '.join(said)})" if said else "")
             text = f"{format_flops_rate(p.dense_flops_per_s)} dense"
             if p.sparse_flops_per_s is not None:
                 text += f", {format_flops_rate(p.sparse_flops_per_s)} 2:4 sparse"
             rows.append((label, text))
-        rows.append((f"{self.memory_kind} memory", f"{format_bytes(self.hbm_bytes)} at "
-                     f"{format_bandwidth(self.hbm_bytes_per_s)}"))
+        rows.append(
+            (
+                f"{self.memory_kind} memory",
+                f"{format_bytes(self.hbm_bytes)} at {format_bandwidth(self.hbm_bytes_per_s)}",
+            )
+        )
         main = self.peak(self.main_dtype)
-        rows.append((f"ridge point ({main.dtype})",
-                     format_intensity(main.dense_flops_per_s / self.hbm_bytes_per_s)))
+        rows.append(
+            (
+                f"ridge point ({main.dtype})",
+                format_intensity(main.dense_flops_per_s / self.hbm_bytes_per_s),
+            )
+        )
         for link, what in ((self.interconnect, "chip-to-chip"), (self.host_link, "host link")):
             if link is not None:
                 kind = f" ({link.topology})" if link.topology else ""
-                rows.append((what, f"{link.count} x {link.name}{kind}, "
-                                   f"{format_bandwidth(link.one_way_bytes_per_s)} one way per link"))
+                rows.append(
+                    (
+                        what,
+                        f"{link.count} x {link.name}{kind}, "
+                        f"{format_bandwidth(link.one_way_bytes_per_s)} one way per link",
+                    )
+                )
         for name, bw in self.extra_memories:
             rows.append((name, format_bandwidth(bw)))
         return Summary(f"Chip {self.name}", rows)

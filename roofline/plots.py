@@ -34,9 +34,17 @@ from .estimate import attainable_flops_per_s, critical_intensity
 from .hardware import Chip
 from .units import format_bandwidth, format_flops_rate, format_intensity
 
-__all__ = ["PALETTE", "Point", "roofline_figure", "linear_and_log_figure", "decode_throughput_figure",
-           "alt_text", "resource_figure",
-           "ABOVE_ROOF_NOTE", "ROOF_TOLERANCE"]
+__all__ = [
+    "PALETTE",
+    "Point",
+    "roofline_figure",
+    "linear_and_log_figure",
+    "decode_throughput_figure",
+    "alt_text",
+    "resource_figure",
+    "ABOVE_ROOF_NOTE",
+    "ROOF_TOLERANCE",
+]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, name -> hex.
 PALETTE = {
@@ -51,8 +59,15 @@ PALETTE = {
 }
 
 #: Order in which chips (or dtypes) get their colours; yellow is kept for shading.
-_SERIES_COLOURS = ("blue", "vermillion", "bluish green", "reddish purple", "orange",
-                   "sky blue", "black")
+_SERIES_COLOURS = (
+    "blue",
+    "vermillion",
+    "bluish green",
+    "reddish purple",
+    "orange",
+    "sky blue",
+    "black",
+)
 #: One line style per bandwidth of the same chip (fastest first).
 _LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
 #: Fills of the shaded regions, from bandwidth-bound (left) to compute-bound (right).
@@ -94,7 +109,9 @@ def font_pt(role: str = "small", width_in: float = FIG_WIDTH_IN) -> float:
     try:
         scale = FONT_SCALE[role]
     except KeyError:
-        raise ValueError(f"font role must be one of {', '.join(FONT_SCALE)}, got {role!r}") from None
+        raise ValueError(
+            f"font role must be one of {', '.join(FONT_SCALE)}, got {role!r}"
+        ) from None
     return round(2.0 * width_in * scale, 1)
 
 
@@ -123,11 +140,12 @@ def figure_svg(fig) -> str:
     import io
 
     import matplotlib
+
     out = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "roofline"}):
         fig.savefig(out, format="svg", metadata={"Date": None}, facecolor=fig.get_facecolor())
     text = out.getvalue()
-    return text[text.index("<svg"):]  # the XML prolog and DOCTYPE do not belong inline
+    return text[text.index("<svg") :]  # the XML prolog and DOCTYPE do not belong inline
 
 
 def new_figure(height_in: float = FIG_HEIGHT_IN, nrows: int = 1, ncols: int = 1):
@@ -136,8 +154,16 @@ def new_figure(height_in: float = FIG_HEIGHT_IN, nrows: int = 1, ncols: int = 1)
     several panels, ax is an array of Axes. Finish it with `finish`."""
     import matplotlib.pyplot as plt
     import numpy as np
-    fig, axes = plt.subplots(nrows, ncols, figsize=(FIG_WIDTH_IN, height_in), dpi=DPI, facecolor="white",
-                             FigureClass=_figure_class(), layout="constrained")
+
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        figsize=(FIG_WIDTH_IN, height_in),
+        dpi=DPI,
+        facecolor="white",
+        FigureClass=_figure_class(),
+        layout="constrained",
+    )
     plt.close(fig)  # shown once, by the notebook's display of the returned figure
     _renderer(fig)  # a closed figure keeps a bare canvas: give it Agg's, so that it can draw
     for ax in np.atleast_1d(axes).ravel():
@@ -201,15 +227,16 @@ def format_axis(axis, kind: str, base: int = 10) -> None:
     "bytes"). Call it after setting the axis limits: a span under two decades gets
     ticks at 1, 2 and 5 (or 1 and 2^k/2) times each power so that it keeps several labels."""
     from matplotlib.ticker import LogLocator, NullFormatter, NullLocator
+
     low, high = sorted(abs(v) for v in axis.get_view_interval())
     decades = math.log(high / low, base) if low > 0 else 99
     if base == 10:
         subs = (1.0, 2.0, 5.0) if decades < 2 else (1.0,)
         step = max(1, math.ceil(decades / 7))  # at most about 7 labels
-        axis.set_major_locator(LogLocator(base=10 ** step if step > 1 else 10, subs=subs))
+        axis.set_major_locator(LogLocator(base=10**step if step > 1 else 10, subs=subs))
     else:
         step = max(1, math.ceil(decades / 8))
-        axis.set_major_locator(LogLocator(base=base ** step))
+        axis.set_major_locator(LogLocator(base=base**step))
     axis.set_major_formatter(_tick_formatter(kind))
     axis.set_minor_locator(NullLocator())
     axis.set_minor_formatter(NullFormatter())
@@ -223,8 +250,15 @@ def legend_below(ax, handles=None, labels=None, ncol=1):
         handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return None
-    return ax.figure.legend(handles, labels, loc="outside lower center", ncol=ncol, fontsize=_fs(ax),
-                            frameon=False, handlelength=2.2)
+    return ax.figure.legend(
+        handles,
+        labels,
+        loc="outside lower center",
+        ncol=ncol,
+        fontsize=_fs(ax),
+        frameon=False,
+        handlelength=2.2,
+    )
 
 
 def figure_legend(fig):
@@ -294,7 +328,9 @@ def text_artists(fig):
 def legend_frames(fig):
     """Pixel boxes of the figure's legends (a label under a legend is hidden by it)."""
     renderer = _renderer(fig)
-    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    legends = list(fig.legends) + [
+        ax.get_legend() for ax in fig.axes if ax.get_legend() is not None
+    ]
     return [legend.get_window_extent(renderer) for legend in legends if legend.get_visible()]
 
 
@@ -302,31 +338,51 @@ def text_boxes(fig):
     """(description, Bbox in display pixels) of every text of `text_artists`; the overlap
     test and `place_labels` use it."""
     renderer = _renderer(fig)
-    return [(f"{kind} {artist.get_text()!r}", artist.get_window_extent(renderer))
-            for kind, artist in text_artists(fig)]
+    return [
+        (f"{kind} {artist.get_text()!r}", artist.get_window_extent(renderer))
+        for kind, artist in text_artists(fig)
+    ]
 
 
 def _renderer(fig):
     """The figure's renderer (a closed pyplot figure has a bare canvas: give it Agg's)."""
     if not hasattr(fig.canvas, "get_renderer"):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
+
         FigureCanvasAgg(fig)
     return fig.canvas.get_renderer()
 
 
 def _overlap(a, b, tolerance_px=1.0) -> bool:
-    return (min(a.x1, b.x1) - max(a.x0, b.x0) > tolerance_px
-            and min(a.y1, b.y1) - max(a.y0, b.y0) > tolerance_px)
+    return (
+        min(a.x1, b.x1) - max(a.x0, b.x0) > tolerance_px
+        and min(a.y1, b.y1) - max(a.y0, b.y0) > tolerance_px
+    )
 
 
 #: Offsets (points) and alignments tried, in order, for a label next to a point.
-_LABEL_SPOTS = [((6, -6), "left", "top"), ((6, 6), "left", "bottom"), ((-6, -6), "right", "top"),
-                ((-6, 6), "right", "bottom"), ((6, -22), "left", "top"), ((-6, -22), "right", "top"),
-                ((6, 22), "left", "bottom"), ((-6, 22), "right", "bottom"), ((0, -12), "center", "top"),
-                ((0, 12), "center", "bottom"), ((12, -40), "left", "top"), ((-12, -40), "right", "top"),
-                ((12, 40), "left", "bottom"), ((-12, 40), "right", "bottom"), ((0, -40), "center", "top"),
-                ((0, 40), "center", "bottom"), ((6, -60), "left", "top"), ((-6, -60), "right", "top"),
-                ((6, 60), "left", "bottom"), ((-6, 60), "right", "bottom")]
+_LABEL_SPOTS = [
+    ((6, -6), "left", "top"),
+    ((6, 6), "left", "bottom"),
+    ((-6, -6), "right", "top"),
+    ((-6, 6), "right", "bottom"),
+    ((6, -22), "left", "top"),
+    ((-6, -22), "right", "top"),
+    ((6, 22), "left", "bottom"),
+    ((-6, 22), "right", "bottom"),
+    ((0, -12), "center", "top"),
+    ((0, 12), "center", "bottom"),
+    ((12, -40), "left", "top"),
+    ((-12, -40), "right", "top"),
+    ((12, 40), "left", "bottom"),
+    ((-12, 40), "right", "bottom"),
+    ((0, -40), "center", "top"),
+    ((0, 40), "center", "bottom"),
+    ((6, -60), "left", "top"),
+    ((-6, -60), "right", "top"),
+    ((6, 60), "left", "bottom"),
+    ((-6, 60), "right", "bottom"),
+]
 
 
 def place_labels(fig, labels, obstacles=(), spots=None, ignore=(), taken=None) -> None:
@@ -339,10 +395,15 @@ def place_labels(fig, labels, obstacles=(), spots=None, ignore=(), taken=None) -
         if fig.get_layout_engine() is not None:
             fig.get_layout_engine().execute(fig)
         own = {id(label) for label in labels} | {id(text) for text in ignore}
-        taken = [artist.get_window_extent(renderer) for _, artist in text_artists(fig) if id(artist) not in own]
+        taken = [
+            artist.get_window_extent(renderer)
+            for _, artist in text_artists(fig)
+            if id(artist) not in own
+        ]
         taken += legend_frames(fig)
     taken = list(taken) + list(obstacles)
     from matplotlib.transforms import Bbox
+
     points = fig.dpi / 72
     for label in labels:
         ax = label.axes
@@ -355,7 +416,11 @@ def place_labels(fig, labels, obstacles=(), spots=None, ignore=(), taken=None) -
         best, best_cost = None, math.inf
         for offset, ha, va in spots or _LABEL_SPOTS:
             x0 = base.x0 + offset[0] * points - {"left": 0, "center": width / 2, "right": width}[ha]
-            y0 = base.y0 + offset[1] * points - {"bottom": 0, "center": height / 2, "top": height}[va]
+            y0 = (
+                base.y0
+                + offset[1] * points
+                - {"bottom": 0, "center": height / 2, "top": height}[va]
+            )
             box = Bbox.from_bounds(x0, y0, width, height)
             outside = width * height - _overlap_area(box, ax.bbox)
             cost = 10 * outside + sum(_overlap_area(box, other) for other in taken)
@@ -387,13 +452,20 @@ class Point:
     def __post_init__(self):
         for what in ("intensity", "flops_per_s"):
             value = getattr(self, what)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not math.isfinite(value) or value <= 0:
-                raise ValueError(f"Point {self.label!r}: {what} must be a positive number in SI "
-                                 f"base units (FLOPs/byte, FLOP/s), got {value!r}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or value <= 0
+            ):
+                raise ValueError(
+                    f"Point {self.label!r}: {what} must be a positive number in SI "
+                    f"base units (FLOPs/byte, FLOP/s), got {value!r}"
+                )
 
 
 # ---------------------------------------------------------------- helpers
+
 
 def _chips(chips) -> list[Chip]:
     if isinstance(chips, (str, Chip)):
@@ -401,7 +473,9 @@ def _chips(chips) -> list[Chip]:
     try:
         items = list(chips)
     except TypeError:
-        raise TypeError(f"chips must be a chip name, a Chip, or a list of them; got {chips!r}") from None
+        raise TypeError(
+            f"chips must be a chip name, a Chip, or a list of them; got {chips!r}"
+        ) from None
     if not items:
         raise ValueError("give at least one chip, e.g. chips='H100 SXM'")
     return [get_chip(c) for c in items]
@@ -422,21 +496,31 @@ def _bandwidths(chip: Chip, bandwidths) -> dict[str, float]:
         levels = {chip.memory_kind: chip.hbm_bytes_per_s}
     elif isinstance(bandwidths, str):
         if bandwidths != "all":
-            raise ValueError(f"bandwidths must be None (main memory), 'all' (every level of "
-                             f"chip.memory_levels()) or a dict name -> bytes/s; got {bandwidths!r}")
+            raise ValueError(
+                f"bandwidths must be None (main memory), 'all' (every level of "
+                f"chip.memory_levels()) or a dict name -> bytes/s; got {bandwidths!r}"
+            )
         levels = chip.memory_levels()
     elif isinstance(bandwidths, dict):
         if not bandwidths:
             raise ValueError("bandwidths is an empty dict; give at least one name -> bytes/s")
         levels = {}
         for name, value in bandwidths.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not math.isfinite(value) or value <= 0:
-                raise ValueError(f"bandwidth {name!r} must be a positive number of bytes/s "
-                                 f"(e.g. 3.35e12 for 3.35 TB/s), got {value!r}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or value <= 0
+            ):
+                raise ValueError(
+                    f"bandwidth {name!r} must be a positive number of bytes/s "
+                    f"(e.g. 3.35e12 for 3.35 TB/s), got {value!r}"
+                )
             levels[str(name)] = float(value)
     else:
-        raise TypeError(f"bandwidths must be None, 'all' or a dict name -> bytes/s; got {bandwidths!r}")
+        raise TypeError(
+            f"bandwidths must be None, 'all' or a dict name -> bytes/s; got {bandwidths!r}"
+        )
     return dict(sorted(levels.items(), key=lambda kv: -kv[1]))
 
 
@@ -461,9 +545,19 @@ def _series_label(chip, dtype, sparse, several_chips, several_dtypes):
 
 # ---------------------------------------------------------------- the roofline figure
 
-def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=None,
-                    operations=(), ax=None, title=None, intensity_range=None,
-                    shade_regions=True):
+
+def roofline_figure(
+    chips="H100 SXM",
+    dtype="bf16",
+    *,
+    sparse=False,
+    bandwidths=None,
+    operations=(),
+    ax=None,
+    title=None,
+    intensity_range=None,
+    shade_regions=True,
+):
     """A log-log roofline: one flat ceiling per chip and dtype, one slanted one per bandwidth.
 
     chips: a name or `Chip`, or a list of them (each gets its own colour).
@@ -489,8 +583,11 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
 
     own_figure = ax is None
     if own_figure:
-        entries = sum(len(levels) for *_, levels, _ in series) if len(series) > 1 or \
-            len(series[0][3]) > 1 else 1
+        entries = (
+            sum(len(levels) for *_, levels, _ in series)
+            if len(series) > 1 or len(series[0][3]) > 1
+            else 1
+        )
         fig, ax = new_figure(height_for_legend(_legend_rows(entries)))
     else:
         fig = ax.figure
@@ -510,10 +607,17 @@ def roofline_figure(chips="H100 SXM", dtype="bf16", *, sparse=False, bandwidths=
     if own_figure:
         legend_below(ax)
     else:  # drawn into a caller's fixed layout (the explorers): keep it inside
-        ax.legend(loc="lower right", fontsize=_fs(ax), frameon=True, facecolor="white", framealpha=0.9)
+        ax.legend(
+            loc="lower right", fontsize=_fs(ax), frameon=True, facecolor="white", framealpha=0.9
+        )
     if title is None:
-        what = ", ".join(c.name for c in chip_list) + " (" + ", ".join(dtype_list) \
-            + (", 2:4 sparse" if sparse else ", dense") + ")"
+        what = (
+            ", ".join(c.name for c in chip_list)
+            + " ("
+            + ", ".join(dtype_list)
+            + (", 2:4 sparse" if sparse else ", dense")
+            + ")"
+        )
         title = f"Roofline: {what}"
     if title:
         ax.set_title(title, fontsize=_fs(ax, "title"))
@@ -539,8 +643,10 @@ def _roofline_inputs(chips, dtype, sparse, operations):
     operations = list(operations) if operations is not None else []
     for op in operations:
         if not isinstance(op, (Cost, Point)):
-            raise TypeError(f"operations must be roofline.Cost (from rl.matmul, rl.dot, ...) or "
-                            f"roofline.plots.Point(label, intensity, flops_per_s); got {op!r}")
+            raise TypeError(
+                f"operations must be roofline.Cost (from rl.matmul, rl.dot, ...) or "
+                f"roofline.plots.Point(label, intensity, flops_per_s); got {op!r}"
+            )
     return chip_list, dtype_list, operations
 
 
@@ -556,11 +662,19 @@ def _series_and_ridges(chip_list, dtype_list, sparse, bandwidths):
     ridges = []
     for chip, dt, peak, levels, colour in series:
         for name, bw in levels.items():
-            ridges.append({
-                "chip": chip.name, "dtype": dt, "sparse": sparse, "bandwidth": name,
-                "bytes_per_s": bw, "peak_flops_per_s": peak,
-                "intensity": critical_intensity(chip, dt, sparse=sparse, bandwidth_bytes_per_s=bw),
-            })
+            ridges.append(
+                {
+                    "chip": chip.name,
+                    "dtype": dt,
+                    "sparse": sparse,
+                    "bandwidth": name,
+                    "bytes_per_s": bw,
+                    "peak_flops_per_s": peak,
+                    "intensity": critical_intensity(
+                        chip, dt, sparse=sparse, bandwidth_bytes_per_s=bw
+                    ),
+                }
+            )
     return series, ridges
 
 
@@ -570,8 +684,10 @@ def _intensity_limits(intensity_range, ridges, operations):
     if intensity_range is not None:
         lo, hi = (float(v) for v in intensity_range)
         if not (0 < lo < hi and math.isfinite(hi)):
-            raise ValueError(f"intensity_range must be (low, high) with 0 < low < high FLOPs/byte, "
-                             f"got {intensity_range!r}")
+            raise ValueError(
+                f"intensity_range must be (low, high) with 0 < low < high FLOPs/byte, "
+                f"got {intensity_range!r}"
+            )
         return lo, hi
     xs = [r["intensity"] for r in ridges] + [op.intensity for op in operations]
     return _decade_floor(min(xs) / 30), _decade_ceil(max(xs) * 30)
@@ -586,19 +702,40 @@ def _draw_ceilings(ax, series, x, sparse, several, hi):
         prefix = _series_label(chip, dt, sparse, *several)
         for k, (name, bw) in enumerate(levels.items()):
             y = attainable_flops_per_s(x, chip, dt, sparse=sparse, bandwidth_bytes_per_s=bw)
-            label = f"{prefix}: {name} {format_bandwidth(bw)}" if prefix else f"{name} {format_bandwidth(bw)}"
+            label = (
+                f"{prefix}: {name} {format_bandwidth(bw)}"
+                if prefix
+                else f"{name} {format_bandwidth(bw)}"
+            )
             if prefix and k == 0:
                 # several flat roofs close together cannot all carry a label: the legend does
                 label += f", peak {format_flops_rate(peak)}"
-            ax.plot(x, y, color=colour, linestyle=_LINESTYLES[k % len(_LINESTYLES)], linewidth=2,
-                    label=label, gid=f"roof:{chip.name}:{dt}:{name}")
+            ax.plot(
+                x,
+                y,
+                color=colour,
+                linestyle=_LINESTYLES[k % len(_LINESTYLES)],
+                linewidth=2,
+                label=label,
+                gid=f"roof:{chip.name}:{dt}:{name}",
+            )
             y_low = min(y_low, float(y[0]))
         y_high = max(y_high, peak)
         if not prefix:
             ax.roofline_peak_labels.append(
-                ax.annotate(f"peak {format_flops_rate(peak)}", xy=(hi, peak), xytext=(-4, -3),
-                            textcoords="offset points", ha="right", va="top", fontsize=_fs(ax),
-                            color=colour, bbox=_HALO, gid=f"peak-label:{chip.name}:{dt}"))
+                ax.annotate(
+                    f"peak {format_flops_rate(peak)}",
+                    xy=(hi, peak),
+                    xytext=(-4, -3),
+                    textcoords="offset points",
+                    ha="right",
+                    va="top",
+                    fontsize=_fs(ax),
+                    color=colour,
+                    bbox=_HALO,
+                    gid=f"peak-label:{chip.name}:{dt}",
+                )
+            )
             ax.roofline_peak_labels[-1].set_in_layout(False)
     return y_low, y_high
 
@@ -610,17 +747,46 @@ def _draw_ridges(ax, series, ridges):
     texts = []
     for r in ridges:
         colour = colours[(r["chip"], r["dtype"])]
-        ax.plot([r["intensity"]], [r["peak_flops_per_s"]], linestyle="none", marker="o",
-                color=colour, markersize=6, markerfacecolor="white", markeredgecolor=colour, markeredgewidth=2,
-                zorder=5, gid=f"ridge:{r['chip']}:{r['dtype']}:{r['bandwidth']}")
-        ax.plot([r["intensity"], r["intensity"]], [1e-300, r["peak_flops_per_s"]], color=colour,
-                linewidth=0.8, linestyle=(0, (1, 2)), zorder=2, gid=f"ridge-guide:{r['chip']}")
+        ax.plot(
+            [r["intensity"]],
+            [r["peak_flops_per_s"]],
+            linestyle="none",
+            marker="o",
+            color=colour,
+            markersize=6,
+            markerfacecolor="white",
+            markeredgecolor=colour,
+            markeredgewidth=2,
+            zorder=5,
+            gid=f"ridge:{r['chip']}:{r['dtype']}:{r['bandwidth']}",
+        )
+        ax.plot(
+            [r["intensity"], r["intensity"]],
+            [1e-300, r["peak_flops_per_s"]],
+            color=colour,
+            linewidth=0.8,
+            linestyle=(0, (1, 2)),
+            zorder=2,
+            gid=f"ridge-guide:{r['chip']}",
+        )
         # the number alone (the axis says FLOPs/byte): a short label finds room between points
         value = format_intensity(r["intensity"]).split()[0]
-        texts.append(ax.text(r["intensity"], 0.03, f"ridge {value}",
-                             rotation=90, transform=ax.get_xaxis_transform(), ha="right", va="bottom",
-                             fontsize=_fs(ax), color=colour, zorder=4, bbox=_HALO,
-                             gid=f"ridge-label:{r['chip']}:{r['dtype']}:{r['bandwidth']}"))
+        texts.append(
+            ax.text(
+                r["intensity"],
+                0.03,
+                f"ridge {value}",
+                rotation=90,
+                transform=ax.get_xaxis_transform(),
+                ha="right",
+                va="bottom",
+                fontsize=_fs(ax),
+                color=colour,
+                zorder=4,
+                bbox=_HALO,
+                gid=f"ridge-label:{r['chip']}:{r['dtype']}:{r['bandwidth']}",
+            )
+        )
         texts[-1].set_in_layout(False)
     return texts
 
@@ -639,43 +805,103 @@ def _draw_operations(ax, operations, first, sparse):
     for op in operations:
         if isinstance(op, Cost):
             intensity = float(op.intensity)
-            y = float(attainable_flops_per_s(intensity, chip, dtype, sparse=sparse,
-                                             bandwidth_bytes_per_s=fastest_bw))
-            ax.plot([intensity], [y], linestyle="none", marker="D", markersize=7,
-                    color=PALETTE["black"], zorder=6, gid=f"operation:{op.name}")
-            labels.append(_point_label(ax, f"{_wrap(op.name)}\n{format_intensity(intensity)}",
-                                       intensity, y))
+            y = float(
+                attainable_flops_per_s(
+                    intensity, chip, dtype, sparse=sparse, bandwidth_bytes_per_s=fastest_bw
+                )
+            )
+            ax.plot(
+                [intensity],
+                [y],
+                linestyle="none",
+                marker="D",
+                markersize=7,
+                color=PALETTE["black"],
+                zorder=6,
+                gid=f"operation:{op.name}",
+            )
+            labels.append(
+                _point_label(ax, f"{_wrap(op.name)}\n{format_intensity(intensity)}", intensity, y)
+            )
             ys.append(y)
             continue
         # a measured / claimed point: compare with the highest roof of the first chip drawn
-        roof = max(float(attainable_flops_per_s(op.intensity, chip, dtype, sparse=sparse,
-                                                bandwidth_bytes_per_s=bw))
-                   for bw in levels.values())
+        roof = max(
+            float(
+                attainable_flops_per_s(
+                    op.intensity, chip, dtype, sparse=sparse, bandwidth_bytes_per_s=bw
+                )
+            )
+            for bw in levels.values()
+        )
         ys.append(op.flops_per_s)
         if op.flops_per_s > roof * ROOF_TOLERANCE:
-            violations.append({"label": op.label, "intensity": op.intensity,
-                               "flops_per_s": op.flops_per_s, "roof_flops_per_s": roof,
-                               "ratio": op.flops_per_s / roof, "chip": chip.name, "dtype": dtype})
-            ax.plot([op.intensity], [op.flops_per_s], linestyle="none", marker="X", markersize=10,
-                    color=PALETTE["vermillion"], markeredgecolor=PALETTE["black"], zorder=7,
-                    gid=f"violation:{op.label}")
+            violations.append(
+                {
+                    "label": op.label,
+                    "intensity": op.intensity,
+                    "flops_per_s": op.flops_per_s,
+                    "roof_flops_per_s": roof,
+                    "ratio": op.flops_per_s / roof,
+                    "chip": chip.name,
+                    "dtype": dtype,
+                }
+            )
+            ax.plot(
+                [op.intensity],
+                [op.flops_per_s],
+                linestyle="none",
+                marker="X",
+                markersize=10,
+                color=PALETTE["vermillion"],
+                markeredgecolor=PALETTE["black"],
+                zorder=7,
+                gid=f"violation:{op.label}",
+            )
             note = ABOVE_ROOF_NOTE.replace(", sparse", ",\nsparse", 1)
-            labels.append(_point_label(ax, f"{_wrap(op.label)}:\n{note}", op.intensity, op.flops_per_s,
-                                       color=PALETTE["vermillion"], fontweight="bold",
-                                       bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
-                                             "edgecolor": PALETTE["vermillion"], "linewidth": 0.8}))
+            labels.append(
+                _point_label(
+                    ax,
+                    f"{_wrap(op.label)}:\n{note}",
+                    op.intensity,
+                    op.flops_per_s,
+                    color=PALETTE["vermillion"],
+                    fontweight="bold",
+                    bbox={
+                        "boxstyle": "round,pad=0.2",
+                        "facecolor": "white",
+                        "edgecolor": PALETTE["vermillion"],
+                        "linewidth": 0.8,
+                    },
+                )
+            )
         else:
-            ax.plot([op.intensity], [op.flops_per_s], linestyle="none", marker="s", markersize=6,
-                    color=PALETTE["bluish green"], markeredgecolor=PALETTE["black"], zorder=6,
-                    gid=f"point:{op.label}")
-            labels.append(_point_label(ax, f"{_wrap(op.label)}\n{format_flops_rate(op.flops_per_s)}",
-                                       op.intensity, op.flops_per_s))
+            ax.plot(
+                [op.intensity],
+                [op.flops_per_s],
+                linestyle="none",
+                marker="s",
+                markersize=6,
+                color=PALETTE["bluish green"],
+                markeredgecolor=PALETTE["black"],
+                zorder=6,
+                gid=f"point:{op.label}",
+            )
+            labels.append(
+                _point_label(
+                    ax,
+                    f"{_wrap(op.label)}\n{format_flops_rate(op.flops_per_s)}",
+                    op.intensity,
+                    op.flops_per_s,
+                )
+            )
     return labels, violations, ys
 
 
 def _wrap(text: str, width: int = 24) -> str:
     """Break a long label into lines of about `width` characters."""
     import textwrap
+
     return "\n".join(textwrap.wrap(text, width)) or text
 
 
@@ -684,8 +910,17 @@ def _point_label(ax, text, x, y, **style):
     stays inside the axes, so the layout ignores it."""
     style.setdefault("color", PALETTE["black"])
     style.setdefault("bbox", _HALO)
-    label = ax.annotate(text, xy=(x, y), xytext=(6, -6), textcoords="offset points", ha="left", va="top",
-                        fontsize=_fs(ax), zorder=9, **style)
+    label = ax.annotate(
+        text,
+        xy=(x, y),
+        xytext=(6, -6),
+        textcoords="offset points",
+        ha="left",
+        va="top",
+        fontsize=_fs(ax),
+        zorder=9,
+        **style,
+    )
     label.set_in_layout(False)
     return label
 
@@ -714,8 +949,10 @@ def _region_labels(names, n_edges):
         elif i == n_edges:
             labels.append("compute-bound from every level")
         else:
-            labels.append(f"compute-bound from {' / '.join(names[:i])}, "
-                          f"bandwidth-bound from {' / '.join(names[i:])}")
+            labels.append(
+                f"compute-bound from {' / '.join(names[:i])}, "
+                f"bandwidth-bound from {' / '.join(names[i:])}"
+            )
     return labels
 
 
@@ -723,6 +960,7 @@ def _shade_regions(ax, lo, hi, ridges, names):
     """Shade the regions between the ridge points (one chip, one dtype) and name each at
     the top of the axes, in short if it is narrow and not at all if it is very narrow."""
     from matplotlib.patches import Rectangle
+
     edges = [r["intensity"] for r in ridges]  # fastest bandwidth first = smallest ridge
     bounds = [lo] + edges + [hi]
     regions = []
@@ -732,9 +970,19 @@ def _shade_regions(ax, lo, hi, ridges, names):
         if x1 <= x0:
             continue
         colour = PALETTE[_REGION_COLOURS[i % len(_REGION_COLOURS)]]
-        ax.add_patch(Rectangle((x0, 0), x1 - x0, 1, transform=ax.get_xaxis_transform(),
-                               facecolor=colour, alpha=0.13, edgecolor="none", zorder=0,
-                               gid=f"region:{i}"))
+        ax.add_patch(
+            Rectangle(
+                (x0, 0),
+                x1 - x0,
+                1,
+                transform=ax.get_xaxis_transform(),
+                facecolor=colour,
+                alpha=0.13,
+                edgecolor="none",
+                zorder=0,
+                gid=f"region:{i}",
+            )
+        )
         regions.append((bounds[i], bounds[i + 1], label))
         width = math.log(x1 / x0) / math.log(hi / lo)  # share of the axis
         if i == 0:
@@ -742,32 +990,64 @@ def _shade_regions(ax, lo, hi, ridges, names):
         elif i == len(edges):
             short = "compute-bound"
         else:
-            short = "mixed" if width < 0.45 else (f"compute-bound from {names[i - 1].split(' (')[0]},\n"
-                                                  f"bandwidth-bound from {names[i].split(' (')[0]}")
+            short = (
+                "mixed"
+                if width < 0.45
+                else (
+                    f"compute-bound from {names[i - 1].split(' (')[0]},\n"
+                    f"bandwidth-bound from {names[i].split(' (')[0]}"
+                )
+            )
         if width < 0.12 or (width < 0.25 and short != "mixed"):
             short = short if width >= 0.25 else ""
         if short:
             ax.roofline_region_labels.append(
-                ax.text(math.sqrt(x0 * x1), 0.97, short, transform=ax.get_xaxis_transform(), ha="center",
-                        va="top", fontsize=_fs(ax), color=INK["muted"], zorder=1, gid=f"region-label:{i}"))
+                ax.text(
+                    math.sqrt(x0 * x1),
+                    0.97,
+                    short,
+                    transform=ax.get_xaxis_transform(),
+                    ha="center",
+                    va="top",
+                    fontsize=_fs(ax),
+                    color=INK["muted"],
+                    zorder=1,
+                    gid=f"region-label:{i}",
+                )
+            )
             ax.roofline_region_labels[-1].set_in_layout(False)
     for edge in edges:
-        ax.axvline(edge, color=PALETTE["black"], alpha=0.6, linewidth=0.8, linestyle=(0, (2, 2)), zorder=1,
-                   gid="region-boundary")
+        ax.axvline(
+            edge,
+            color=PALETTE["black"],
+            alpha=0.6,
+            linewidth=0.8,
+            linestyle=(0, (2, 2)),
+            zorder=1,
+            gid="region-boundary",
+        )
     return regions
 
 
 #: Spots tried for the value of a flat roof, written at the right end of it.
-_PEAK_SPOTS = [((dx, dy), "right", "top" if dy < 0 else "bottom")
-               for dx in (-4, -60, -120, -180) for dy in (-5, 3)]
+_PEAK_SPOTS = [
+    ((dx, dy), "right", "top" if dy < 0 else "bottom")
+    for dx in (-4, -60, -120, -180)
+    for dy in (-5, 3)
+]
 
 
 def _marker_boxes(ax, renderer, prefixes=("ridge:", "operation:", "point:", "violation:")):
     """Pixel boxes of the markers drawn by lines whose gid starts with one of `prefixes`."""
     from matplotlib.transforms import Bbox
+
     boxes = []
     for line in ax.get_lines():
-        if (line.get_gid() or "").startswith(prefixes) and line.get_marker() not in (None, "None", ""):
+        if (line.get_gid() or "").startswith(prefixes) and line.get_marker() not in (
+            None,
+            "None",
+            "",
+        ):
             half = line.get_markersize() * ax.figure.dpi / 72 / 2 + 1
             for x, y in ax.transData.transform(line.get_xydata()):
                 boxes.append(Bbox([[x - half, y - half], [x + half, y + half]]))
@@ -785,7 +1065,11 @@ def _lay_out_labels(fig, ax, ridge_labels, peak_labels, point_labels):
     kept = []  # region names that touch a neighbour or leave the axes are left out
     for text in getattr(ax, "roofline_region_labels", []):
         box = text.get_window_extent(renderer)
-        if any(_overlap(box, other) for other in kept) or box.x0 < ax.bbox.x0 or box.x1 > ax.bbox.x1:
+        if (
+            any(_overlap(box, other) for other in kept)
+            or box.x0 < ax.bbox.x0
+            or box.x1 > ax.bbox.x1
+        ):
             text.set_visible(False)
         else:
             kept.append(box)
@@ -795,8 +1079,11 @@ def _lay_out_labels(fig, ax, ridge_labels, peak_labels, point_labels):
             text.set_horizontalalignment(ha)
             text.set_y(y)
             box = text.get_window_extent(renderer)
-            if not any(_overlap(box, other) for other in placed) and box.x0 >= ax.bbox.x0 - 1 \
-                    and box.x1 <= ax.bbox.x1 + 1:
+            if (
+                not any(_overlap(box, other) for other in placed)
+                and box.x0 >= ax.bbox.x0 - 1
+                and box.x1 <= ax.bbox.x1 + 1
+            ):
                 break
         placed.append(text.get_window_extent(renderer))
     # points first (ridge values move out of their way after), then the peak's value
@@ -835,27 +1122,43 @@ def _describe(chip_list, dtype_list, sparse, ridges, regions, operations, violat
     kind = "2:4-sparse" if sparse else "dense"
     chips = " and ".join(c.name for c in chip_list)
     dtypes = " and ".join(dtype_list)
-    ridge_parts = [f"{r['chip']} {r['dtype']} with {r['bandwidth']} "
-                   f"({format_bandwidth(r['bytes_per_s'])}) at {format_intensity(r['intensity'])}, "
-                   f"peak {format_flops_rate(r['peak_flops_per_s'])}"
-                   for r in ridges]
-    text = (f"Log-log roofline of the {chips} ({dtypes}, {kind} peak): attainable FLOP/s rises "
-            f"with slope 1 along each bandwidth ceiling and flattens at the peak. Ridge point"
-            f"{'s' if len(ridges) > 1 else ''}: {'; '.join(ridge_parts)}.")
+    ridge_parts = [
+        f"{r['chip']} {r['dtype']} with {r['bandwidth']} "
+        f"({format_bandwidth(r['bytes_per_s'])}) at {format_intensity(r['intensity'])}, "
+        f"peak {format_flops_rate(r['peak_flops_per_s'])}"
+        for r in ridges
+    ]
+    text = (
+        f"Log-log roofline of the {chips} ({dtypes}, {kind} peak): attainable FLOP/s rises "
+        f"with slope 1 along each bandwidth ceiling and flattens at the peak. Ridge point"
+        f"{'s' if len(ridges) > 1 else ''}: {'; '.join(ridge_parts)}."
+    )
     if regions:
-        text += (" Shaded regions, split at the ridge point" + ("s" if len(regions) > 2 else "")
-                 + ": " + "; ".join(f"{label} from {format_intensity(a)} to {format_intensity(b)}"
-                                    for a, b, label in regions) + ".")
+        text += (
+            " Shaded regions, split at the ridge point"
+            + ("s" if len(regions) > 2 else "")
+            + ": "
+            + "; ".join(
+                f"{label} from {format_intensity(a)} to {format_intensity(b)}"
+                for a, b, label in regions
+            )
+            + "."
+        )
     for op in operations:
         if isinstance(op, Cost):
             text += f" Operation {op.name} at {format_intensity(float(op.intensity))}."
     flagged = {v["label"] for v in violations}
     for op in operations:
         if isinstance(op, Point):
-            where = "ABOVE the roof (impossible: check units, sparse vs dense, FLOP counting)" \
-                if op.label in flagged else "below the roof"
-            text += (f" Point {op.label}: {format_flops_rate(op.flops_per_s)} at "
-                     f"{format_intensity(op.intensity)}, {where}.")
+            where = (
+                "ABOVE the roof (impossible: check units, sparse vs dense, FLOP counting)"
+                if op.label in flagged
+                else "below the roof"
+            )
+            text += (
+                f" Point {op.label}: {format_flops_rate(op.flops_per_s)} at "
+                f"{format_intensity(op.intensity)}, {where}."
+            )
     return text
 
 
@@ -873,38 +1176,69 @@ def linear_and_log_figure(chip="H100 SXM", dtype="bf16"):
     ridge = critical_intensity(chip, dtype)
     fig, (top, bottom) = new_figure(2 * FIG_HEIGHT_IN - 0.2, nrows=2)
     _linear_roofline(top, chip, dtype, peak, ridge)
-    roofline_figure(chip, dtype, ax=bottom, shade_regions=False,
-                    title="Log-log axes: no zero, a slope-1 line then flat")
+    roofline_figure(
+        chip,
+        dtype,
+        ax=bottom,
+        shade_regions=False,
+        title="Log-log axes: no zero, a slope-1 line then flat",
+    )
     bottom.get_legend().remove()
-    description = (f"Two plots of the same {chip.name} {dtype} roofline (peak "
-                   f"{format_flops_rate(peak)}, {chip.memory_kind} {format_bandwidth(chip.hbm_bytes_per_s)}, "
-                   f"ridge point {format_intensity(ridge)}). Top, linear axes: a straight line "
-                   f"from the origin up to the ridge, then flat. Bottom, log-log axes: the same "
-                   f"curve as a slope-1 line then flat; a log axis has no zero, so no origin.")
+    description = (
+        f"Two plots of the same {chip.name} {dtype} roofline (peak "
+        f"{format_flops_rate(peak)}, {chip.memory_kind} {format_bandwidth(chip.hbm_bytes_per_s)}, "
+        f"ridge point {format_intensity(ridge)}). Top, linear axes: a straight line "
+        f"from the origin up to the ridge, then flat. Bottom, log-log axes: the same "
+        f"curve as a slope-1 line then flat; a log axis has no zero, so no origin."
+    )
     fig.roofline_description = description
     fig.roofline_regions = []
     fig.roofline_violations = []
     fig.set_layout_engine("constrained")
-    _lay_out_labels(fig, bottom, [t for t in bottom.texts if (t.get_gid() or "").startswith("ridge-label")],
-                    bottom.roofline_peak_labels, [])
+    _lay_out_labels(
+        fig,
+        bottom,
+        [t for t in bottom.texts if (t.get_gid() or "").startswith("ridge-label")],
+        bottom.roofline_peak_labels,
+        [],
+    )
     return fig
 
 
 def _linear_roofline(ax, chip, dtype, peak, ridge):
     """The roofline on linear axes, from the origin to three times the ridge point."""
     import numpy as np
+
     x = np.linspace(0, 3 * ridge, 400)
     y = attainable_flops_per_s(np.maximum(x, 1e-300), chip, dtype)
     y = np.where(x == 0, 0.0, y)
     colour = PALETTE[_SERIES_COLOURS[0]]
     ax.plot(x, y, color=colour, linewidth=2, gid=f"roof-linear:{chip.name}:{dtype}")
-    ax.plot([ridge], [peak], linestyle="none", marker="o", color=colour, markerfacecolor="white",
-            markeredgecolor=colour, markeredgewidth=2, markersize=6, zorder=5,
-            gid=f"ridge-linear:{chip.name}:{dtype}")
-    ax.annotate(f"ridge {format_intensity(ridge)}", xy=(ridge, peak), xytext=(4, -14),
-                textcoords="offset points", fontsize=_fs(ax), color=colour)
+    ax.plot(
+        [ridge],
+        [peak],
+        linestyle="none",
+        marker="o",
+        color=colour,
+        markerfacecolor="white",
+        markeredgecolor=colour,
+        markeredgewidth=2,
+        markersize=6,
+        zorder=5,
+        gid=f"ridge-linear:{chip.name}:{dtype}",
+    )
+    ax.annotate(
+        f"ridge {format_intensity(ridge)}",
+        xy=(ridge, peak),
+        xytext=(4, -14),
+        textcoords="offset points",
+        fontsize=_fs(ax),
+        color=colour,
+    )
     ax.plot([0], [0], linestyle="none", marker="o", color=PALETTE["black"], markersize=4)
-    ax.annotate("origin (0, 0)", xy=(0, 0), xytext=(6, 6), textcoords="offset points", fontsize=_fs(ax))
+    ax.annotate(
+        "origin (0, 0)", xy=(0, 0), xytext=(6, 6), textcoords="offset points", fontsize=_fs(ax)
+    )
     ax.set_xlim(0, 3 * ridge)
     ax.set_ylim(0, 1.25 * peak)
     ax.set_xlabel(X_LABEL, fontsize=_fs(ax, "normal"))
@@ -928,9 +1262,12 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
     import numpy as np
 
     from .estimate import sharded_estimate, sharded_topology
+
     own = get_chip(chip)
     if own.interconnect is None:
-        raise ValueError(f"{own.name} has no chip-to-chip link in the catalog; pick a chip with one")
+        raise ValueError(
+            f"{own.name} has no chip-to-chip link in the catalog; pick a chip with one"
+        )
     chosen = sharded_topology(own, n, topology)
     peak = own.peak_flops_per_s(dtype)
     memory_bw, link_bw = own.hbm_bytes_per_s, own.link_bytes_per_s
@@ -945,8 +1282,14 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
             raise TypeError(f"each operation is (label, B, D, F), got {item!r}") from None
         est = sharded_estimate(B, D, F, own, n=n, dtype=dtype, topology=chosen)
         link_term = est.extra[0]
-        placed.append((str(label), est.cost.flops / est.cost.bytes, est.cost.flops / link_term.amount,
-                       est.bound))
+        placed.append(
+            (
+                str(label),
+                est.cost.flops / est.cost.bytes,
+                est.cost.flops / link_term.amount,
+                est.bound,
+            )
+        )
 
     xs = [x_star] + [p[1] for p in placed]
     ys = [y_star] + [p[2] for p in placed]
@@ -963,12 +1306,21 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
     fills = (
         ("memory", left, np.maximum(ratio * left, lo_y), np.full_like(left, hi_y), "bluish green"),
         ("link", grid, np.full_like(grid, lo_y), np.minimum(ratio * grid, y_star), "vermillion"),
-        ("compute", grid[grid >= x_star], np.full(int((grid >= x_star).sum()), y_star),
-         np.full(int((grid >= x_star).sum()), hi_y), "blue"),
+        (
+            "compute",
+            grid[grid >= x_star],
+            np.full(int((grid >= x_star).sum()), y_star),
+            np.full(int((grid >= x_star).sum()), hi_y),
+            "blue",
+        ),
     )
     for kind, x, y0, y1, colour in fills:
-        ax.fill_between(x, y0, y1, color=PALETTE[colour], alpha=0.15, linewidth=0, gid=f"region:{kind}")
-    ax.axvline(x_star, color=PALETTE["black"], linewidth=1, linestyle=(0, (3, 2)), gid="ridge:memory")
+        ax.fill_between(
+            x, y0, y1, color=PALETTE[colour], alpha=0.15, linewidth=0, gid=f"region:{kind}"
+        )
+    ax.axvline(
+        x_star, color=PALETTE["black"], linewidth=1, linestyle=(0, (3, 2)), gid="ridge:memory"
+    )
     ax.axhline(y_star, color=PALETTE["black"], linewidth=1, linestyle=(0, (1, 2)), gid="ridge:link")
     diag = grid[grid <= x_star]
     ax.plot(diag, ratio * diag, color="#555555", linewidth=0.8, gid="tie:memory-link")
@@ -976,49 +1328,105 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
     def at(fx, fy):  # a point at fractions of the log axes
         return (lo_x * (hi_x / lo_x) ** fx, lo_y * (hi_y / lo_y) ** fy)
 
-    ax.text(*at(0.97, 0.95), "compute-bound", ha="right", va="top", fontsize=_fs(ax), color=INK["text"])
-    ax.text(*at(0.03, 0.95), f"{own.memory_kind}-bound", ha="left", va="top", fontsize=_fs(ax), color=INK["text"])
-    ax.text(*at(0.97, 0.05), "link-bound", ha="right", va="bottom", fontsize=_fs(ax), color=INK["text"])
-    ax.annotate(f"memory ridge {format_intensity(x_star)}", xy=(x_star, hi_y), xytext=(3, -3),
-                textcoords="offset points", ha="left", va="top", fontsize=_fs(ax), rotation=90, color=INK["muted"])
-    ax.annotate(f"link ridge {format_intensity(y_star)}", xy=(hi_x, y_star), xytext=(-3, 3),
-                textcoords="offset points", ha="right", va="bottom", fontsize=_fs(ax), color=INK["muted"])
+    ax.text(
+        *at(0.97, 0.95), "compute-bound", ha="right", va="top", fontsize=_fs(ax), color=INK["text"]
+    )
+    ax.text(
+        *at(0.03, 0.95),
+        f"{own.memory_kind}-bound",
+        ha="left",
+        va="top",
+        fontsize=_fs(ax),
+        color=INK["text"],
+    )
+    ax.text(
+        *at(0.97, 0.05), "link-bound", ha="right", va="bottom", fontsize=_fs(ax), color=INK["text"]
+    )
+    ax.annotate(
+        f"memory ridge {format_intensity(x_star)}",
+        xy=(x_star, hi_y),
+        xytext=(3, -3),
+        textcoords="offset points",
+        ha="left",
+        va="top",
+        fontsize=_fs(ax),
+        rotation=90,
+        color=INK["muted"],
+    )
+    ax.annotate(
+        f"link ridge {format_intensity(y_star)}",
+        xy=(hi_x, y_star),
+        xytext=(-3, 3),
+        textcoords="offset points",
+        ha="right",
+        va="bottom",
+        fontsize=_fs(ax),
+        color=INK["muted"],
+    )
 
     markers = ("o", "s", "D", "^", "v", "P", "X")
     colours = [PALETTE[c] for c in _SERIES_COLOURS]
     for i, (label, x, y, bound) in enumerate(placed):
-        ax.plot([x], [y], linestyle="none", marker=markers[i % len(markers)], markersize=8,
-                color=colours[i % len(colours)], markeredgecolor="#000000", zorder=5,
-                label=f"{label}: {bound}-bound", gid=f"operation:{label}")
+        ax.plot(
+            [x],
+            [y],
+            linestyle="none",
+            marker=markers[i % len(markers)],
+            markersize=8,
+            color=colours[i % len(colours)],
+            markeredgecolor="#000000",
+            zorder=5,
+            label=f"{label}: {bound}-bound",
+            gid=f"operation:{label}",
+        )
 
-    ax.set_xlabel(f"Intensity against {own.memory_kind}\n(FLOPs per byte of the chip's memory traffic)",
-                  fontsize=_fs(ax, "normal"))
-    ax.set_ylabel("Intensity against the link\n(FLOPs per byte on the busiest link)", fontsize=_fs(ax, "normal"))
+    ax.set_xlabel(
+        f"Intensity against {own.memory_kind}\n(FLOPs per byte of the chip's memory traffic)",
+        fontsize=_fs(ax, "normal"),
+    )
+    ax.set_ylabel(
+        "Intensity against the link\n(FLOPs per byte on the busiest link)",
+        fontsize=_fs(ax, "normal"),
+    )
     format_axis(ax.xaxis, "intensity")
     format_axis(ax.yaxis, "intensity")
     legend_below(ax)
-    ax.set_title(title if title is not None else
-                 _wrap(f"{n} × {own.name}, {dtype}, D split, all-reduce on a {chosen}", 48),
-                 fontsize=_fs(ax, "title"))
-    where = "; ".join(f"{label} at {format_intensity(x)} against memory and {format_intensity(y)} "
-                      f"against the link: {bound}-bound" for label, x, y, bound in placed)
+    ax.set_title(
+        title
+        if title is not None
+        else _wrap(f"{n} × {own.name}, {dtype}, D split, all-reduce on a {chosen}", 48),
+        fontsize=_fs(ax, "title"),
+    )
+    where = "; ".join(
+        f"{label} at {format_intensity(x)} against memory and {format_intensity(y)} "
+        f"against the link: {bound}-bound"
+        for label, x, y, bound in placed
+    )
     fig.roofline_description = (
         f"Two intensities of a matmul split over {n} {own.name} chips ({dtype}): FLOPs per byte of "
         f"memory traffic across, FLOPs per byte on the busiest link up, both log scales. The memory "
         f"ridge at {format_intensity(x_star)} and the link ridge at {format_intensity(y_star)} split "
         f"the plane: compute-bound above and right of both; to the left the memory or the link is "
-        f"slower, with a diagonal where they tie." + (f" Points: {where}." if where else ""))
-    fig.roofline_regions = [("compute", x_star, y_star), ("memory", None, None), ("link", None, None)]
+        f"slower, with a diagonal where they tie." + (f" Points: {where}." if where else "")
+    )
+    fig.roofline_regions = [
+        ("compute", x_star, y_star),
+        ("memory", None, None),
+        ("link", None, None),
+    ]
     fig.roofline_points = placed
-    fig.roofline_ridges = [{"resource": "memory", "intensity": x_star},
-                           {"resource": "link", "intensity": y_star}]
+    fig.roofline_ridges = [
+        {"resource": "memory", "intensity": x_star},
+        {"resource": "link", "intensity": y_star},
+    ]
     fig.roofline_violations = []
     fig.set_layout_engine("constrained")
     return fig
 
 
-def decode_throughput_figure(model=None, chip="H100 SXM", contexts=(4096, 1024), *, n_chips=1,
-                             dtype="bf16", batch_max=None):
+def decode_throughput_figure(
+    model=None, chip="H100 SXM", contexts=(4096, 1024), *, n_chips=1, dtype="bf16", batch_max=None
+):
     """Decode tokens/s of a whole model against batch size, with its two walls marked.
 
     One curve per context length T (`roofline.transformer.step_time`, roofline time of a
@@ -1037,7 +1445,9 @@ def decode_throughput_figure(model=None, chip="H100 SXM", contexts=(4096, 1024),
     contexts = [contexts] if isinstance(contexts, (int, float)) else list(contexts)
     if not contexts:
         raise ValueError("give at least one context length T, e.g. contexts=(4096,)")
-    compute_wall = tf.decode_critical_batch(model.layer, contexts[0], chip, dtype, include_attention=False)
+    compute_wall = tf.decode_critical_batch(
+        model.layer, contexts[0], chip, dtype, include_attention=False
+    )
     memory_walls = {T: tf.max_batch(model, T, chip, n_chips, dtype) for T in contexts}
     finite = [b for b in (compute_wall, *memory_walls.values()) if math.isfinite(b) and b > 0]
     if batch_max is None:
@@ -1049,29 +1459,63 @@ def decode_throughput_figure(model=None, chip="H100 SXM", contexts=(4096, 1024),
     parts = []
     for index, T in enumerate(contexts):
         colour = PALETTE[_SERIES_COLOURS[index % len(_SERIES_COLOURS)]]
-        rates = np.array([tf.step_time(model, int(b), T, chip, n_chips=n_chips, dtype=dtype).tokens_per_s
-                          for b in batches])
+        rates = np.array(
+            [
+                tf.step_time(model, int(b), T, chip, n_chips=n_chips, dtype=dtype).tokens_per_s
+                for b in batches
+            ]
+        )
         wall = memory_walls[T]
         fits = batches <= wall
-        ax.plot(batches[fits], rates[fits], color=colour, linewidth=2, label=f"T = {T:,} tokens",
-                gid=f"throughput:{T}")
+        ax.plot(
+            batches[fits],
+            rates[fits],
+            color=colour,
+            linewidth=2,
+            label=f"T = {T:,} tokens",
+            gid=f"throughput:{T}",
+        )
         beyond = batches >= batches[fits][-1] if fits.any() else np.ones_like(fits)
-        ax.plot(batches[beyond], rates[beyond], color=colour, linewidth=1.5, linestyle=":",
-                gid=f"throughput-beyond:{T}")
+        ax.plot(
+            batches[beyond],
+            rates[beyond],
+            color=colour,
+            linewidth=1.5,
+            linestyle=":",
+            gid=f"throughput-beyond:{T}",
+        )
         if wall >= 1:
             at_wall = tf.step_time(model, wall, T, chip, n_chips=n_chips, dtype=dtype).tokens_per_s
-            ax.axvline(wall, color=colour, linewidth=1, linestyle="--", zorder=1, gid=f"memory-wall:{T}")
-            ax.plot([wall], [at_wall], marker="o", color=colour, markerfacecolor="white",
-                    markeredgewidth=2, linestyle="none", zorder=5,
-                    label=f"memory wall, T = {T:,}: {wall:,} sequences fit")
-            parts.append(f"With T = {T:,} tokens of context the KV cache of at most {wall:,} sequences "
-                         f"fits next to the weights, where decode reaches {at_wall:,.0f} tokens/s.")
+            ax.axvline(
+                wall, color=colour, linewidth=1, linestyle="--", zorder=1, gid=f"memory-wall:{T}"
+            )
+            ax.plot(
+                [wall],
+                [at_wall],
+                marker="o",
+                color=colour,
+                markerfacecolor="white",
+                markeredgewidth=2,
+                linestyle="none",
+                zorder=5,
+                label=f"memory wall, T = {T:,}: {wall:,} sequences fit",
+            )
+            parts.append(
+                f"With T = {T:,} tokens of context the KV cache of at most {wall:,} sequences "
+                f"fits next to the weights, where decode reaches {at_wall:,.0f} tokens/s."
+            )
         else:
             parts.append(f"With T = {T:,} not even the weights fit.")
     if math.isfinite(compute_wall):
-        ax.axvline(compute_wall, color=PALETTE["black"], linewidth=1.2, linestyle="-.", zorder=1,
-                   label=f"compute wall: weight matmuls compute-bound, B = {compute_wall:.0f}",
-                   gid="compute-wall")
+        ax.axvline(
+            compute_wall,
+            color=PALETTE["black"],
+            linewidth=1.2,
+            linestyle="-.",
+            zorder=1,
+            label=f"compute wall: weight matmuls compute-bound, B = {compute_wall:.0f}",
+            gid="compute-wall",
+        )
     ax.plot([], [], color="#555555", linestyle=":", label="dotted: the batch does not fit")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
@@ -1082,15 +1526,22 @@ def decode_throughput_figure(model=None, chip="H100 SXM", contexts=(4096, 1024),
     ax.set_ylabel("Decode throughput (tokens/s)", fontsize=_fs(ax, "normal"))
     ax.set_title(f"{model.name} decode on {chips} ({dtype})", fontsize=_fs(ax, "title"))
     legend_below(ax)
-    compute_text = (f"The compute wall, the batch from which the weight matmuls are compute-bound, "
-                    f"is at B = {compute_wall:.0f}." if math.isfinite(compute_wall) else
-                    "The weight matmuls never become compute-bound.")
+    compute_text = (
+        f"The compute wall, the batch from which the weight matmuls are compute-bound, "
+        f"is at B = {compute_wall:.0f}."
+        if math.isfinite(compute_wall)
+        else "The weight matmuls never become compute-bound."
+    )
     fig.roofline_description = (
         f"Log-log plot of decode throughput in tokens per second against batch size for the "
         f"{model.name} model on {chips} in {dtype}, one curve per context length. Throughput rises "
         f"almost in proportion to the batch at first, then flattens as every sequence's KV-cache "
-        f"reads take over. " + " ".join(parts) + " " + compute_text
-        + " Dotted parts of the curves are batches whose KV cache does not fit in memory.")
+        f"reads take over. "
+        + " ".join(parts)
+        + " "
+        + compute_text
+        + " Dotted parts of the curves are batches whose KV cache does not fit in memory."
+    )
     fig.roofline_walls = {"memory": memory_walls, "compute": compute_wall}
     fig.roofline_regions = []
     fig.roofline_violations = []
@@ -1104,6 +1555,8 @@ def alt_text(fig) -> str:
     if text is None:
         text = getattr(getattr(fig, "figure", None), "roofline_description", None)
     if text is None:
-        raise ValueError("this figure was not made by roofline.plots (roofline_figure or "
-                         "linear_and_log_figure); write its alt text by hand")
+        raise ValueError(
+            "this figure was not made by roofline.plots (roofline_figure or "
+            "linear_and_log_figure); write its alt text by hand"
+        )
     return text

@@ -28,8 +28,15 @@ from .estimate import critical_intensity
 from .hardware import Source
 from .validate import check_size, is_symbolic
 
-__all__ = ["OnChipMemory", "ON_CHIP_MEMORY", "on_chip_memory", "tile_intensity", "min_square_tile",
-           "tile_bytes", "largest_square_tile"]
+__all__ = [
+    "OnChipMemory",
+    "ON_CHIP_MEMORY",
+    "on_chip_memory",
+    "tile_intensity",
+    "min_square_tile",
+    "tile_bytes",
+    "largest_square_tile",
+]
 
 
 @dataclass(frozen=True)
@@ -56,16 +63,30 @@ _HOPPER_TUNING = "https://docs.nvidia.com/cuda/hopper-tuning-guide/index.html"
 #: On-chip memory of the chips whose figures are published, by catalog name.
 ON_CHIP_MEMORY = {
     "TPU v5e": OnChipMemory(
-        "TPU v5e", "VMEM", 128 * _MiB, 1,
-        Source(_SCALING_BOOK, "VMEM (Vector Memory) is an on-chip scratchpad ... much smaller than HBM "
-                              "(for example, 128 MiB on TPU v5e); VMEM bandwidth is around 22x higher "
-                              "than HBM bandwidth (Google DeepMind, How to Scale Your Model, part 2)"),
-        bandwidth_vs_hbm=22),
+        "TPU v5e",
+        "VMEM",
+        128 * _MiB,
+        1,
+        Source(
+            _SCALING_BOOK,
+            "VMEM (Vector Memory) is an on-chip scratchpad ... much smaller than HBM "
+            "(for example, 128 MiB on TPU v5e); VMEM bandwidth is around 22x higher "
+            "than HBM bandwidth (Google DeepMind, How to Scale Your Model, part 2)",
+        ),
+        bandwidth_vs_hbm=22,
+    ),
     "H100 SXM": OnChipMemory(
-        "H100 SXM", "shared memory", 228 * _KiB, 132,
-        Source(_HOPPER_TUNING, "The NVIDIA H100 GPU supports shared memory capacities of 0, 8, 16, 32, 64, "
-                               "100, 132, 164, 196 and 228 KB per SM (KB = 1024 bytes); the H100 SXM5 has "
-                               "132 SMs (NVIDIA H100 Tensor Core GPU Architecture whitepaper)")),
+        "H100 SXM",
+        "shared memory",
+        228 * _KiB,
+        132,
+        Source(
+            _HOPPER_TUNING,
+            "The NVIDIA H100 GPU supports shared memory capacities of 0, 8, 16, 32, 64, "
+            "100, 132, 164, 196 and 228 KB per SM (KB = 1024 bytes); the H100 SXM5 has "
+            "132 SMs (NVIDIA H100 Tensor Core GPU Architecture whitepaper)",
+        ),
+    ),
 }
 
 
@@ -73,9 +94,11 @@ def on_chip_memory(chip) -> OnChipMemory:
     """The `OnChipMemory` record of a chip (a name or `Chip`); ValueError naming those known."""
     name = get_chip(chip).name
     if name not in ON_CHIP_MEMORY:
-        raise ValueError(f"no on-chip memory figure for {name}; the book has one for "
-                         f"{', '.join(ON_CHIP_MEMORY)}. Pass the size yourself (bytes) where a "
-                         "function takes on_chip_bytes.")
+        raise ValueError(
+            f"no on-chip memory figure for {name}; the book has one for "
+            f"{', '.join(ON_CHIP_MEMORY)}. Pass the size yourself (bytes) where a "
+            "function takes on_chip_bytes."
+        )
     return ON_CHIP_MEMORY[name]
 
 
@@ -106,8 +129,9 @@ def tile_bytes(bm, bk, bn, dtype="bf16", accumulator="fp32", buffers=2):
     """
     for name, value in (("bm", bm), ("bk", bk), ("bn", bn), ("buffers", buffers)):
         check_size(name, value)
-    return (buffers * (bm * bk + bk * bn) * bytes_per_element(dtype)
-            + bm * bn * bytes_per_element(accumulator))
+    return buffers * (bm * bk + bk * bn) * bytes_per_element(dtype) + bm * bn * bytes_per_element(
+        accumulator
+    )
 
 
 def largest_square_tile(on_chip_bytes, bk, dtype="bf16", accumulator="fp32", buffers=2) -> int:
@@ -126,5 +150,5 @@ def largest_square_tile(on_chip_bytes, bk, dtype="bf16", accumulator="fp32", buf
     b = 2 * buffers * bk * bytes_per_element(dtype)
     t = int(math.floor((-b + math.sqrt(b * b + 4 * a * on_chip_bytes)) / (2 * a)))
     while t > 0 and tile_bytes(t, bk, t, dtype, accumulator, buffers) > on_chip_bytes:
-        t -= 1   # guard against rounding in the square root
+        t -= 1  # guard against rounding in the square root
     return max(t, 0)

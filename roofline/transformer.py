@@ -42,10 +42,26 @@ from .catalog import get_chip
 from .estimate import Estimate, critical_intensity, estimate
 from .validate import check_size, is_symbolic
 
-__all__ = ["TransformerShape", "LLAMA_8B", "layer_costs", "layer_total", "attention_scores",
-           "attention_values", "fused_attention", "decode_critical_batch", "MODES",
-           "ModelShape", "LLAMA_8B_MODEL", "weight_bytes", "kv_cache_bytes", "max_batch",
-           "model_costs", "StepTime", "step_time", "time_to_first_token"]
+__all__ = [
+    "TransformerShape",
+    "LLAMA_8B",
+    "layer_costs",
+    "layer_total",
+    "attention_scores",
+    "attention_values",
+    "fused_attention",
+    "decode_critical_batch",
+    "MODES",
+    "ModelShape",
+    "LLAMA_8B_MODEL",
+    "weight_bytes",
+    "kv_cache_bytes",
+    "max_batch",
+    "model_costs",
+    "StepTime",
+    "step_time",
+    "time_to_first_token",
+]
 
 MODES = ("prefill", "decode")
 
@@ -66,8 +82,10 @@ class TransformerShape:
             check_size(field_name, getattr(self, field_name))
         if not is_symbolic(self.n_heads) and not is_symbolic(self.n_kv_heads):
             if self.n_heads % self.n_kv_heads:
-                raise ValueError(f"{self.name}: n_heads ({self.n_heads}) must be a multiple of "
-                                 f"n_kv_heads ({self.n_kv_heads}); each KV head serves a group")
+                raise ValueError(
+                    f"{self.name}: n_heads ({self.n_heads}) must be a multiple of "
+                    f"n_kv_heads ({self.n_kv_heads}); each KV head serves a group"
+                )
 
     @property
     def weights_per_layer(self):
@@ -77,8 +95,9 @@ class TransformerShape:
 
 
 #: A Llama-style 8B layer (Llama 3 8B sizes): D = 4096, F = 14336, 32 heads of 128, 8 KV heads.
-LLAMA_8B = TransformerShape("Llama-style 8B", d_model=4096, d_ff=14336, n_heads=32,
-                            n_kv_heads=8, head_dim=128)
+LLAMA_8B = TransformerShape(
+    "Llama-style 8B", d_model=4096, d_ff=14336, n_heads=32, n_kv_heads=8, head_dim=128
+)
 
 
 def _check_attention(B, T_q, T, H, H_kv, d_h):
@@ -126,22 +145,26 @@ def fused_attention(B, T_q, T, H, H_kv, d_h, dtype="bf16") -> Cost:
 
 def _rows_and_queries(B, T, mode):
     if mode not in MODES:
-        raise ValueError(f"mode must be 'prefill' (all T tokens at once, as in training) or "
-                         f"'decode' (one new token per sequence, T tokens in the KV cache), got {mode!r}")
+        raise ValueError(
+            f"mode must be 'prefill' (all T tokens at once, as in training) or "
+            f"'decode' (one new token per sequence, T tokens in the KV cache), got {mode!r}"
+        )
     T_q = T if mode == "prefill" else 1
     return B * T_q, T_q
 
 
-def layer_costs(shape: TransformerShape, B, T, mode="prefill", dtype="bf16",
-                fused_attention_kernel=False) -> list[Cost]:
+def layer_costs(
+    shape: TransformerShape, B, T, mode="prefill", dtype="bf16", fused_attention_kernel=False
+) -> list[Cost]:
     """The operations of one layer, in order, each a `Cost` (per chip, nothing sharded).
 
     Projections and MLP are `roofline.matmul` with B*T rows (prefill) or B rows
     (decode); attention reads T keys and values per sequence (the KV cache in decode).
     """
     if not isinstance(shape, TransformerShape):
-        raise TypeError(f"shape must be a TransformerShape such as roofline.transformer.LLAMA_8B, "
-                        f"got {shape!r}")
+        raise TypeError(
+            f"shape must be a TransformerShape such as roofline.transformer.LLAMA_8B, got {shape!r}"
+        )
     check_size("B", B)
     check_size("T", T)
     rows, T_q = _rows_and_queries(B, T, mode)
@@ -170,8 +193,9 @@ def layer_costs(shape: TransformerShape, B, T, mode="prefill", dtype="bf16",
     return ops
 
 
-def layer_total(shape: TransformerShape, B, T, mode="prefill", dtype="bf16",
-                fused_attention_kernel=False) -> Cost:
+def layer_total(
+    shape: TransformerShape, B, T, mode="prefill", dtype="bf16", fused_attention_kernel=False
+) -> Cost:
     """All of a layer's operations added up: total FLOPs and total bytes."""
     ops = layer_costs(shape, B, T, mode, dtype, fused_attention_kernel)
     flops = sum(op.flops for op in ops)
@@ -179,8 +203,14 @@ def layer_total(shape: TransformerShape, B, T, mode="prefill", dtype="bf16",
     return Cost(f"{shape.name} layer ({mode})", flops, moved, canonical_dtype(dtype))
 
 
-def decode_critical_batch(shape: TransformerShape, T, chip, dtype="bf16", include_attention=True,
-                          fused_attention_kernel=False):
+def decode_critical_batch(
+    shape: TransformerShape,
+    T,
+    chip,
+    dtype="bf16",
+    include_attention=True,
+    fused_attention_kernel=False,
+):
     """The batch B at which one decode step of a layer stops being bandwidth-bound.
 
     FLOPs are a*B and bytes c + b*B (c: the weights, read once whatever B is; b: what
@@ -192,18 +222,33 @@ def decode_critical_batch(shape: TransformerShape, T, chip, dtype="bf16", includ
     """
     check_size("T", T)
     if is_symbolic(T):
-        raise TypeError("decode_critical_batch needs a number for T; use layer_total with "
-                        "sympy symbols to derive the formula")
+        raise TypeError(
+            "decode_critical_batch needs a number for T; use layer_total with "
+            "sympy symbols to derive the formula"
+        )
     if include_attention:
         ops = [layer_total(shape, b, T, "decode", dtype, fused_attention_kernel) for b in (1, 2)]
     else:
-        ops = [Cost("matmuls", sum(o.flops for o in layer_costs(shape, b, T, "decode", dtype)
-                                   if "attention" not in o.name),
-                    sum(o.bytes for o in layer_costs(shape, b, T, "decode", dtype)
-                        if "attention" not in o.name), dtype) for b in (1, 2)]
-    a = ops[1].flops - ops[0].flops          # FLOPs per sequence
-    b = ops[1].bytes - ops[0].bytes          # bytes per sequence
-    c = ops[0].bytes - b                     # bytes whatever the batch (the weights)
+        ops = [
+            Cost(
+                "matmuls",
+                sum(
+                    o.flops
+                    for o in layer_costs(shape, b, T, "decode", dtype)
+                    if "attention" not in o.name
+                ),
+                sum(
+                    o.bytes
+                    for o in layer_costs(shape, b, T, "decode", dtype)
+                    if "attention" not in o.name
+                ),
+                dtype,
+            )
+            for b in (1, 2)
+        ]
+    a = ops[1].flops - ops[0].flops  # FLOPs per sequence
+    b = ops[1].bytes - ops[0].bytes  # bytes per sequence
+    c = ops[0].bytes - b  # bytes whatever the batch (the weights)
     ridge = critical_intensity(chip, dtype)
     denominator = a - ridge * b
     if denominator <= 0:
@@ -212,6 +257,7 @@ def decode_critical_batch(shape: TransformerShape, T, chip, dtype="bf16", includ
 
 
 # ---------------------------------------------------------------- a whole model: memory and serving
+
 
 @dataclass(frozen=True)
 class ModelShape:
@@ -231,8 +277,10 @@ class ModelShape:
 
     def __post_init__(self):
         if not isinstance(self.layer, TransformerShape):
-            raise TypeError(f"{self.name}: layer must be a TransformerShape such as "
-                            f"roofline.transformer.LLAMA_8B, got {self.layer!r}")
+            raise TypeError(
+                f"{self.name}: layer must be a TransformerShape such as "
+                f"roofline.transformer.LLAMA_8B, got {self.layer!r}"
+            )
         check_size("n_layers", self.n_layers)
         check_size("vocab_size", self.vocab_size)
 
@@ -240,22 +288,32 @@ class ModelShape:
     def weights(self):
         """Weight elements of the whole model: every layer, the embedding and the output head."""
         tables = 1 if self.tied_embeddings else 2
-        return self.n_layers * self.layer.weights_per_layer + tables * self.vocab_size * self.layer.d_model
+        return (
+            self.n_layers * self.layer.weights_per_layer
+            + tables * self.vocab_size * self.layer.d_model
+        )
 
 
 #: The whole Llama-style 8B model (Llama 3 8B sizes): 32 layers of `LLAMA_8B`, a 128,256-token
 #: vocabulary, separate embedding and output matrices: about 8.03 billion weights.
 LLAMA_8B_MODEL = ModelShape(
-    "Llama-style 8B", LLAMA_8B, n_layers=32, vocab_size=128256, tied_embeddings=False,
+    "Llama-style 8B",
+    LLAMA_8B,
+    n_layers=32,
+    vocab_size=128256,
+    tied_embeddings=False,
     source="https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json: "
-           "hidden_size 4096, intermediate_size 14336, num_hidden_layers 32, num_attention_heads 32, "
-           "num_key_value_heads 8, vocab_size 128256, tie_word_embeddings false")
+    "hidden_size 4096, intermediate_size 14336, num_hidden_layers 32, num_attention_heads 32, "
+    "num_key_value_heads 8, vocab_size 128256, tie_word_embeddings false",
+)
 
 
 def _check_model(model):
     if not isinstance(model, ModelShape):
-        raise TypeError(f"model must be a ModelShape such as roofline.transformer.LLAMA_8B_MODEL "
-                        f"(a whole model, not one layer), got {model!r}")
+        raise TypeError(
+            f"model must be a ModelShape such as roofline.transformer.LLAMA_8B_MODEL "
+            f"(a whole model, not one layer), got {model!r}"
+        )
 
 
 def _check_chips(n_chips, model):
@@ -265,7 +323,8 @@ def _check_chips(n_chips, model):
         raise ValueError(
             f"n_chips = {n_chips} is more than the {model.layer.n_kv_heads} KV heads of {model.name}: "
             "splitting the model by heads (tensor parallelism) cannot spread the KV cache over more "
-            f"chips than that. Use at most {model.layer.n_kv_heads} chips per model copy.")
+            f"chips than that. Use at most {model.layer.n_kv_heads} chips per model copy."
+        )
 
 
 def weight_bytes(model: ModelShape, dtype="bf16"):
@@ -308,8 +367,9 @@ def max_batch(model: ModelShape, T, chip, n_chips=1, dtype="bf16", kv_dtype=None
     return int(math.floor(free / per_sequence * (1 + 1e-12)))
 
 
-def model_costs(model: ModelShape, B, T, mode="decode", dtype="bf16",
-                fused_attention_kernel=False) -> list[Cost]:
+def model_costs(
+    model: ModelShape, B, T, mode="decode", dtype="bf16", fused_attention_kernel=False
+) -> list[Cost]:
     """The operations of one step of the whole model, each counted over all layers.
 
     Each of the layer's operations (`layer_costs`) times `n_layers`, then the output head
@@ -318,9 +378,15 @@ def model_costs(model: ModelShape, B, T, mode="decode", dtype="bf16",
     of B rows, is left out.
     """
     _check_model(model)
-    ops = [replace(op, name=f"{op.name} (x{model.n_layers} layers)", flops=model.n_layers * op.flops,
-                   bytes=model.n_layers * op.bytes)
-           for op in layer_costs(model.layer, B, T, mode, dtype, fused_attention_kernel)]
+    ops = [
+        replace(
+            op,
+            name=f"{op.name} (x{model.n_layers} layers)",
+            flops=model.n_layers * op.flops,
+            bytes=model.n_layers * op.bytes,
+        )
+        for op in layer_costs(model.layer, B, T, mode, dtype, fused_attention_kernel)
+    ]
     head = matmul(B, model.layer.d_model, model.vocab_size, dtype)
     ops.append(replace(head, name="output head"))
     return ops
@@ -365,8 +431,10 @@ class StepTime:
     def per_token_latency_s(self) -> float:
         """Decode: seconds between two tokens of one sequence (the step time)."""
         if self.mode != "decode":
-            raise ValueError("per-token latency is a decode figure; this is a prefill step "
-                             "(use time_to_first_token or .seconds)")
+            raise ValueError(
+                "per-token latency is a decode figure; this is a prefill step "
+                "(use time_to_first_token or .seconds)"
+            )
         return self.seconds
 
     @property
@@ -381,14 +449,25 @@ class StepTime:
 
     def __str__(self) -> str:
         from .units import format_time
+
         chips = f"{self.n_chips} x {self.chip_name}" if self.n_chips > 1 else self.chip_name
         fit = "" if self.fits else " (DOES NOT FIT in memory)"
-        return (f"{self.model_name} {self.mode}, B = {self.B}, T = {self.T} on {chips}: "
-                f"{format_time(self.seconds)} per step, {self.tokens_per_s:,.0f} tokens/s{fit}")
+        return (
+            f"{self.model_name} {self.mode}, B = {self.B}, T = {self.T} on {chips}: "
+            f"{format_time(self.seconds)} per step, {self.tokens_per_s:,.0f} tokens/s{fit}"
+        )
 
 
-def step_time(model: ModelShape, B, T, chip, mode="decode", n_chips=1, dtype="bf16",
-              fused_attention_kernel=True) -> StepTime:
+def step_time(
+    model: ModelShape,
+    B,
+    T,
+    chip,
+    mode="decode",
+    n_chips=1,
+    dtype="bf16",
+    fused_attention_kernel=True,
+) -> StepTime:
     """Roofline time of one decode step (or one prefill) of the whole model.
 
     Attention is fused by default (one kernel reads Q, K, V and writes O), as serving
@@ -401,18 +480,23 @@ def step_time(model: ModelShape, B, T, chip, mode="decode", n_chips=1, dtype="bf
     for name, value in (("B", B), ("T", T)):
         check_size(name, value)
         if is_symbolic(value) or not float(value).is_integer():
-            raise TypeError(f"step_time needs {name} as a whole number of "
-                            f"{'sequences' if name == 'B' else 'tokens'}, got {value!r}")
+            raise TypeError(
+                f"step_time needs {name} as a whole number of "
+                f"{'sequences' if name == 'B' else 'tokens'}, got {value!r}"
+            )
     chip = get_chip(chip)
     ops = model_costs(model, B, T, mode, dtype, fused_attention_kernel)
-    estimates = tuple(estimate(replace(op, flops=op.flops / n_chips, bytes=op.bytes / n_chips), chip)
-                      for op in ops)
+    estimates = tuple(
+        estimate(replace(op, flops=op.flops / n_chips, bytes=op.bytes / n_chips), chip)
+        for op in ops
+    )
     fits = B <= max_batch(model, T, chip, n_chips, dtype)
     return StepTime(model.name, chip.name, mode, int(B), int(T), n_chips, estimates, fits)
 
 
-def time_to_first_token(model: ModelShape, T, chip, B=1, n_chips=1, dtype="bf16",
-                        fused_attention_kernel=True) -> float:
+def time_to_first_token(
+    model: ModelShape, T, chip, B=1, n_chips=1, dtype="bf16", fused_attention_kernel=True
+) -> float:
     """Seconds from a prompt of T tokens (per sequence, B sequences) to its first new token.
 
     The prefill step's roofline time (`step_time` with mode="prefill"); queueing and

@@ -26,13 +26,25 @@ __all__ = [
 ]
 
 _SI_PREFIXES = [
-    (1e24, "Y"), (1e21, "Z"), (1e18, "E"), (1e15, "P"), (1e12, "T"),
-    (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""),
+    (1e24, "Y"),
+    (1e21, "Z"),
+    (1e18, "E"),
+    (1e15, "P"),
+    (1e12, "T"),
+    (1e9, "G"),
+    (1e6, "M"),
+    (1e3, "k"),
+    (1.0, ""),
 ]
 _SMALL_PREFIXES = [(1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"), (1e-12, "p")]
 _BINARY_PREFIXES = [
-    (2.0**60, "Ei"), (2.0**50, "Pi"), (2.0**40, "Ti"), (2.0**30, "Gi"),
-    (2.0**20, "Mi"), (2.0**10, "Ki"), (1.0, ""),
+    (2.0**60, "Ei"),
+    (2.0**50, "Pi"),
+    (2.0**40, "Ti"),
+    (2.0**30, "Gi"),
+    (2.0**20, "Mi"),
+    (2.0**10, "Ki"),
+    (1.0, ""),
 ]
 
 
@@ -148,50 +160,122 @@ def format_intensity(flops_per_byte, digits: int = RATE_DIGITS) -> str:
 #: Units: [spelling, base]; "exact" spellings match as typed, "folded" ones in lower case.
 GRAMMAR = {
     "short_prefixes": [
-        ["Ki", 2.0**10, True], ["Mi", 2.0**20, True], ["Gi", 2.0**30, True],
-        ["Ti", 2.0**40, True], ["Pi", 2.0**50, True],
-        ["k", 1e3, False], ["K", 1e3, False], ["M", 1e6, False], ["G", 1e9, False],
-        ["T", 1e12, False], ["P", 1e15, False], ["E", 1e18, False], ["m", 1e-3, False],
-        ["u", 1e-6, False], ["\u00b5", 1e-6, False], ["\u03bc", 1e-6, False], ["n", 1e-9, False],
+        ["Ki", 2.0**10, True],
+        ["Mi", 2.0**20, True],
+        ["Gi", 2.0**30, True],
+        ["Ti", 2.0**40, True],
+        ["Pi", 2.0**50, True],
+        ["k", 1e3, False],
+        ["K", 1e3, False],
+        ["M", 1e6, False],
+        ["G", 1e9, False],
+        ["T", 1e12, False],
+        ["P", 1e15, False],
+        ["E", 1e18, False],
+        ["m", 1e-3, False],
+        ["u", 1e-6, False],
+        ["\u00b5", 1e-6, False],
+        ["\u03bc", 1e-6, False],
+        ["n", 1e-9, False],
         ["p", 1e-12, False],
     ],
     "long_prefixes": [
-        ["kibi", 2.0**10, True], ["mebi", 2.0**20, True], ["gibi", 2.0**30, True],
-        ["tebi", 2.0**40, True], ["pebi", 2.0**50, True],
-        ["kilo", 1e3, False], ["mega", 1e6, False], ["giga", 1e9, False], ["tera", 1e12, False],
-        ["peta", 1e15, False], ["exa", 1e18, False], ["milli", 1e-3, False],
-        ["micro", 1e-6, False], ["nano", 1e-9, False], ["pico", 1e-12, False],
+        ["kibi", 2.0**10, True],
+        ["mebi", 2.0**20, True],
+        ["gibi", 2.0**30, True],
+        ["tebi", 2.0**40, True],
+        ["pebi", 2.0**50, True],
+        ["kilo", 1e3, False],
+        ["mega", 1e6, False],
+        ["giga", 1e9, False],
+        ["tera", 1e12, False],
+        ["peta", 1e15, False],
+        ["exa", 1e18, False],
+        ["milli", 1e-3, False],
+        ["micro", 1e-6, False],
+        ["nano", 1e-9, False],
+        ["pico", 1e-12, False],
     ],
     # FLOPS and OPS with a capital S are rates (the spec sheets' "989 TFLOPS");
     # FLOPs, flops and Flops are counts ("2e12 FLOPs").
-    "exact_units": [["FLOPS", "flop_rate"], ["OPS", "flop_rate"], ["FLOPs", "flop"],
-                    ["OPs", "flop"], ["Bps", "byte_rate"], ["B", "byte"], ["s", "second"]],
+    "exact_units": [
+        ["FLOPS", "flop_rate"],
+        ["OPS", "flop_rate"],
+        ["FLOPs", "flop"],
+        ["OPs", "flop"],
+        ["Bps", "byte_rate"],
+        ["B", "byte"],
+        ["s", "second"],
+    ],
     # any other spelling of "flops" (flops, Tflops, gigaflops) is a count or a rate,
     # whichever the question asks for
-    "folded_units": [["flops", "flop_any"], ["flop", "flop"], ["ops", "flop"], ["op", "flop"],
-                     ["bytes", "byte"], ["byte", "byte"], ["seconds", "second"],
-                     ["second", "second"], ["secs", "second"], ["sec", "second"]],
+    "folded_units": [
+        ["flops", "flop_any"],
+        ["flop", "flop"],
+        ["ops", "flop"],
+        ["op", "flop"],
+        ["bytes", "byte"],
+        ["byte", "byte"],
+        ["seconds", "second"],
+        ["second", "second"],
+        ["secs", "second"],
+        ["sec", "second"],
+    ],
     #: "numerator/denominator" base units -> the kind of quantity.
-    "kinds": {"flop": "count", "flop/second": "rate", "flop_rate": "rate",
-              "flop_rate/second": "rate", "byte": "size", "byte/second": "bandwidth",
-              "byte_rate": "bandwidth", "second": "time", "flop/byte": "intensity",
-              "flop_any": "count_or_rate", "flop_any/second": "rate", "flop_any/byte": "intensity"},
+    "kinds": {
+        "flop": "count",
+        "flop/second": "rate",
+        "flop_rate": "rate",
+        "flop_rate/second": "rate",
+        "byte": "size",
+        "byte/second": "bandwidth",
+        "byte_rate": "bandwidth",
+        "second": "time",
+        "flop/byte": "intensity",
+        "flop_any": "count_or_rate",
+        "flop_any/second": "rate",
+        "flop_any/byte": "intensity",
+    },
     #: Characters that may appear in the arithmetic before the unit.
     "expression_chars": "0123456789.+-*/^() ",
     #: Whole answers that mean infinity.
     "infinity": ["inf", "+inf", "infinity", "+infinity", "\u221e"],
     #: Text replaced before reading (unicode minus, multiplication signs, spaces, "per").
-    "replace": [["\u2212", "-"], ["\u00d7", "*"], ["\u22c5", "*"], ["\u00b7", "*"],
-                ["\u00a0", " "], ["\u202f", " "], ["\u2009", " "], ["**", "^"], ["_", ""],
-                ["x10^", "*10^"], ["X10^", "*10^"]],
+    "replace": [
+        ["\u2212", "-"],
+        ["\u00d7", "*"],
+        ["\u22c5", "*"],
+        ["\u00b7", "*"],
+        ["\u00a0", " "],
+        ["\u202f", " "],
+        ["\u2009", " "],
+        ["**", "^"],
+        ["_", ""],
+        ["x10^", "*10^"],
+        ["X10^", "*10^"],
+    ],
     #: Words a student puts before an estimate ("~306", "about 6,300"), dropped before reading.
-    "approximately": ["approximately", "approx.", "approx", "roughly", "around", "about",
-                      "circa", "ca.", "~", "\u2248"],
+    "approximately": [
+        "approximately",
+        "approx.",
+        "approx",
+        "roughly",
+        "around",
+        "about",
+        "circa",
+        "ca.",
+        "~",
+        "\u2248",
+    ],
 }
 
 #: What each unit measures (kept for the first version's callers).
 UNIT_KINDS = {
-    "s": "time", "FLOP/s": "rate", "B/s": "bandwidth", "B": "size", "FLOPs": "count",
+    "s": "time",
+    "FLOP/s": "rate",
+    "B/s": "bandwidth",
+    "B": "size",
+    "FLOPs": "count",
     "FLOPs/B": "intensity",
 }
 
@@ -208,6 +292,7 @@ def _fail(message):
 
 def _check_commas(text: str) -> str:
     """Thousands separators (1,000 or 12,345.6) go; a decimal comma (1,01) is refused."""
+
     def replace(match):
         run = match.group(0)
         if "," not in run:
@@ -216,8 +301,11 @@ def _check_commas(text: str) -> str:
             return run.replace(",", "")
         shown = run.rstrip(",")
         dotted = shown.replace(",", ".")
-        _fail(f"write {dotted}, not {shown}: use a point for decimals (a comma is read only as "
-              "a thousands separator, as in 1,000)")
+        _fail(
+            f"write {dotted}, not {shown}: use a point for decimals (a comma is read only as "
+            "a thousands separator, as in 1,000)"
+        )
+
     return re.sub(r"\d[\d,]*", replace, text)
 
 
@@ -308,7 +396,7 @@ def _evaluate(tokens: list, text: str) -> float:
             if base < 0 and exponent != math.floor(exponent):
                 _fail(f"{text!r} takes a root of a negative number")
             try:
-                return base ** exponent
+                return base**exponent
             except OverflowError:
                 return math.inf
         return base
@@ -340,7 +428,7 @@ def _unit_atom(part: str):
             word = part.lower() if folded else part
             if not word.endswith(spelling):
                 continue
-            prefix = part[:len(part) - len(spelling)]
+            prefix = part[: len(part) - len(spelling)]
             if prefix == "":
                 return 1.0, base, False
             for symbol, factor, binary in g["short_prefixes"]:
@@ -363,7 +451,7 @@ def parse_quantity_details(text: str) -> dict:
         cleaned = cleaned.replace(old, new)
     for word in g["approximately"]:
         if cleaned.lower().startswith(word):
-            cleaned = cleaned[len(word):].strip()
+            cleaned = cleaned[len(word) :].strip()
             break
     if cleaned.lower() in g["infinity"]:
         return {"value": math.inf, "kind": None, "number": math.inf, "factor": 1.0, "binary": False}
@@ -376,8 +464,13 @@ def parse_quantity_details(text: str) -> dict:
     if not unit:
         return {"value": number, "kind": None, "number": number, "factor": 1.0, "binary": False}
     if unit == "%":
-        return {"value": number / 100, "kind": None, "number": number, "factor": 0.01,
-                "binary": False}
+        return {
+            "value": number / 100,
+            "kind": None,
+            "number": number,
+            "factor": 0.01,
+            "binary": False,
+        }
     words = ["/" if w.lower() == "per" else w for w in unit.split()]
     parts = "".join(words).split("/")
     atoms = [_unit_atom(p) for p in parts] if len(parts) <= 2 else [None]
@@ -389,13 +482,23 @@ def parse_quantity_details(text: str) -> dict:
         if binary and "byte" not in key:
             kind = None
     if kind is None:
-        hint = (" (a lower-case b is a bit; write B for bytes)"
-                if re.search(r"b(ps|/|$)", unit) and "byte" not in unit.lower() else "")
-        _fail(f"unknown unit {unit!r} in {text!r}{hint}; use s, FLOP/s, B/s, B, FLOPs or FLOPs/B "
-              "with an SI prefix such as m, \u00b5, k, M, G, T")
+        hint = (
+            " (a lower-case b is a bit; write B for bytes)"
+            if re.search(r"b(ps|/|$)", unit) and "byte" not in unit.lower()
+            else ""
+        )
+        _fail(
+            f"unknown unit {unit!r} in {text!r}{hint}; use s, FLOP/s, B/s, B, FLOPs or FLOPs/B "
+            "with an SI prefix such as m, \u00b5, k, M, G, T"
+        )
     factor = atoms[0][0] / (atoms[1][0] if len(atoms) == 2 else 1.0)
-    return {"value": number * factor, "kind": kind, "number": number, "factor": factor,
-            "binary": binary}
+    return {
+        "value": number * factor,
+        "kind": kind,
+        "number": number,
+        "factor": factor,
+        "binary": binary,
+    }
 
 
 def parse_quantity(text: str) -> tuple[float, str | None]:

@@ -32,15 +32,27 @@ import math
 from .catalog import get_chip, list_chips
 from .costs import matmul
 from .dtypes import DTYPE_BYTES, canonical_dtype
-from .estimate import (attainable_flops_per_s, critical_batch_size, critical_intensity, estimate,
-                       exact_critical_batch_size, sharded_critical_D, sharded_estimate,
-                       sharded_topology)
+from .estimate import (
+    attainable_flops_per_s,
+    critical_batch_size,
+    critical_intensity,
+    estimate,
+    exact_critical_batch_size,
+    sharded_critical_D,
+    sharded_estimate,
+    sharded_topology,
+)
 from .hardware import Chip
-from .units import (format_bandwidth, format_flops_rate, format_intensity,
-                    format_time)
+from .units import format_bandwidth, format_flops_rate, format_intensity, format_time
 
-__all__ = ["Explorer", "roofline_explorer", "matmul_explorer", "sharded_matmul_explorer",
-           "COLAB_NOTE", "STATIC_LIMIT_BYTES"]
+__all__ = [
+    "Explorer",
+    "roofline_explorer",
+    "matmul_explorer",
+    "sharded_matmul_explorer",
+    "COLAB_NOTE",
+    "STATIC_LIMIT_BYTES",
+]
 
 COLAB_NOTE = "Run this page in Colab for the full, free-form explorer."
 #: Budget for one explorer's web HTML: script, data and static first frame (the page limit is 2 MB).
@@ -50,13 +62,16 @@ _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 # ---------------------------------------------------------------- environment
 
+
 def _enable_colab_widgets() -> None:
     """In Colab, turn on the custom widget manager (ipywidgets need it there)."""
     try:
         import importlib.util
+
         if importlib.util.find_spec("google.colab") is None:
             return
         from google.colab import output  # type: ignore[import-not-found]
+
         output.enable_custom_widget_manager()
     except Exception:  # not Colab, or an older Colab: the static fallback still shows
         pass
@@ -66,7 +81,9 @@ def _widgets():
     try:
         import ipywidgets
     except ImportError as exc:  # pragma: no cover - ipywidgets is a dependency
-        raise ImportError("the explorers need ipywidgets: pip install 'ipywidgets>=7.7,<9'") from exc
+        raise ImportError(
+            "the explorers need ipywidgets: pip install 'ipywidgets>=7.7,<9'"
+        ) from exc
     return ipywidgets
 
 
@@ -76,6 +93,7 @@ def _new_figure():
     from matplotlib.figure import Figure
 
     from .plots import DPI, EXPLORER_FIGSIZE
+
     fig = Figure(figsize=EXPLORER_FIGSIZE, dpi=DPI, facecolor="white")
     FigureCanvasAgg(fig)
     # fixed margins (the book's text sizes): the explorer redraws only what moves
@@ -86,6 +104,7 @@ def _new_figure():
 def _encode(canvas, quantize=False) -> bytes:
     """PNG of what the Agg canvas holds now: fast for the live view, small for the web page."""
     from PIL import Image
+
     width, height = canvas.get_width_height()
     image = Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
     image = image.convert("RGB")
@@ -117,14 +136,20 @@ def _snap_options(values: list, value) -> list:
 
 
 def _check_positive(name, value, whole=False):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or value <= 0 or (whole and value != int(value)):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value <= 0
+        or (whole and value != int(value))
+    ):
         kind = "a positive whole number" if whole else "a positive number"
         raise ValueError(f"{name} must be {kind}, got {value!r}")
     return int(value) if whole else float(value)
 
 
 # ---------------------------------------------------------------- the Explorer
+
 
 class Explorer:
     """A live explorer plus its web version (`static_html`). Made by the functions below."""
@@ -136,20 +161,27 @@ class Explorer:
         self.controls = controls
         self.figure = _new_figure()
         self.text = ""
-        self._render = render            # render(explorer, changed: set[str]) -> (text, alt)
-        self._web = web                  # web(explorer) -> (chip, starting values) for roofline.web
+        self._render = render  # render(explorer, changed: set[str]) -> (text, alt)
+        self._web = web  # web(explorer) -> (chip, starting values) for roofline.web
         self._hold = False
-        self._sync = sync                # sync(explorer, key): keep dependent options valid
+        self._sync = sync  # sync(explorer, key): keep dependent options valid
         self._alt = ""
-        self._background = None          # pixels of everything that does not move
-        self._moving = []                # artists redrawn on every update (set by render)
+        self._background = None  # pixels of everything that does not move
+        self._moving = []  # artists redrawn on every update (set by render)
         self._png = b""
         width = int(self.figure.get_figwidth() * self.figure.dpi)
-        self._image = widgets.Image(format="png", layout=widgets.Layout(width=f"{width}px", max_width="100%"))
+        self._image = widgets.Image(
+            format="png", layout=widgets.Layout(width=f"{width}px", max_width="100%")
+        )
         self._readout = widgets.HTML()
-        self.widget = widgets.VBox([widgets.HBox(list(controls.values())[:3]),
-                                    widgets.HBox(list(controls.values())[3:]),
-                                    self._image, self._readout])
+        self.widget = widgets.VBox(
+            [
+                widgets.HBox(list(controls.values())[:3]),
+                widgets.HBox(list(controls.values())[3:]),
+                self._image,
+                self._readout,
+            ]
+        )
         for key, control in controls.items():
             control.observe(self._make_handler(key), names="value")
         self._update({"*"})
@@ -160,6 +192,7 @@ class Explorer:
             if not self._hold:
                 self._run_sync(key)
                 self._update({key})
+
         return handler
 
     def _run_sync(self, key) -> None:
@@ -174,7 +207,9 @@ class Explorer:
     def _update(self, changed) -> None:
         self.text, self._alt, full = self._render(self, set(changed))
         self._draw(full)
-        self._readout.value = f"<pre style='white-space:pre-wrap;margin:0'>{html.escape(self.text)}</pre>"
+        self._readout.value = (
+            f"<pre style='white-space:pre-wrap;margin:0'>{html.escape(self.text)}</pre>"
+        )
         self._png = _encode(self.figure.canvas)
         self._image.value = self._png
 
@@ -197,8 +232,10 @@ class Explorer:
         """Move controls, e.g. ``.set(intensity=100)``; one redraw for all of them."""
         unknown = set(values) - set(self.controls)
         if unknown:
-            raise ValueError(f"{self.name} explorer has no control {', '.join(sorted(unknown))}; "
-                             f"its controls are {', '.join(self.controls)}")
+            raise ValueError(
+                f"{self.name} explorer has no control {', '.join(sorted(unknown))}; "
+                f"its controls are {', '.join(self.controls)}"
+            )
         self._hold = True
         try:
             for key, value in values.items():
@@ -207,13 +244,16 @@ class Explorer:
                 if options is not None:
                     allowed = [o[1] if isinstance(o, tuple) else o for o in options]
                     if value not in allowed:
-                        raise ValueError(f"{key}={value!r} is not one of the choices "
-                                         f"{', '.join(map(str, allowed))}")
+                        raise ValueError(
+                            f"{key}={value!r} is not one of the choices "
+                            f"{', '.join(map(str, allowed))}"
+                        )
                 elif hasattr(control, "min") and not isinstance(control.value, str):
                     low, high = _limits(control)
                     if not low <= value <= high:
-                        raise ValueError(f"{key}={value!r} is outside the slider's range "
-                                         f"[{low:g}, {high:g}]")
+                        raise ValueError(
+                            f"{key}={value!r} is outside the slider's range [{low:g}, {high:g}]"
+                        )
                 control.value = value
                 self._run_sync(key)
         finally:
@@ -226,6 +266,7 @@ class Explorer:
         """The web page's version (`roofline.web`): the explorer run in the browser from the
         current values, with this figure as its static first frame."""
         from .web import explorer_data, explorer_html
+
         chip, start = self._web(self)
         data = explorer_data(self.name, chip, **start)
         png = _encode(self.figure.canvas, quantize=True)
@@ -251,7 +292,7 @@ class Explorer:
 def _limits(control):
     low, high = control.min, control.max
     if type(control).__name__ == "FloatLogSlider":
-        return control.base ** low, control.base ** high
+        return control.base**low, control.base**high
     return low, high
 
 
@@ -275,16 +316,25 @@ def _widget_view(widget):
 
 # ---------------------------------------------------------------- plot helpers
 
+
 def _draw_roofline(fig, chip, dtype, title):
     """Clear the figure's axes and draw the roofline with roofline.plots (same look as the book)."""
     from .plots import roofline_figure
+
     ax = fig.axes[0] if fig.axes else fig.add_subplot(1, 1, 1)
     ax.clear()
-    roofline_figure(chip, dtype, ax=ax, title=title, shade_regions=True,
-                    intensity_range=_intensity_range(chip, dtype))
+    roofline_figure(
+        chip,
+        dtype,
+        ax=ax,
+        title=title,
+        shade_regions=True,
+        intensity_range=_intensity_range(chip, dtype),
+    )
     # minor ticks on log axes are most of the redraw time of a chip or dtype switch
     # (about 100 ms of 150); the explorer reads fine with decade ticks alone
     from matplotlib.ticker import NullLocator
+
     ax.xaxis.set_minor_locator(NullLocator())
     ax.yaxis.set_minor_locator(NullLocator())
     _fit(fig)
@@ -303,14 +353,32 @@ def _intensity_range(chip, dtype):
 
 
 def _op_artists(ax, colour):
-    point, = ax.plot([], [], linestyle="none", marker="D", markersize=9, color=colour,
-                     markeredgecolor="#000000", zorder=8, gid="explorer-point")
-    guide, = ax.plot([], [], color=colour, linewidth=1, linestyle=(0, (3, 2)), zorder=7,
-                     gid="explorer-guide")
+    (point,) = ax.plot(
+        [],
+        [],
+        linestyle="none",
+        marker="D",
+        markersize=9,
+        color=colour,
+        markeredgecolor="#000000",
+        zorder=8,
+        gid="explorer-point",
+    )
+    (guide,) = ax.plot(
+        [], [], color=colour, linewidth=1, linestyle=(0, (3, 2)), zorder=7, gid="explorer-guide"
+    )
     from .plots import font_pt
-    label = ax.annotate("", xy=(1, 1), xytext=(8, -10), textcoords="offset points", fontsize=font_pt("small"),
-                        color="#000000", zorder=9,
-                        bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": colour})
+
+    label = ax.annotate(
+        "",
+        xy=(1, 1),
+        xytext=(8, -10),
+        textcoords="offset points",
+        fontsize=font_pt("small"),
+        color="#000000",
+        zorder=9,
+        bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": colour},
+    )
     label.set_in_layout(False)
     return point, guide, label
 
@@ -323,10 +391,13 @@ def _place(artists, ax, intensity, flops, text):
     label.set_text(text)
     # next to the point, where it covers no ridge value, region name, tick or legend
     from .plots import _marker_boxes, _renderer, legend_frames, place_labels, text_artists
+
     still = getattr(label, "_roofline_still_boxes", None)
     if still is None:  # the text and ridge markers that do not move, measured once per background
         renderer = _renderer(ax.figure)
-        still = [a.get_window_extent(renderer) for _, a in text_artists(ax.figure) if a is not label]
+        still = [
+            a.get_window_extent(renderer) for _, a in text_artists(ax.figure) if a is not label
+        ]
         still += _marker_boxes(ax, renderer, ("ridge:",)) + legend_frames(ax.figure)
         label._roofline_still_boxes = still
     place_labels(ax.figure, [label], taken=still)
@@ -334,9 +405,11 @@ def _place(artists, ax, intensity, flops, text):
 
 # ---------------------------------------------------------------- explorers
 
+
 def roofline_explorer(chip="H100 SXM", dtype="bf16", intensity=64.0) -> Explorer:
     """Pick a chip and dtype, slide an operation's intensity, read where it lands on the roof."""
     from .plots import PALETTE
+
     widgets = _widgets()
     _enable_colab_widgets()
     own = get_chip(chip)
@@ -348,9 +421,16 @@ def roofline_explorer(chip="H100 SXM", dtype="bf16", intensity=64.0) -> Explorer
     controls = {
         "chip": widgets.Dropdown(options=_chip_options(own), value=own.name, description="chip"),
         "dtype": widgets.Dropdown(options=list(own.dtypes), value=dtype, description="dtype"),
-        "intensity": widgets.FloatLogSlider(value=intensity, base=10, min=-2, max=5, step=0.01,
-                                            description="FLOPs/byte", readout_format=".3g",
-                                            continuous_update=True),
+        "intensity": widgets.FloatLogSlider(
+            value=intensity,
+            base=10,
+            min=-2,
+            max=5,
+            step=0.01,
+            description="FLOPs/byte",
+            readout_format=".3g",
+            continuous_update=True,
+        ),
     }
     state = {}
 
@@ -370,12 +450,16 @@ def roofline_explorer(chip="H100 SXM", dtype="bf16", intensity=64.0) -> Explorer
         ridge = critical_intensity(current, dt)
         bound = "compute" if x >= ridge else "memory"
         _place(state["artists"], ax, x, y, f"{format_intensity(x)}\n{format_flops_rate(y)}")
-        text = (f"{current.name}, {dt}: an operation at {format_intensity(x)}\n"
-                f"attainable {format_flops_rate(y)} of {format_flops_rate(current.peak_flops_per_s(dt))} peak; "
-                f"{bound}-bound (ridge point {format_intensity(ridge)})")
-        alt = (f"Roofline of the {current.name} in {dt} with its ridge point at "
-               f"{format_intensity(ridge)}; an operation at {format_intensity(x)} reaches "
-               f"{format_flops_rate(y)} and is {bound}-bound.")
+        text = (
+            f"{current.name}, {dt}: an operation at {format_intensity(x)}\n"
+            f"attainable {format_flops_rate(y)} of {format_flops_rate(current.peak_flops_per_s(dt))} peak; "
+            f"{bound}-bound (ridge point {format_intensity(ridge)})"
+        )
+        alt = (
+            f"Roofline of the {current.name} in {dt} with its ridge point at "
+            f"{format_intensity(ridge)}; an operation at {format_intensity(x)} reaches "
+            f"{format_flops_rate(y)} and is {bound}-bound."
+        )
         return text, alt, full
 
     def sync(ex, key):
@@ -387,25 +471,37 @@ def roofline_explorer(chip="H100 SXM", dtype="bf16", intensity=64.0) -> Explorer
         old = picker.value
         if tuple(picker.options) != tuple(current.dtypes):
             picker.options = list(current.dtypes)
-        picker.value = old if old in current.dtypes else (
-            "bf16" if "bf16" in current.dtypes else current.dtypes[0])
+        picker.value = (
+            old
+            if old in current.dtypes
+            else ("bf16" if "bf16" in current.dtypes else current.dtypes[0])
+        )
 
     def web(ex):
         c = ex.controls
-        return (_resolve_chip(c["chip"].value, own),
-                {"dtype": c["dtype"].value, "intensity": float(c["intensity"].value)})
+        return (
+            _resolve_chip(c["chip"].value, own),
+            {"dtype": c["dtype"].value, "intensity": float(c["intensity"].value)},
+        )
 
-    return Explorer("roofline", "Roofline explorer: where does an operation land?", controls, render,
-                    web, sync=sync)
+    return Explorer(
+        "roofline",
+        "Roofline explorer: where does an operation land?",
+        controls,
+        render,
+        web,
+        sync=sync,
+    )
 
 
 def _pow2_options(low_exp, high_exp, value):
-    return _snap_options([2 ** k for k in range(low_exp, high_exp + 1)], value)
+    return _snap_options([2**k for k in range(low_exp, high_exp + 1)], value)
 
 
 def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights=None) -> Explorer:
     """X[B, D] @ W[D, F]: slide B, D, F and the weight dtype; compare the two critical batches."""
     from .plots import PALETTE
+
     widgets = _widgets()
     _enable_colab_widgets()
     own = get_chip(chip)
@@ -416,11 +512,16 @@ def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights
     F = _check_positive("F", F, whole=True)
     weights = None if weights is None else canonical_dtype(weights)
     weight_choices = [(f"same as the math ({dtype})", None)] + [
-        (name, name) for name in DTYPE_BYTES if name != dtype and DTYPE_BYTES[name] <= DTYPE_BYTES[dtype]]
+        (name, name)
+        for name in DTYPE_BYTES
+        if name != dtype and DTYPE_BYTES[name] <= DTYPE_BYTES[dtype]
+    ]
     if weights is not None and weights not in [v for _, v in weight_choices]:
         weight_choices.append((weights, weights))
     controls = {
-        "B": widgets.SelectionSlider(options=_pow2_options(0, 16, B), value=B, description="B (batch)"),
+        "B": widgets.SelectionSlider(
+            options=_pow2_options(0, 16, B), value=B, description="B (batch)"
+        ),
         "D": widgets.SelectionSlider(options=_pow2_options(6, 16, D), value=D, description="D"),
         "F": widgets.SelectionSlider(options=_pow2_options(6, 16, F), value=F, description="F"),
         "weights": widgets.Dropdown(options=weight_choices, value=weights, description="weights"),
@@ -431,7 +532,9 @@ def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights
         c = ex.controls
         full = "*" in changed or not state
         if full:
-            ax = _draw_roofline(ex.figure, own, dtype, f"X[B, D] @ W[D, F] on the {own.name} ({dtype})")
+            ax = _draw_roofline(
+                ex.figure, own, dtype, f"X[B, D] @ W[D, F] on the {own.name} ({dtype})"
+            )
             state["ax"] = ax
             state["artists"] = _op_artists(ax, PALETTE["orange"])
             ex._moving = list(state["artists"])
@@ -444,30 +547,42 @@ def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights
         approx = critical_batch_size(own, dtype, weights=w)
         exact = exact_critical_batch_size(own, d, f, dtype=dtype, weights=w)
         _place(state["artists"], ax, x, y, f"B={b}: {format_intensity(x)}\n{format_flops_rate(y)}")
-        exact_text = ("never: memory-bound at every B for this D, F" if math.isinf(exact)
-                      else f"{exact:.4g}")
+        exact_text = (
+            "never: memory-bound at every B for this D, F" if math.isinf(exact) else f"{exact:.4g}"
+        )
         wname = w or dtype
-        text = (f"B={b}, D={d}, F={f}, {dtype} math, {wname} weights: intensity {format_intensity(x)}, "
-                f"{est.bound}-bound\n"
-                f"time between {format_time(est.t_lower)} and {format_time(est.t_upper)}; "
-                f"attainable {format_flops_rate(y)}\n"
-                f"critical batch: approximate (B << D, F) {approx:.4g}; exact for this D, F {exact_text}")
-        alt = (f"Roofline of the {own.name} ({dtype}); a matmul with B={b}, D={d}, F={f} and {wname} "
-               f"weights sits at {format_intensity(x)}, {est.bound}-bound. Critical batch about "
-               f"{approx:.4g} (exact {exact_text}).")
+        text = (
+            f"B={b}, D={d}, F={f}, {dtype} math, {wname} weights: intensity {format_intensity(x)}, "
+            f"{est.bound}-bound\n"
+            f"time between {format_time(est.t_lower)} and {format_time(est.t_upper)}; "
+            f"attainable {format_flops_rate(y)}\n"
+            f"critical batch: approximate (B << D, F) {approx:.4g}; exact for this D, F {exact_text}"
+        )
+        alt = (
+            f"Roofline of the {own.name} ({dtype}); a matmul with B={b}, D={d}, F={f} and {wname} "
+            f"weights sits at {format_intensity(x)}, {est.bound}-bound. Critical batch about "
+            f"{approx:.4g} (exact {exact_text})."
+        )
         return text, alt, full
 
     def web(ex):
         c = ex.controls
-        return own, {"dtype": dtype, "weights": c["weights"].value, "B": c["B"].value,
-                     "D": c["D"].value, "F": c["F"].value}
+        return own, {
+            "dtype": dtype,
+            "weights": c["weights"].value,
+            "B": c["B"].value,
+            "D": c["D"].value,
+            "F": c["F"].value,
+        }
 
-    return Explorer("matmul", "Matmul explorer: batch size and the critical batch", controls, render,
-                    web)
+    return Explorer(
+        "matmul", "Matmul explorer: batch size and the critical batch", controls, render, web
+    )
 
 
-def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
-                            link_bytes_per_s=None) -> Explorer:
+def sharded_matmul_explorer(
+    chip="TPU v5e", n=2, B=1024, D=8192, F=8192, link_bytes_per_s=None
+) -> Explorer:
     """D split over n chips: time per chip for the math, the chip's HBM and its link.
 
     The link carries the all-reduce of the partial sums on the chip's own topology
@@ -476,6 +591,7 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
     bandwidth."""
     import numpy as np
     from .plots import PALETTE, _style_axes, font_pt, format_axis
+
     widgets = _widgets()
     _enable_colab_widgets()
     own = get_chip(chip)
@@ -487,27 +603,48 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
     F = _check_positive("F", F, whole=True)
     if link_bytes_per_s is None:
         if own.link_bytes_per_s is None:
-            raise ValueError(f"{own.name} has no chip-to-chip link in the catalog; pass "
-                             "link_bytes_per_s (one way, per link, in bytes/s)")
+            raise ValueError(
+                f"{own.name} has no chip-to-chip link in the catalog; pass "
+                "link_bytes_per_s (one way, per link, in bytes/s)"
+            )
         link_bytes_per_s = own.link_bytes_per_s
     link_bytes_per_s = _check_positive("link_bytes_per_s", link_bytes_per_s)
     if not 1e9 <= link_bytes_per_s <= 1e13:
-        raise ValueError("link_bytes_per_s must be between 1e9 and 1e13 bytes/s (one way, per link)")
+        raise ValueError(
+            "link_bytes_per_s must be between 1e9 and 1e13 bytes/s (one way, per link)"
+        )
     dtype = "bf16"
     most = own.interconnect.domain_chips if own.interconnect is not None else None
-    n_options = [k for k in (2, 4, 8, 16, 32, 64) if most is None or k <= most
-                 or own.interconnect.topology == "torus"]
-    if n not in n_options and most is not None and n > most and own.interconnect.topology != "torus":
-        raise ValueError(f"{own.interconnect.name} joins at most {most} {own.name} chips; pick n <= {most}")
+    n_options = [
+        k
+        for k in (2, 4, 8, 16, 32, 64)
+        if most is None or k <= most or own.interconnect.topology == "torus"
+    ]
+    if (
+        n not in n_options
+        and most is not None
+        and n > most
+        and own.interconnect.topology != "torus"
+    ):
+        raise ValueError(
+            f"{own.interconnect.name} joins at most {most} {own.name} chips; pick n <= {most}"
+        )
     controls = {
-        "n": widgets.SelectionSlider(options=_snap_options(n_options, n), value=n,
-                                     description="n chips"),
+        "n": widgets.SelectionSlider(
+            options=_snap_options(n_options, n), value=n, description="n chips"
+        ),
         "D": widgets.SelectionSlider(options=_pow2_options(8, 20, D), value=D, description="D"),
-        "link_bytes_per_s": widgets.FloatLogSlider(value=link_bytes_per_s, base=10, min=9, max=13,
-                                                   step=0.01, description="link B/s",
-                                                   readout_format=".3g"),
+        "link_bytes_per_s": widgets.FloatLogSlider(
+            value=link_bytes_per_s,
+            base=10,
+            min=9,
+            max=13,
+            step=0.01,
+            description="link B/s",
+            readout_format=".3g",
+        ),
     }
-    d_axis = np.array([2.0 ** k for k in np.arange(8, 20.01, 0.25)])
+    d_axis = np.array([2.0**k for k in np.arange(8, 20.01, 0.25)])
     state = {}
 
     def render(ex, changed):
@@ -520,22 +657,73 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
             _style_axes(ax)
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
-            state["math"], = ax.plot([], [], color=PALETTE["blue"], linewidth=2,
-                                     label="math per chip: (2BDF/n) / peak")
-            state["hbm"], = ax.plot([], [], color=PALETTE["bluish green"], linewidth=2, linestyle="-.",
-                                    label=f"{own.memory_kind} per chip: its shards and partial sum")
-            state["comms"], = ax.plot([], [], color=PALETTE["vermillion"], linewidth=2, linestyle="--",
-                                      label="link per chip: all-reduce of the 2BF-byte partial sums")
-            state["threshold"] = ax.axvline(1, color=PALETTE["black"], alpha=0.7, linestyle=":", linewidth=1.2,
-                                            label="threshold D (math = link)")
-            state["pm"], = ax.plot([], [], "o", color=PALETTE["blue"], markersize=7,
-                                   markeredgecolor="#000000", zorder=5, gid="explorer-math")
-            state["pc"], = ax.plot([], [], "s", color=PALETTE["vermillion"], markersize=7,
-                                   markeredgecolor="#000000", zorder=5, gid="explorer-link")
-            state["ph"], = ax.plot([], [], "D", color=PALETTE["bluish green"], markersize=6,
-                                   markeredgecolor="#000000", zorder=5, gid="explorer-hbm")
-            state["label"] = ax.annotate("", xy=(1, 1), xytext=(4, 6), textcoords="offset points",
-                                         fontsize=font_pt("small"), ha="left", va="bottom", color="#333333")
+            (state["math"],) = ax.plot(
+                [], [], color=PALETTE["blue"], linewidth=2, label="math per chip: (2BDF/n) / peak"
+            )
+            (state["hbm"],) = ax.plot(
+                [],
+                [],
+                color=PALETTE["bluish green"],
+                linewidth=2,
+                linestyle="-.",
+                label=f"{own.memory_kind} per chip: its shards and partial sum",
+            )
+            (state["comms"],) = ax.plot(
+                [],
+                [],
+                color=PALETTE["vermillion"],
+                linewidth=2,
+                linestyle="--",
+                label="link per chip: all-reduce of the 2BF-byte partial sums",
+            )
+            state["threshold"] = ax.axvline(
+                1,
+                color=PALETTE["black"],
+                alpha=0.7,
+                linestyle=":",
+                linewidth=1.2,
+                label="threshold D (math = link)",
+            )
+            (state["pm"],) = ax.plot(
+                [],
+                [],
+                "o",
+                color=PALETTE["blue"],
+                markersize=7,
+                markeredgecolor="#000000",
+                zorder=5,
+                gid="explorer-math",
+            )
+            (state["pc"],) = ax.plot(
+                [],
+                [],
+                "s",
+                color=PALETTE["vermillion"],
+                markersize=7,
+                markeredgecolor="#000000",
+                zorder=5,
+                gid="explorer-link",
+            )
+            (state["ph"],) = ax.plot(
+                [],
+                [],
+                "D",
+                color=PALETTE["bluish green"],
+                markersize=6,
+                markeredgecolor="#000000",
+                zorder=5,
+                gid="explorer-hbm",
+            )
+            state["label"] = ax.annotate(
+                "",
+                xy=(1, 1),
+                xytext=(4, 6),
+                textcoords="offset points",
+                fontsize=font_pt("small"),
+                ha="left",
+                va="bottom",
+                color="#333333",
+            )
             ax.set_xlim(d_axis[0], d_axis[-1])
             ax.set_xlabel("Contraction size D (split over n chips)", fontsize=font_pt("normal"))
             ax.set_ylabel("Time per chip", fontsize=font_pt("normal"))
@@ -545,18 +733,34 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
             lows, highs = [], []
             for n_opt in (min(c["n"].options), max(c["n"].options)):
                 for bw in (10 ** c["link_bytes_per_s"].min, 10 ** c["link_bytes_per_s"].max):
-                    e = sharded_estimate(B, d_axis, F, own, n=n_opt, dtype=dtype, link_bytes_per_s=bw)
-                    lows.append(min(float(np.min(e.t_math)), float(np.min(e.t_memory)), float(e.t_link)))
-                    highs.append(max(float(np.max(e.t_math)), float(np.max(e.t_memory)), float(e.t_link)))
-            ax.set_ylim(10 ** math.floor(math.log10(min(lows))), 10 ** math.ceil(math.log10(max(highs))))
+                    e = sharded_estimate(
+                        B, d_axis, F, own, n=n_opt, dtype=dtype, link_bytes_per_s=bw
+                    )
+                    lows.append(
+                        min(float(np.min(e.t_math)), float(np.min(e.t_memory)), float(e.t_link))
+                    )
+                    highs.append(
+                        max(float(np.max(e.t_math)), float(np.max(e.t_memory)), float(e.t_link))
+                    )
+            ax.set_ylim(
+                10 ** math.floor(math.log10(min(lows))), 10 ** math.ceil(math.log10(max(highs)))
+            )
             format_axis(ax.xaxis, "count", base=2)
             format_axis(ax.yaxis, "time")
             ax.set_title(f"{own.name} × n, bf16: B={B}, F={F}", fontsize=font_pt("title"))
             state["label"].set_in_layout(False)
             _fit(fig)
             state["ax"] = ax
-            ex._moving = [state["math"], state["hbm"], state["comms"], state["threshold"], state["label"],
-                          state["pm"], state["pc"], state["ph"]]
+            ex._moving = [
+                state["math"],
+                state["hbm"],
+                state["comms"],
+                state["threshold"],
+                state["label"],
+                state["pm"],
+                state["pc"],
+                state["ph"],
+            ]
         ax = state["ax"]
         curve = sharded_estimate(B, d_axis, F, own, n=nn, dtype=dtype, link_bytes_per_s=link)
         t_math = np.asarray(curve.t_math, dtype=float)
@@ -578,22 +782,36 @@ def sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192,
         state["label"].set_position((-4 if right_half else 4, 6))
         bound = here.bound
         topology = sharded_topology(own, nn)
-        text = (f"{nn} × {own.name}, bf16, B={B}, D={d}, F={F}, one link {format_bandwidth(link)} one way, "
-                f"{topology}\n"
-                f"per chip: math {format_time(here.t_math)}, {own.memory_kind} {format_time(here.t_memory)}, "
-                f"link {format_time(here.t_link)} -> {bound}-bound\n"
-                f"link threshold: math outlasts the link when D > {threshold:,.0f} (B and F cancel)")
-        alt = (f"Time per chip against D for a matmul split over {nn} {own.name} chips: the math time "
-               f"grows with D, the {own.memory_kind} time grows more slowly, the link time does not; "
-               f"math and link cross at D = {threshold:,.0f}. At D={d}: math {format_time(here.t_math)}, "
-               f"{own.memory_kind} {format_time(here.t_memory)}, link {format_time(here.t_link)}, "
-               f"{bound}-bound.")
+        text = (
+            f"{nn} × {own.name}, bf16, B={B}, D={d}, F={F}, one link {format_bandwidth(link)} one way, "
+            f"{topology}\n"
+            f"per chip: math {format_time(here.t_math)}, {own.memory_kind} {format_time(here.t_memory)}, "
+            f"link {format_time(here.t_link)} -> {bound}-bound\n"
+            f"link threshold: math outlasts the link when D > {threshold:,.0f} (B and F cancel)"
+        )
+        alt = (
+            f"Time per chip against D for a matmul split over {nn} {own.name} chips: the math time "
+            f"grows with D, the {own.memory_kind} time grows more slowly, the link time does not; "
+            f"math and link cross at D = {threshold:,.0f}. At D={d}: math {format_time(here.t_math)}, "
+            f"{own.memory_kind} {format_time(here.t_memory)}, link {format_time(here.t_link)}, "
+            f"{bound}-bound."
+        )
         return text, alt, full
 
     def web(ex):
         c = ex.controls
-        return own, {"n": c["n"].value, "B": B, "D": c["D"].value, "F": F,
-                     "link_bytes_per_s": float(c["link_bytes_per_s"].value)}
+        return own, {
+            "n": c["n"].value,
+            "B": B,
+            "D": c["D"].value,
+            "F": F,
+            "link_bytes_per_s": float(c["link_bytes_per_s"].value),
+        }
 
-    return Explorer("sharded_matmul", "Sharded matmul explorer: math, memory and link time per chip", controls,
-                    render, web)
+    return Explorer(
+        "sharded_matmul",
+        "Sharded matmul explorer: math, memory and link time per chip",
+        controls,
+        render,
+        web,
+    )

@@ -21,15 +21,17 @@ import pytest  # noqa: E402
 
 @dataclass
 class BuiltBook:
-    html: Path          # the html folder (index.html, chapters/, _static/, ...)
+    html: Path  # the html folder (index.html, chapters/, _static/, ...)
     returncode: int
-    output: str         # the tail of the build's stdout and stderr
-    prebuilt: bool      # True when taken from ROOFLINE_BOOK_HTML instead of built here
+    output: str  # the tail of the build's stdout and stderr
+    prebuilt: bool  # True when taken from ROOFLINE_BOOK_HTML instead of built here
 
     def require(self) -> Path:
         """The html folder; skips the calling test when the build failed (the build test fails)."""
         if self.returncode != 0:
-            pytest.skip("the book did not build; see test_book_builds_clean_with_warnings_as_errors")
+            pytest.skip(
+                "the book did not build; see test_book_builds_clean_with_warnings_as_errors"
+            )
         return self.html
 
 
@@ -39,17 +41,26 @@ def built_book(tmp_path_factory) -> BuiltBook:
     if prebuilt and os.environ.get("CI", "").lower() not in ("1", "true", "yes"):
         html = Path(prebuilt).resolve()
         if not (html / "index.html").exists():
-            pytest.fail(f"ROOFLINE_BOOK_HTML={prebuilt} has no index.html; build with "
-                        "`python tools/build_book.py --out DIR` and point it at DIR/_build/html")
+            pytest.fail(
+                f"ROOFLINE_BOOK_HTML={prebuilt} has no index.html; build with "
+                "`python tools/build_book.py --out DIR` and point it at DIR/_build/html"
+            )
         return BuiltBook(html, 0, f"(prebuilt: {html})", True)
     out = tmp_path_factory.mktemp("book")
     result = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "build_book.py"), "--out", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=900,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
         env={**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"},
     )
-    return BuiltBook(out / "_build" / "html", result.returncode,
-                     result.stdout[-6000:] + result.stderr[-6000:], False)
+    return BuiltBook(
+        out / "_build" / "html",
+        result.returncode,
+        result.stdout[-6000:] + result.stderr[-6000:],
+        False,
+    )
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,6 @@
 """Every notebook runs top to bottom in a fresh kernel, and the whole book builds
 from a clean output folder with warnings as errors."""
+
 import subprocess
 import sys
 import time
@@ -22,8 +23,9 @@ def test_notebook_executes_in_fresh_kernel(md, tmp_path):
     import jupytext
 
     nb = jupytext.read(md)
-    client = NotebookClient(nb, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(md.parent)}})
+    client = NotebookClient(
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(md.parent)}}
+    )
     start = time.perf_counter()
     client.execute()
     seconds = time.perf_counter() - start
@@ -39,8 +41,11 @@ def test_notebook_executes_in_fresh_kernel(md, tmp_path):
         for output in cell.get("outputs", []):
             if output.get("name") == "stderr":
                 assert "Warning" not in output.get("text", ""), (
-                    f"{md.name} cell {index} printed a warning: {output['text'][:300]}")
-    assert seconds < 60, f"{md.name} took {seconds:.0f} s to execute; keep each chapter well under 30 s"
+                    f"{md.name} cell {index} printed a warning: {output['text'][:300]}"
+                )
+    assert seconds < 60, (
+        f"{md.name} took {seconds:.0f} s to execute; keep each chapter well under 30 s"
+    )
 
 
 @pytest.mark.slow
@@ -59,8 +64,10 @@ def test_book_builds_clean_with_warnings_as_errors(built_book):
 
 
 def test_build_script_names_unsupported_python():
-    code = ("import sys; sys.version_info = (3, 8, 0, 'final', 0); "
-            "sys.argv=['x']; exec(open(r'%s').read())" % (ROOT / "tools" / "check_python.py"))
+    code = (
+        "import sys; sys.version_info = (3, 8, 0, 'final', 0); "
+        "sys.argv=['x']; exec(open(r'%s').read())" % (ROOT / "tools" / "check_python.py")
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode != 0
     assert "needs Python 3.10" in result.stderr

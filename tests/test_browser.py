@@ -48,7 +48,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("bo
 # ---------------------------------------------------------------- browser and server
 def _find(*names: str) -> str | None:
     for name in names:
-        found = shutil.which(name) or (name if os.path.isabs(name) and os.access(name, os.X_OK) else None)
+        found = shutil.which(name) or (
+            name if os.path.isabs(name) and os.access(name, os.X_OK) else None
+        )
         if found:
             return found
     return None
@@ -56,10 +58,14 @@ def _find(*names: str) -> str | None:
 
 def _unavailable(message: str):
     if IN_CI:
-        pytest.fail(f"{message} (CI=true: the browser tests must run; .ci/run installs "
-                    "chromium and chromium-driver)")
-    pytest.skip(f"{message}; install them (Debian: apt-get install chromium chromium-driver) "
-                "to run the browser tests")
+        pytest.fail(
+            f"{message} (CI=true: the browser tests must run; .ci/run installs "
+            "chromium and chromium-driver)"
+        )
+    pytest.skip(
+        f"{message}; install them (Debian: apt-get install chromium chromium-driver) "
+        "to run the browser tests"
+    )
 
 
 def _make_driver(javascript: bool = True):
@@ -71,18 +77,31 @@ def _make_driver(javascript: bool = True):
     chromium = _find("chromium", "chromium-browser", "google-chrome", "/usr/bin/chromium")
     driver_path = _find("/usr/bin/chromedriver", "chromedriver")
     if not chromium or not driver_path:
-        _unavailable(f"Chromium ({chromium or 'missing'}) or ChromeDriver ({driver_path or 'missing'}) not found")
+        _unavailable(
+            f"Chromium ({chromium or 'missing'}) or ChromeDriver ({driver_path or 'missing'}) not found"
+        )
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1280,900", "--hide-scrollbars",
-                     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-                     "--disable-background-networking", "--disable-component-update",
-                     "--disable-domain-reliability", "--no-first-run", "--disable-sync"):
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1280,900",
+        "--hide-scrollbars",
+        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-domain-reliability",
+        "--no-first-run",
+        "--disable-sync",
+    ):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     if not javascript:
-        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+        options.add_experimental_option(
+            "prefs", {"profile.managed_default_content_settings.javascript": 2}
+        )
     # An explicit driver path: selenium must not try to download one.
     service = Service(executable_path=driver_path)
     driver = webdriver.Chrome(service=service, options=options)
@@ -186,27 +205,37 @@ def _screenshot(driver, path: Path, width: int = 1280) -> None:
     (Chromium's captureBeyondViewport lays some pages out wider than the window, so the shot
     showed a layout no reader sees.)"""
     import base64
+
     path.parent.mkdir(parents=True, exist_ok=True)
     height = min(int(driver.execute_script("return document.documentElement.scrollHeight")), 16000)
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
     try:
         driver.execute_script("window.scrollTo(0, 0); return document.body.offsetWidth")
-        shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
-            "format": "png", "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})
+        shot = driver.execute_cdp_cmd(
+            "Page.captureScreenshot",
+            {
+                "format": "png",
+                "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
+            },
+        )
         path.write_bytes(base64.b64decode(shot["data"]))
     finally:
         _set_width(driver, width)
 
 
-WIDTHS = (1280, 390)   # a laptop, a phone (CSS pixels)
+WIDTHS = (1280, 390)  # a laptop, a phone (CSS pixels)
 
 
 def _set_width(driver, width: int) -> None:
     """Lay the page out `width` CSS pixels wide (a desktop browser window that narrow)."""
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-        "width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False})
-    driver.execute_script("return document.body.offsetWidth")   # force the new layout
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+    )
+    driver.execute_script("return document.body.offsetWidth")  # force the new layout
     time.sleep(0.1)
 
 
@@ -310,11 +339,14 @@ _LINKS_JS = """
 
 
 def _set_theme(driver, mode: str) -> None:
-    driver.execute_script("""
+    driver.execute_script(
+        """
         document.documentElement.dataset.theme = arguments[0];
         document.documentElement.dataset.mode = arguments[0];
         localStorage.setItem('theme', arguments[0]); localStorage.setItem('mode', arguments[0]);
-    """, mode)
+    """,
+        mode,
+    )
     time.sleep(0.1)
 
 
@@ -364,7 +396,9 @@ def visits(browser, site, book_html) -> dict[str, dict]:
                 _screenshot(browser, SCREENSHOTS / f"{stem}-{width}-{mode}.png", width)
         _set_width(browser, 1280)
         _set_theme(browser, "light")
-        visit["errors"] = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        visit["errors"] = [
+            e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"
+        ]
         visit["requests"] = _requests(browser)
         results[page] = visit
     return results
@@ -373,21 +407,29 @@ def visits(browser, site, book_html) -> dict[str, dict]:
 def test_every_page_loads_without_javascript_errors(visits):
     errors = {page: v["errors"] for page, v in visits.items() if v["errors"]}
     assert not errors, "JavaScript errors (SEVERE):\n" + "\n".join(
-        f"{page}: {message}" for page, messages in errors.items() for message in messages)
+        f"{page}: {message}" for page, messages in errors.items() for message in messages
+    )
 
 
 def test_no_request_leaves_the_local_server(visits, site):
-    external = {page: sorted({u for u in v["requests"] if not _local(u, site)})
-                for page, v in visits.items()}
+    external = {
+        page: sorted({u for u in v["requests"] if not _local(u, site)})
+        for page, v in visits.items()
+    }
     external = {page: urls for page, urls in external.items() if urls}
     assert not external, "requests to other hosts:\n" + "\n".join(
-        f"{page}: {url}" for page, urls in external.items() for url in urls)
+        f"{page}: {url}" for page, urls in external.items() for url in urls
+    )
     assert all(v["requests"] for v in visits.values()), "the performance log recorded no requests"
 
 
 def test_every_image_is_visible(visits):
-    broken = [f"{page}: {img['src']!r} (alt {img['alt']!r})" for page, v in visits.items()
-              for img in v["images"] if img["width"] <= 0]
+    broken = [
+        f"{page}: {img['src']!r} (alt {img['alt']!r})"
+        for page, v in visits.items()
+        for img in v["images"]
+        if img["width"] <= 0
+    ]
     assert not broken, "images that did not load:\n" + "\n".join(broken)
 
 
@@ -402,10 +444,15 @@ def test_mathjax_typesets_every_formula_offline(visits):
 
 def test_figures_are_on_a_white_card_in_dark_mode(visits):
     figures = [(page, img) for page, v in visits.items() for img in v.get("dark_images", [])]
-    wrong = [f"{page}: {img}" for page, img in figures
-             if img["background"] not in ("rgb(255, 255, 255)", "rgba(255, 255, 255, 1)")
-             or img["filter"] != "none"]
-    assert not wrong, "figures without a white background (or dimmed) in dark mode:\n" + "\n".join(wrong)
+    wrong = [
+        f"{page}: {img}"
+        for page, img in figures
+        if img["background"] not in ("rgb(255, 255, 255)", "rgba(255, 255, 255, 1)")
+        or img["filter"] != "none"
+    ]
+    assert not wrong, "figures without a white background (or dimmed) in dark mode:\n" + "\n".join(
+        wrong
+    )
 
 
 def _luminance(css: str) -> float:
@@ -425,16 +472,21 @@ def test_answer_boxes_and_explorers_readable_in_dark_mode(visits):
             a, b = _luminance(box["color"]), _luminance(box["background"])
             ratio = (max(a, b) + 0.05) / (min(a, b) + 0.05)
             if ratio < 4.5:
-                low.append(f"{page} {box['id']}: contrast {ratio:.1f} ({box['color']} on {box['background']})")
+                low.append(
+                    f"{page} {box['id']}: contrast {ratio:.1f} ({box['color']} on {box['background']})"
+                )
     assert not low, "hard to read in dark mode:\n" + "\n".join(low)
 
 
 def test_no_page_scrolls_sideways(visits):
     """At 1280 and at 390 px (a phone) no page is wider than the window: wide tables, code
     and formulas scroll inside their own box."""
-    wide = [f"{page} at {width} px: {result['overflow']} px too wide; {result['culprits']}"
-            for page, v in visits.items() for width, result in v["sideways"].items()
-            if result["overflow"] > 1]
+    wide = [
+        f"{page} at {width} px: {result['overflow']} px too wide; {result['culprits']}"
+        for page, v in visits.items()
+        for width, result in v["sideways"].items()
+        if result["overflow"] > 1
+    ]
     assert not wide, "pages that scroll sideways:\n" + "\n".join(wide)
     assert all(set(v["sideways"]) == set(WIDTHS) for v in visits.values())
 
@@ -442,12 +494,17 @@ def test_no_page_scrolls_sideways(visits):
 def test_tables_use_the_width_and_scroll_inside_themselves(visits):
     """Every table: columns at least 8 px apart, no cell wrapped while the table could grow,
     never past the text column, and one wider than its box scrolls inside itself."""
-    problems = [f"{page} at {width} px: {problem}" for page, v in visits.items()
-                for width, result in v["tables"].items() for problem in result["problems"]]
+    problems = [
+        f"{page} at {width} px: {problem}"
+        for page, v in visits.items()
+        for width, result in v["tables"].items()
+        for problem in result["problems"]
+    ]
     assert not problems, "\n".join(problems)
     assert sum(v["tables"][1280]["count"] for v in visits.values()) >= 5, "the book has tables"
-    assert sum(v["tables"][390]["scrolling"] for v in visits.values()) >= 1, \
+    assert sum(v["tables"][390]["scrolling"] for v in visits.values()) >= 1, (
         "no table scrolls inside itself at 390 px: the spec-sheet table of the catalog should"
+    )
 
 
 def test_links_are_readable_in_light_and_dark_mode(visits):
@@ -459,8 +516,10 @@ def test_links_are_readable_in_light_and_dark_mode(visits):
             for link in links:
                 checked[mode, link["table"]] += 1
                 if link["ratio"] < 4.5:
-                    low.append(f"{page} ({mode}): {link['text']!r} {link['ratio']:.2f}:1 "
-                               f"({link['color']} on {link['background']}){' in a table' if link['table'] else ''}")
+                    low.append(
+                        f"{page} ({mode}): {link['text']!r} {link['ratio']:.2f}:1 "
+                        f"({link['color']} on {link['background']}){' in a table' if link['table'] else ''}"
+                    )
     assert not low, f"{len(low)} links below 4.5:1:\n" + "\n".join(low[:30])
     for mode in ("light", "dark"):
         assert checked[mode, False] > 50 and checked[mode, True] >= 1, dict(checked)
@@ -484,8 +543,9 @@ def test_chapter_pages_are_light_as_chromium_loads_them(visits, site, book_html)
                     files.add(path)
         fetched[page] = files
     everything = set().union(*fetched.values())
-    theirs = [f.relative_to(book_html).as_posix() for f in everything
-              if "fontawesome" in f.as_posix()]
+    theirs = [
+        f.relative_to(book_html).as_posix() for f in everything if "fontawesome" in f.as_posix()
+    ]
     assert not theirs, f"pages still fetch Font Awesome's own files: {sorted(theirs)}"
     shared = set.intersection(*fetched.values())
     sizes = {f: gzip_bytes(f) for f in everything}
@@ -496,8 +556,11 @@ def test_chapter_pages_are_light_as_chromium_loads_them(visits, site, book_html)
         report.append(f"{page}: cold {cold / 1e3:.0f} kB, warm {warm / 1e3:.0f} kB")
         if cold > MAX_COLD_PAGE_BYTES or warm > MAX_WARM_PAGE_BYTES:
             biggest = sorted(files, key=sizes.get, reverse=True)[:4]
-            heavy.append(report[-1] + "; largest: " + ", ".join(
-                f"{f.relative_to(book_html)} {sizes[f] / 1e3:.0f} kB" for f in biggest))
+            heavy.append(
+                report[-1]
+                + "; largest: "
+                + ", ".join(f"{f.relative_to(book_html)} {sizes[f] / 1e3:.0f} kB" for f in biggest)
+            )
     print("\n".join(report))
     assert not heavy, "\n".join(heavy)
     assert all(len(files) >= 10 for files in fetched.values()), "the request log looks incomplete"
@@ -516,16 +579,23 @@ def test_menu_opens_on_a_phone_and_leads_to_a_chapter(browser, site):
     try:
         _set_width(browser, 390)
         _load(browser, f"{site}/{start}")
-        assert not browser.find_element("css selector", "#pst-header").is_displayed(), \
+        assert not browser.find_element("css selector", "#pst-header").is_displayed(), (
             "pydata's header strip (a second header with a second search box) is showing"
+        )
         buttons = _visible(browser, ".primary-toggle")
         assert len(buttons) == 1, f"{len(buttons)} visible menu buttons at 390 px"
         assert len(_visible(browser, ".search-button, .search-button-field")) == 1
         buttons[0].click()
-        WebDriverWait(browser, 3).until(lambda d: d.execute_script(
-            "return document.querySelector('#pst-primary-sidebar-modal').open"))
-        links = [a for a in _visible(browser, "#pst-primary-sidebar-modal a")
-                 if (a.get_attribute("href") or "").endswith("/" + Path(target).name)]
+        WebDriverWait(browser, 3).until(
+            lambda d: d.execute_script(
+                "return document.querySelector('#pst-primary-sidebar-modal').open"
+            )
+        )
+        links = [
+            a
+            for a in _visible(browser, "#pst-primary-sidebar-modal a")
+            if (a.get_attribute("href") or "").endswith("/" + Path(target).name)
+        ]
         assert links, f"the opened menu has no visible link to {target}"
         links[0].click()
         WebDriverWait(browser, 10).until(lambda d: d.current_url.split("#")[0].endswith(target))
@@ -535,9 +605,13 @@ def test_menu_opens_on_a_phone_and_leads_to_a_chapter(browser, site):
         _set_width(browser, 1280)
         _load(browser, f"{site}/{start}")
         sidebar = browser.find_element("css selector", "#pst-primary-sidebar")
-        assert sidebar.is_displayed() and not browser.find_element("css selector", "#pst-header").is_displayed()
-        assert len(_visible(browser, ".search-button, .search-button-field")) == 1, \
+        assert (
+            sidebar.is_displayed()
+            and not browser.find_element("css selector", "#pst-header").is_displayed()
+        )
+        assert len(_visible(browser, ".search-button, .search-button-field")) == 1, (
             "one search box on a wide screen"
+        )
         buttons = _visible(browser, ".primary-toggle")
         assert len(buttons) == 1, f"{len(buttons)} visible menu buttons at 1280 px"
         buttons[0].click()
@@ -557,11 +631,13 @@ def test_figures_show_with_javascript_off(site, book_html):
             driver.get(f"{site}/{page}")  # returns after the load event: images are in
             # The page's own scripts are off (WebDriver's are not): the theme's inline script
             # sets data-mode on <html>; with JavaScript off it must still be absent.
-            assert driver.execute_script("return document.documentElement.dataset.mode") is None, \
+            assert driver.execute_script("return document.documentElement.dataset.mode") is None, (
                 "JavaScript is not switched off"
+            )
             for img in driver.execute_script(
-                    "return [...document.images].map(i => ({src: i.currentSrc.slice(0, 120), "
-                    "width: i.naturalWidth}))"):
+                "return [...document.images].map(i => ({src: i.currentSrc.slice(0, 120), "
+                "width: i.naturalWidth}))"
+            ):
                 seen += 1
                 if img["width"] <= 0:
                     broken.append(f"{page}: {img['src']!r}")
@@ -573,8 +649,11 @@ def test_figures_show_with_javascript_off(site, book_html):
 
 # ---------------------------------------------------------------- interactive parts
 def _chapter_pages_with(book_html: Path, css_class: str) -> list[str]:
-    return [page for page in _notebook_pages()
-            if css_class in (book_html / page).read_text(encoding="utf-8")]
+    return [
+        page
+        for page in _notebook_pages()
+        if css_class in (book_html / page).read_text(encoding="utf-8")
+    ]
 
 
 def test_explorer_controls_move_the_figure(browser, site, book_html):
@@ -593,7 +672,9 @@ def test_explorer_controls_move_the_figure(browser, site, book_html):
                  return copy.outerHTML + arguments[0].querySelector('pre').textContent;"""
     for page in pages:
         _load(browser, f"{site}/{page}")
-        for index, explorer in enumerate(browser.find_elements("css selector", ".roofline-explorer")):
+        for index, explorer in enumerate(
+            browser.find_elements("css selector", ".roofline-explorer")
+        ):
             where = f"{page} explorer {index}"
             sliders = explorer.find_elements("css selector", "input[type=range]")
             if not sliders or browser.execute_script(drawing, explorer) is None:
@@ -604,14 +685,18 @@ def test_explorer_controls_move_the_figure(browser, site, book_html):
                 before_value = slider.get_attribute("value")
                 before = browser.execute_script(drawing, explorer)
                 slider.click()
-                slider.send_keys(Keys.HOME if before_value == slider.get_attribute("max") else Keys.END)
+                slider.send_keys(
+                    Keys.HOME if before_value == slider.get_attribute("max") else Keys.END
+                )
                 after_value = slider.get_attribute("value")
                 checked += 1
                 if after_value == before_value:
                     problems.append(f"{where} slider {number}: the keyboard did not move it")
                 elif browser.execute_script(drawing, explorer) == before:
-                    problems.append(f"{where} slider {number}: moved {before_value} -> {after_value} "
-                                    "but the figure stayed the same")
+                    problems.append(
+                        f"{where} slider {number}: moved {before_value} -> {after_value} "
+                        "but the figure stayed the same"
+                    )
     assert checked, "no explorer slider was found"
     assert not problems, "\n".join(problems)
     assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
@@ -630,6 +715,7 @@ def _written(value, kind: str) -> str:
 
 def _payload(box) -> dict:
     import base64
+
     raw = box.get_attribute("data-payload")
     return json.loads(base64.b64decode(raw)) if raw else {}
 
@@ -655,16 +741,21 @@ def test_answer_box_time_1e12_flops_h100(browser, site, book_html):
     """The worked case of the brief, with the answer derived here from the catalog."""
     import roofline as rl
 
-    pages = [p for p in _chapter_pages_with(book_html, "roofline-answer-box")
-             if 'data-exercise="time-1e12-flops-h100"' in (book_html / p).read_text(encoding="utf-8")]
+    pages = [
+        p
+        for p in _chapter_pages_with(book_html, "roofline-answer-box")
+        if 'data-exercise="time-1e12-flops-h100"' in (book_html / p).read_text(encoding="utf-8")
+    ]
     assert pages, "no page has the answer box of exercise time-1e12-flops-h100"
     _load(browser, f"{site}/{pages[0]}")
-    box = browser.find_element("css selector", '.roofline-answer-box[data-exercise="time-1e12-flops-h100"]')
+    box = browser.find_element(
+        "css selector", '.roofline-answer-box[data-exercise="time-1e12-flops-h100"]'
+    )
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
     seconds = 1e12 / rl.get_chip("H100 SXM").peak_flops_per_s("bf16")
-    right = rl.format_time(seconds)                           # "1.01 ms"
+    right = rl.format_time(seconds)  # "1.01 ms"
     assert right.endswith(" ms")
-    wrong = right.replace(" ms", " us")                        # a unit-prefix slip: 1000x too small
+    wrong = right.replace(" ms", " us")  # a unit-prefix slip: 1000x too small
     said = _submit(browser, box, right)
     assert _RIGHT.search(said) and not _NOT_YET.search(said), f"{right!r} -> {said!r}"
     said = _submit(browser, box, wrong)
@@ -672,7 +763,9 @@ def test_answer_box_time_1e12_flops_h100(browser, site, book_html):
     assert "prefix" in said.lower(), f"{wrong!r} should get a unit-prefix diagnosis, got {said!r}"
 
 
-def test_every_answer_box_accepts_the_right_answer_and_diagnoses_a_prefix_slip(browser, site, book_html):
+def test_every_answer_box_accepts_the_right_answer_and_diagnoses_a_prefix_slip(
+    browser, site, book_html
+):
     """Every answer box on every page. Where the page's exercise uses the default parameters,
     the right answer comes from `roofline` (not from the page) and the page's diagnosis of a
     1000x slip must be the kernel checker's. Boxes whose numbers come from the page's own
@@ -706,8 +799,10 @@ def test_every_answer_box_accepts_the_right_answer_and_diagnoses_a_prefix_slip(b
                     problems.append(f"{where}: formula {expected} -> {said!r}")
                 continue
             if exercise.kind == "parts":
-                right = "; ".join(str(value) if part.kind == "symbolic" else _written(value, part.kind)
-                                  for part, value in zip(exercise.parts, expected))
+                right = "; ".join(
+                    str(value) if part.kind == "symbolic" else _written(value, part.kind)
+                    for part, value in zip(exercise.parts, expected)
+                )
                 said = _submit(browser, box, right)
                 counts["parts"] += 1
                 if not _RIGHT.search(said) or _NOT_YET.search(said):
@@ -717,11 +812,14 @@ def test_every_answer_box_accepts_the_right_answer_and_diagnoses_a_prefix_slip(b
                 default = payload.get("expected", expected) == expected
                 right = str(expected if default else payload["expected"])
             else:
-                default = "expected" not in payload or \
-                    abs(float(payload["expected"]) - float(expected)) <= 1e-9 * abs(float(expected))
+                default = "expected" not in payload or abs(
+                    float(payload["expected"]) - float(expected)
+                ) <= 1e-9 * abs(float(expected))
                 right = _written(expected if default else payload["expected"], exercise.kind)
                 if default and not check(ident, right).correct:
-                    problems.append(f"{where}: the kernel checker rejects {right!r} (test's formatting?)")
+                    problems.append(
+                        f"{where}: the kernel checker rejects {right!r} (test's formatting?)"
+                    )
                     continue
             counts["default" if default else "page-specific"] += 1
             said = _submit(browser, box, right)
@@ -737,8 +835,10 @@ def test_every_answer_box_accepts_the_right_answer_and_diagnoses_a_prefix_slip(b
             elif default:
                 kernel = check(ident, slip)
                 if kernel.correct or (kernel.diagnosis and kernel.diagnosis[:40] not in said):
-                    problems.append(f"{where}: {slip!r}: the page says {said!r}, the kernel "
-                                    f"checker says {kernel.message!r}")
+                    problems.append(
+                        f"{where}: {slip!r}: the page says {said!r}, the kernel "
+                        f"checker says {kernel.message!r}"
+                    )
     print(f"answer boxes checked: {dict(counts)}")
     assert counts["default"], "no answer box with the catalog's numbers was checked"
     assert not problems, "\n".join(problems)

@@ -33,23 +33,31 @@ REL = 1e-9
 CELLS = [
     ("roofline", lambda: widgets.roofline_explorer(chip="H100 SXM", dtype="bf16", intensity=64.0)),
     ("matmul", lambda: widgets.matmul_explorer("TPU v5e", B=128, D=4096, F=4096, dtype="bf16")),
-    ("sharded_matmul", lambda: widgets.sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192)),
+    (
+        "sharded_matmul",
+        lambda: widgets.sharded_matmul_explorer(chip="TPU v5e", n=2, B=1024, D=8192, F=8192),
+    ),
     ("matmul", lambda: widgets.matmul_explorer(chip="H100 SXM", B=16, D=4096, F=16384)),
 ]
 #: The controls the chapters' text names for each explorer.
-NAMED = {"roofline": ["chip", "dtype", "intensity"],
-         "matmul": ["chip", "dtype", "B", "D", "F", "weights"],
-         "sharded_matmul": ["chip", "n", "B", "D", "F", "link_bytes_per_s"]}
+NAMED = {
+    "roofline": ["chip", "dtype", "intensity"],
+    "matmul": ["chip", "dtype", "B", "D", "F", "weights"],
+    "sharded_matmul": ["chip", "n", "B", "D", "F", "link_bytes_per_s"],
+}
 
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     """file:// URL of a page with the explorers, each as the book shows it."""
     blocks = [made()._repr_mimebundle_()["text/html"] for _, made in CELLS]
-    html = ("<!DOCTYPE html><html><head><meta charset='utf-8'>"
-            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            "<title>explorers</title></head><body style='margin:8px'>\n"
-            + "\n<p>Text between explorers.</p>\n".join(blocks) + "\n</body></html>")
+    html = (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        "<title>explorers</title></head><body style='margin:8px'>\n"
+        + "\n<p>Text between explorers.</p>\n".join(blocks)
+        + "\n</body></html>"
+    )
     path = tmp_path_factory.mktemp("explorers") / "explorers.html"
     path.write_text(html, encoding="utf-8")
     return path.as_uri()
@@ -65,10 +73,14 @@ def browser(page):
 
 def _run(browser, index, settings):
     """Set each settings dict on explorer `index` in the page; return the states."""
-    return browser.execute_script("""
+    return browser.execute_script(
+        """
         const ex = window.rooflineExplorers[arguments[0]];
         return arguments[1].map(s => ex.set(s));
-    """, index, settings)
+    """,
+        index,
+        settings,
+    )
 
 
 def _close(a, b):
@@ -89,11 +101,11 @@ def _compare(where, got, expected, problems):
 
 
 def test_explorers_boot_from_file_url(browser):
-    kinds = browser.execute_script(
-        "return (window.rooflineExplorers || []).map(e => e.data.kind)")
+    kinds = browser.execute_script("return (window.rooflineExplorers || []).map(e => e.data.kind)")
     assert kinds == [kind for kind, _ in CELLS]
     assert browser.execute_script(
-        "return [...document.querySelectorAll('.roofline-explorer .rx-figure svg')].length") == len(CELLS)
+        "return [...document.querySelectorAll('.roofline-explorer .rx-figure svg')].length"
+    ) == len(CELLS)
 
 
 # ---------------------------------------------------------------- parity with the package
@@ -104,11 +116,18 @@ def test_roofline_explorer_numbers_equal_the_package(browser):
         for dtype in chip.dtypes:
             for intensity in (0.05, 1.0, 37.5, 240.5, 1e4):
                 settings.append({"chip": name, "dtype": dtype, "intensity": intensity})
-                expected.append({"chip": name, "dtype": dtype,
-                                 "peak_flops_per_s": chip.peak_flops_per_s(dtype),
-                                 "ridge": rl.critical_intensity(chip, dtype),
-                                 "attainable_flops_per_s": rl.attainable_flops_per_s(intensity, chip, dtype),
-                                 "bound": "compute" if intensity >= rl.critical_intensity(chip, dtype) else "memory"})
+                expected.append(
+                    {
+                        "chip": name,
+                        "dtype": dtype,
+                        "peak_flops_per_s": chip.peak_flops_per_s(dtype),
+                        "ridge": rl.critical_intensity(chip, dtype),
+                        "attainable_flops_per_s": rl.attainable_flops_per_s(intensity, chip, dtype),
+                        "bound": "compute"
+                        if intensity >= rl.critical_intensity(chip, dtype)
+                        else "memory",
+                    }
+                )
     problems = []
     for s, got, want in zip(settings, _run(browser, 0, settings), expected):
         _compare(f"roofline {s}", got, want, problems)
@@ -117,25 +136,46 @@ def test_roofline_explorer_numbers_equal_the_package(browser):
 
 def test_matmul_explorer_numbers_equal_the_package(browser):
     settings, expected = [], []
-    sizes = [(1, 4096, 4096), (128, 4096, 4096), (240, 8192, 2048), (4096, 1024, 65536), (7, 64, 64)]
+    sizes = [
+        (1, 4096, 4096),
+        (128, 4096, 4096),
+        (240, 8192, 2048),
+        (4096, 1024, 65536),
+        (7, 64, 64),
+    ]
     for name in ("TPU v5e", "H100 SXM", "B200", "MI300X", "A100 SXM"):
         chip = rl.get_chip(name)
         for dtype in [d for d in chip.dtypes if chip.has_peak(d, "matrix")]:
             for weights in (None, "int8", "fp4"):
-                if weights is not None and rl.bytes_per_element(weights) > rl.bytes_per_element(dtype):
+                if weights is not None and rl.bytes_per_element(weights) > rl.bytes_per_element(
+                    dtype
+                ):
                     continue
                 for B, D, F in sizes:
-                    settings.append({"chip": name, "dtype": dtype, "weights": weights, "B": B, "D": D, "F": F})
+                    settings.append(
+                        {"chip": name, "dtype": dtype, "weights": weights, "B": B, "D": D, "F": F}
+                    )
                     cost = rl.matmul(B, D, F, dtype=dtype, weights=weights)
                     est = rl.estimate(cost, chip, dtype=dtype)
-                    expected.append({
-                        "flops": cost.flops, "bytes": cost.bytes, "intensity": cost.intensity,
-                        "t_math": est.t_math, "t_memory": est.t_memory, "t_lower": est.t_lower,
-                        "t_upper": est.t_upper, "bound": est.bound,
-                        "attainable_flops_per_s": rl.attainable_flops_per_s(cost.intensity, chip, dtype),
-                        "critical_batch": rl.critical_batch_size(chip, dtype, weights=weights),
-                        "exact_critical_batch": rl.exact_critical_batch_size(chip, D, F, dtype=dtype,
-                                                                             weights=weights)})
+                    expected.append(
+                        {
+                            "flops": cost.flops,
+                            "bytes": cost.bytes,
+                            "intensity": cost.intensity,
+                            "t_math": est.t_math,
+                            "t_memory": est.t_memory,
+                            "t_lower": est.t_lower,
+                            "t_upper": est.t_upper,
+                            "bound": est.bound,
+                            "attainable_flops_per_s": rl.attainable_flops_per_s(
+                                cost.intensity, chip, dtype
+                            ),
+                            "critical_batch": rl.critical_batch_size(chip, dtype, weights=weights),
+                            "exact_critical_batch": rl.exact_critical_batch_size(
+                                chip, D, F, dtype=dtype, weights=weights
+                            ),
+                        }
+                    )
     problems = []
     for s, got, want in zip(settings, _run(browser, 1, settings), expected):
         _compare(f"matmul {s}", got, want, problems)
@@ -147,8 +187,11 @@ def test_matmul_explorer_numbers_equal_the_package(browser):
 
 def _n_choices(chip):
     link = chip.interconnect
-    return [n for n in (2, 4, 8, 16, 64)
-            if link.topology == "torus" or not link.domain_chips or n <= link.domain_chips]
+    return [
+        n
+        for n in (2, 4, 8, 16, 64)
+        if link.topology == "torus" or not link.domain_chips or n <= link.domain_chips
+    ]
 
 
 def test_sharded_explorer_numbers_equal_the_package(browser):
@@ -165,12 +208,20 @@ def test_sharded_explorer_numbers_equal_the_package(browser):
                     settings.append(s)
                     est = rl.sharded_estimate(B, D, F, chip, n=n, link_bytes_per_s=bw)
                     topology = rl.sharded_topology(chip, n)
-                    expected.append({
-                        "topology": topology, "t_math": est.t_math, "t_memory": est.t_memory,
-                        "t_link": est.t_link, "bound": est.bound, "link_bytes_per_s": bw,
-                        "link_bytes": rl.collective_bytes_per_link("all-reduce", 2 * B * F, n, topology,
-                                                                   chip.link_count),
-                        "threshold_D": rl.sharded_critical_D(chip, n=n, link_bytes_per_s=bw)})
+                    expected.append(
+                        {
+                            "topology": topology,
+                            "t_math": est.t_math,
+                            "t_memory": est.t_memory,
+                            "t_link": est.t_link,
+                            "bound": est.bound,
+                            "link_bytes_per_s": bw,
+                            "link_bytes": rl.collective_bytes_per_link(
+                                "all-reduce", 2 * B * F, n, topology, chip.link_count
+                            ),
+                            "threshold_D": rl.sharded_critical_D(chip, n=n, link_bytes_per_s=bw),
+                        }
+                    )
     problems = []
     for s, got, want in zip(settings, _run(browser, 2, settings), expected):
         _compare(f"sharded {s}", got, want, problems)
@@ -186,12 +237,19 @@ def test_sharded_explorer_matches_the_hand_derivations(browser):
       = 93.2 µs: memory-bound; threshold 2 * 2 B * 1.97e14 / (2 * 4.5e10) = 8755.6.
     - v5e on a torus axis, n = 4: D* = (n-1) * P / W = 3 * 1.97e14 / 4.5e10 = 13,133.
     - 8 x H100 on NVSwitch: D* = 8 * 2*(7/8)*2/18 * 989.5e12 / (2 * 25e9) = 30,784."""
-    pair, axis, switch = _run(browser, 2, [
-        {"chip": "TPU v5e", "n": 2, "B": 128, "D": 16384, "F": 16384},
-        {"chip": "TPU v5e", "n": 4},
-        {"chip": "H100 SXM", "n": 8}])
+    pair, axis, switch = _run(
+        browser,
+        2,
+        [
+            {"chip": "TPU v5e", "n": 2, "B": 128, "D": 16384, "F": 16384},
+            {"chip": "TPU v5e", "n": 4},
+            {"chip": "H100 SXM", "n": 8},
+        ],
+    )
     assert pair["t_math"] == pytest.approx(2 * 128 * 8192 * 16384 / 1.97e14, rel=REL)
-    assert pair["t_memory"] == pytest.approx(2 * (128 * 8192 + 8192 * 16384 + 128 * 16384) / 8.19e11, rel=REL)
+    assert pair["t_memory"] == pytest.approx(
+        2 * (128 * 8192 + 8192 * 16384 + 128 * 16384) / 8.19e11, rel=REL
+    )
     assert pair["t_link"] == pytest.approx(2 * 128 * 16384 / 4.5e10, rel=REL)
     assert pair["bound"] == "memory" and pair["topology"] == "ring"
     assert pair["threshold_D"] == pytest.approx(2 * 2 * 1.97e14 / (2 * 4.5e10), rel=REL)
@@ -201,17 +259,21 @@ def test_sharded_explorer_matches_the_hand_derivations(browser):
 
 # ---------------------------------------------------------------- controls and speed
 def _figure(browser, index):
-    return browser.execute_script("""
+    return browser.execute_script(
+        """
         const ex = window.rooflineExplorers[arguments[0]];
         const svg = ex.figure.querySelector('svg').cloneNode(true);
         svg.querySelector('title').remove();      // the drawing itself, not its alt text
         return [svg.outerHTML, ex.readout.textContent];
-    """, index)
+    """,
+        index,
+    )
 
 
 def _move(browser, index, name):
     """Move one control as a reader would (a new value, then its input/change event)."""
-    return browser.execute_script("""
+    return browser.execute_script(
+        """
         const ex = window.rooflineExplorers[arguments[0]], c = ex.controls[arguments[1]];
         if (c.tagName === 'SELECT') {
             const last = c.options.length - 1;  // the last choice (int4 weights, ...) or the first
@@ -223,14 +285,18 @@ def _move(browser, index, name):
             c.dispatchEvent(new Event('input'));
         }
         return c.value;
-    """, index, name)
+    """,
+        index,
+        name,
+    )
 
 
 def test_every_named_control_exists_and_moves_the_figure(browser):
     problems = []
     for index, (kind, _) in enumerate(CELLS):
         present = browser.execute_script(
-            "return Object.keys(window.rooflineExplorers[arguments[0]].controls)", index)
+            "return Object.keys(window.rooflineExplorers[arguments[0]].controls)", index
+        )
         for name in NAMED[kind]:
             if name not in present:
                 problems.append(f"explorer {index} ({kind}): no control {name}")
@@ -239,9 +305,13 @@ def test_every_named_control_exists_and_moves_the_figure(browser):
             _move(browser, index, name)
             after = _figure(browser, index)
             if after[0] == before[0]:
-                problems.append(f"explorer {index} ({kind}): moving {name} left the figure as it was")
+                problems.append(
+                    f"explorer {index} ({kind}): moving {name} left the figure as it was"
+                )
             if after[1] == before[1]:
-                problems.append(f"explorer {index} ({kind}): moving {name} left the readout as it was")
+                problems.append(
+                    f"explorer {index} ({kind}): moving {name} left the readout as it was"
+                )
     assert not problems, "\n".join(problems)
 
 
@@ -251,7 +321,8 @@ def test_an_input_event_is_handled_within_one_frame(browser):
     medians = {}
     for index, (kind, _) in enumerate(CELLS[:3]):
         for name in NAMED[kind]:
-            times = browser.execute_script("""
+            times = browser.execute_script(
+                """
                 const ex = window.rooflineExplorers[arguments[0]], c = ex.controls[arguments[1]];
                 const out = [];
                 for (let i = 0; i < 20; i++) {
@@ -267,7 +338,10 @@ def test_an_input_event_is_handled_within_one_frame(browser):
                     out.push(performance.now() - t0);
                 }
                 return out;
-            """, index, name)
+            """,
+                index,
+                name,
+            )
             medians[f"{kind}.{name}"] = statistics.median(times)
     print("median ms per input event:", json.dumps({k: round(v, 2) for k, v in medians.items()}))
     slow = {k: v for k, v in medians.items() if v >= 16}
@@ -281,7 +355,8 @@ def test_no_console_errors(browser):
 
 def test_exported_json_on_the_page_has_no_nan(browser):
     texts = browser.execute_script(
-        "return [...document.querySelectorAll('script.rx-data')].map(s => s.textContent)")
+        "return [...document.querySelectorAll('script.rx-data')].map(s => s.textContent)"
+    )
     assert len(texts) == len(CELLS)
     for text in texts:
         json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in the exported JSON"))
@@ -302,13 +377,20 @@ def test_readable_without_javascript(page):
         driver.quit()
     assert len(shown) == len(CELLS)
     for item in shown:
-        assert item["width"] > 0 and len(item["alt"]) > 20 and "bound" in item["text"] and not item["svg"], item
+        assert (
+            item["width"] > 0
+            and len(item["alt"]) > 20
+            and "bound" in item["text"]
+            and not item["svg"]
+        ), item
 
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_screenshot_and_no_sideways_scroll(browser, width):
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                            {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600})
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600},
+    )
     try:
         browser.execute_script("window.dispatchEvent(new Event('resize'))")
         browser.execute_script("window.rooflineExplorers.forEach(e => e.render())")
@@ -316,14 +398,23 @@ def test_screenshot_and_no_sideways_scroll(browser, width):
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         widths = []
         for index, root in enumerate(browser.find_elements("css selector", ".roofline-explorer")):
-            rect = browser.execute_script("const r = arguments[0].getBoundingClientRect();"
-                                          "return {x: r.x, y: r.y + scrollY, width: r.width, height: r.height}", root)
-            shot = browser.execute_cdp_cmd("Page.captureScreenshot", {
-                "format": "png", "captureBeyondViewport": True, "clip": {**rect, "scale": 1}})
+            rect = browser.execute_script(
+                "const r = arguments[0].getBoundingClientRect();"
+                "return {x: r.x, y: r.y + scrollY, width: r.width, height: r.height}",
+                root,
+            )
+            shot = browser.execute_cdp_cmd(
+                "Page.captureScreenshot",
+                {"format": "png", "captureBeyondViewport": True, "clip": {**rect, "scale": 1}},
+            )
             kind = CELLS[index][0]
-            (SCREENSHOTS / f"explorer-{index}-{kind}-{width}.png").write_bytes(base64.b64decode(shot["data"]))
+            (SCREENSHOTS / f"explorer-{index}-{kind}-{width}.png").write_bytes(
+                base64.b64decode(shot["data"])
+            )
             svg = browser.execute_script(
-                "return arguments[0].querySelector('.rx-figure svg').getBoundingClientRect().width", root)
+                "return arguments[0].querySelector('.rx-figure svg').getBoundingClientRect().width",
+                root,
+            )
             widths.append((svg, rect["width"]))
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

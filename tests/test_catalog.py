@@ -1,4 +1,5 @@
 """The hardware catalog: every figure cited, dense and sparse apart, one-way links."""
+
 import re
 
 import pytest
@@ -6,9 +7,27 @@ import pytest
 import roofline as rl
 from roofline.hardware import Chip, Link, Peak, Source
 
-ISSUE_CHIPS = ["TPU v4", "TPU v5e", "TPU v5p", "TPU v6e", "TPU7x", "A100 SXM", "H100 SXM",
-               "H100 PCIe", "H200", "B200", "GB200", "MI300X", "MI325X", "MI355X", "RTX 3090",
-               "RTX 4090", "RTX 5090", "T4", "L4"]
+ISSUE_CHIPS = [
+    "TPU v4",
+    "TPU v5e",
+    "TPU v5p",
+    "TPU v6e",
+    "TPU7x",
+    "A100 SXM",
+    "H100 SXM",
+    "H100 PCIe",
+    "H200",
+    "B200",
+    "GB200",
+    "MI300X",
+    "MI325X",
+    "MI355X",
+    "RTX 3090",
+    "RTX 4090",
+    "RTX 5090",
+    "T4",
+    "L4",
+]
 
 
 def test_catalog_has_every_chip_the_book_promises():
@@ -52,7 +71,7 @@ def test_h100_dense_is_half_the_spec_sheet_headline():
 
 def test_consumer_cards_keep_accumulate_rates_apart():
     rtx = rl.get_chip("RTX 3090")
-    assert rtx.peak_flops_per_s("fp16") == pytest.approx(71e12)          # fp32 accumulate by default
+    assert rtx.peak_flops_per_s("fp16") == pytest.approx(71e12)  # fp32 accumulate by default
     assert rtx.peak_flops_per_s("fp16", accumulate="fp16") == pytest.approx(142e12)
     with pytest.raises(ValueError, match="accumulate"):
         rtx.peak_flops_per_s("bf16", accumulate="fp16")
@@ -70,19 +89,42 @@ def test_links_are_stored_one_way_per_link():
 
 def test_ridge_points_match_published_values():
     # independent: published ridge points from the reference sheet, computed by hand there
-    expected = {"TPU v5e": 240, "TPU v4": 229, "TPU v5p": 166, "TPU v6e": 560, "A100 SXM": 153,
-                "H100 SXM": 295, "H200": 206, "B200": 292, "MI300X": 247, "RTX 3090": 76,
-                "RTX 4090": 164, "L4": 403}
+    expected = {
+        "TPU v5e": 240,
+        "TPU v4": 229,
+        "TPU v5p": 166,
+        "TPU v6e": 560,
+        "A100 SXM": 153,
+        "H100 SXM": 295,
+        "H200": 206,
+        "B200": 292,
+        "MI300X": 247,
+        "RTX 3090": 76,
+        "RTX 4090": 164,
+        "L4": 403,
+    }
     for name, ridge in expected.items():
         assert rl.critical_intensity(name, "bf16") == pytest.approx(ridge, rel=0.01), name
 
 
-@pytest.mark.parametrize("alias, name", [
-    ("v5e", "TPU v5e"), ("TPU v5e", "TPU v5e"), ("tpu-v5e", "TPU v5e"), ("TPU_V5E", "TPU v5e"),
-    ("H100", "H100 SXM"), ("h100-sxm", "H100 SXM"), ("h100 pcie", "H100 PCIe"),
-    ("3090", "RTX 3090"), ("rtx-4090", "RTX 4090"), ("trillium", "TPU v6e"), ("ironwood", "TPU7x"),
-    ("mi300x", "MI300X"), ("a100", "A100 SXM"),
-])
+@pytest.mark.parametrize(
+    "alias, name",
+    [
+        ("v5e", "TPU v5e"),
+        ("TPU v5e", "TPU v5e"),
+        ("tpu-v5e", "TPU v5e"),
+        ("TPU_V5E", "TPU v5e"),
+        ("H100", "H100 SXM"),
+        ("h100-sxm", "H100 SXM"),
+        ("h100 pcie", "H100 PCIe"),
+        ("3090", "RTX 3090"),
+        ("rtx-4090", "RTX 4090"),
+        ("trillium", "TPU v6e"),
+        ("ironwood", "TPU7x"),
+        ("mi300x", "MI300X"),
+        ("a100", "A100 SXM"),
+    ],
+)
 def test_get_chip_aliases(alias, name):
     assert rl.get_chip(alias).name == name
 
@@ -104,27 +146,38 @@ def test_missing_dtype_says_what_exists():
 
 
 def test_define_your_own_chip():
-    mine = Chip(name="Classroom GPU", vendor="us",
-                peaks=(Peak("bf16", 100e12, Source("https://example.org", "100 TFLOP/s dense")),),
-                hbm_bytes=24e9, hbm_bytes_per_s=1e12,
-                memory_source=Source("https://example.org", "24 GB at 1 TB/s"))
+    mine = Chip(
+        name="Classroom GPU",
+        vendor="us",
+        peaks=(Peak("bf16", 100e12, Source("https://example.org", "100 TFLOP/s dense")),),
+        hbm_bytes=24e9,
+        hbm_bytes_per_s=1e12,
+        memory_source=Source("https://example.org", "24 GB at 1 TB/s"),
+    )
     assert rl.critical_intensity(mine) == pytest.approx(100)
     rl.register_chip(mine)
     assert rl.get_chip("classroom-gpu") is mine
 
 
-@pytest.mark.parametrize("kwargs, error", [
-    ({"hbm_bytes_per_s": -1}, ValueError),
-    ({"hbm_bytes_per_s": 0}, ValueError),
-    ({"hbm_bytes_per_s": float("nan")}, ValueError),
-    ({"hbm_bytes_per_s": "1 TB/s"}, TypeError),
-    ({"peaks": ()}, ValueError),
-])
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"hbm_bytes_per_s": -1}, ValueError),
+        ({"hbm_bytes_per_s": 0}, ValueError),
+        ({"hbm_bytes_per_s": float("nan")}, ValueError),
+        ({"hbm_bytes_per_s": "1 TB/s"}, TypeError),
+        ({"peaks": ()}, ValueError),
+    ],
+)
 def test_bad_chip_definitions_are_refused(kwargs, error):
-    base = dict(name="Bad", vendor="x",
-                peaks=(Peak("bf16", 1e12, Source("https://example.org", "a figure")),),
-                hbm_bytes=1e9, hbm_bytes_per_s=1e11,
-                memory_source=Source("https://example.org", "a figure"))
+    base = dict(
+        name="Bad",
+        vendor="x",
+        peaks=(Peak("bf16", 1e12, Source("https://example.org", "a figure")),),
+        hbm_bytes=1e9,
+        hbm_bytes_per_s=1e11,
+        memory_source=Source("https://example.org", "a figure"),
+    )
     base.update(kwargs)
     with pytest.raises(error):
         Chip(**base)
@@ -137,11 +190,14 @@ def test_link_count_must_be_whole():
 
 def test_main_dtype_is_bf16_except_where_a_chip_lacks_it():
     assert rl.get_chip("H100").main_dtype == "bf16"
-    assert rl.get_chip("T4").main_dtype == "fp16"     # Turing has no bf16
+    assert rl.get_chip("T4").main_dtype == "fp16"  # Turing has no bf16
 
 
 def test_book_table_escapes_text_but_keeps_links():
     from roofline.book import link, table
-    html = table(["chip", "source"], [["<b>x</b>", link("https://example.org/?a=1&b=2", "peak")]]).data
+
+    html = table(
+        ["chip", "source"], [["<b>x</b>", link("https://example.org/?a=1&b=2", "peak")]]
+    ).data
     assert "&lt;b&gt;x&lt;/b&gt;" in html
     assert '<a href="https://example.org/?a=1&amp;b=2">peak</a>' in html

@@ -4,6 +4,7 @@ Each test recomputes a claim the chapter prints from an independent starting poi
 (the catalog's raw `Peak` records and hand-written formulas, or sympy against numbers)
 so that a change in the package or the catalog that breaks the prose fails here.
 """
+
 from __future__ import annotations
 
 import ast
@@ -39,6 +40,7 @@ def hand_matmul_intensity(B, D, F, bytes_per_element=2):
 
 
 # ------------------------------------------------------------------ chapter 1
+
 
 def test_q5_h100_figure_used_is_dense_half_of_sparse():
     h100 = rl.get_chip("H100 SXM")
@@ -76,8 +78,11 @@ def test_q7_1e12_flops_on_h100_is_1_01_ms_not_us():
 
 
 @settings(max_examples=200, deadline=None)
-@given(flops=st.floats(1.0, 1e18), nbytes=st.floats(1.0, 1e15),
-       chip=st.sampled_from(["H100 SXM", "TPU v6e", "TPU v5e", "RTX 3090", "MI300X"]))
+@given(
+    flops=st.floats(1.0, 1e18),
+    nbytes=st.floats(1.0, 1e15),
+    chip=st.sampled_from(["H100 SXM", "TPU v6e", "TPU v5e", "RTX 3090", "MI300X"]),
+)
 def test_bounds_ordered_and_at_most_2x_apart(flops, nbytes, chip):
     est = rl.estimate(rl.Cost("op", flops, nbytes), chip)
     assert est.t_lower <= est.t_upper <= 2 * est.t_lower * (1 + 1e-12)
@@ -118,6 +123,7 @@ def test_chapter1_example_op_flips_between_h100_and_v6e():
 
 # ------------------------------------------------------------------ chapter 2
 
+
 def test_dot_intensity_tends_to_half_in_bf16_sympy_vs_hand():
     N = sympy.symbols("N", positive=True)
     intensity = rl.dot(N, "bf16").intensity
@@ -157,10 +163,12 @@ def test_q4_same_matmul_bound_differs_between_h100_and_h200():
     intensity = hand_matmul_intensity(B, D, F)
     assert float(rl.matmul(B, D, F).intensity) == pytest.approx(intensity)
     # same peak, different memory
-    assert rl.get_chip("H100 SXM").peak("bf16").dense_flops_per_s == \
-        rl.get_chip("H200").peak("bf16").dense_flops_per_s
-    assert intensity < raw_ridge("H100 SXM")      # bandwidth-bound on the H100
-    assert intensity > raw_ridge("H200")          # compute-bound on the H200
+    assert (
+        rl.get_chip("H100 SXM").peak("bf16").dense_flops_per_s
+        == rl.get_chip("H200").peak("bf16").dense_flops_per_s
+    )
+    assert intensity < raw_ridge("H100 SXM")  # bandwidth-bound on the H100
+    assert intensity > raw_ridge("H200")  # compute-bound on the H200
     assert rl.estimate(rl.matmul(B, D, F), "H100 SXM").bound == "memory"
     assert rl.estimate(rl.matmul(B, D, F), "H200").bound == "compute"
 
@@ -208,9 +216,17 @@ def test_q4_fp8_matmul_on_h100_is_also_bandwidth_bound():
 
 # ------------------------------------------------------------------ chapter 3
 
-@pytest.mark.parametrize("chip,dtype", [("H100 SXM", "bf16"), ("TPU v5e", "bf16"),
-                                        ("TPU v5e", "int8"), ("RTX 3090", "bf16"),
-                                        ("MI300X", "bf16")])
+
+@pytest.mark.parametrize(
+    "chip,dtype",
+    [
+        ("H100 SXM", "bf16"),
+        ("TPU v5e", "bf16"),
+        ("TPU v5e", "int8"),
+        ("RTX 3090", "bf16"),
+        ("MI300X", "bf16"),
+    ],
+)
 def test_q8_region_boundary_is_the_ridge_point(chip, dtype):
     fig = rl.plots.roofline_figure(chip, dtype)
     regions = fig.roofline_regions
@@ -228,8 +244,11 @@ def test_q8_region_boundary_is_the_ridge_point(chip, dtype):
 
 def test_q8_two_bandwidths_two_ridges_three_regions():
     v5e = rl.get_chip("TPU v5e")
-    fig = rl.plots.roofline_figure("TPU v5e", "bf16", bandwidths={
-        "HBM": v5e.hbm_bytes_per_s, "ICI link (one way)": v5e.link_bytes_per_s})
+    fig = rl.plots.roofline_figure(
+        "TPU v5e",
+        "bf16",
+        bandwidths={"HBM": v5e.hbm_bytes_per_s, "ICI link (one way)": v5e.link_bytes_per_s},
+    )
     regions = fig.roofline_regions
     assert len(regions) == 3
     assert regions[0][1] == pytest.approx(raw_ridge("TPU v5e"))
@@ -247,7 +266,9 @@ def test_q2_linear_axes_pass_through_origin_log_axes_have_no_zero():
     linear, log = fig.axes[0], fig.axes[1]
     assert linear.get_xscale() == "linear" and linear.get_yscale() == "linear"
     assert log.get_xscale() == "log" and log.get_yscale() == "log"
-    roof = next(line for line in linear.get_lines() if str(line.get_gid()).startswith("roof-linear"))
+    roof = next(
+        line for line in linear.get_lines() if str(line.get_gid()).startswith("roof-linear")
+    )
     x, y = roof.get_xdata(), roof.get_ydata()
     assert x[0] == 0 and y[0] == 0
     assert log.get_xlim()[0] > 0 and log.get_ylim()[0] > 0
@@ -255,6 +276,7 @@ def test_q2_linear_axes_pass_through_origin_log_axes_have_no_zero():
 
 def test_loglog_slope_is_one_and_bandwidth_shifts_the_line():
     import numpy as np
+
     ridge = raw_ridge("H100 SXM")
     xs = np.array([ridge / 1000, ridge / 100, ridge / 10])
     ys = rl.attainable_flops_per_s(xs, "H100 SXM", "bf16")
@@ -274,9 +296,12 @@ def test_chapters_1_and_3_prove_the_one_liners_by_hand():
     one, three = CHAPTERS[1].read_text(encoding="utf-8"), CHAPTERS[3].read_text(encoding="utf-8")
     assert "piecewise_fold" not in one and "import sympy" not in one
     assert "expand_log" not in three
-    assert r"\le \max(T_{\text{math}}, T_{\text{comms}}) + \max(T_{\text{math}}, T_{\text{comms}})" in one
+    assert (
+        r"\le \max(T_{\text{math}}, T_{\text{comms}}) + \max(T_{\text{math}}, T_{\text{comms}})"
+        in one
+    )
     assert r"\underbrace{\log \mathrm{BW}_{\text{mem}}}" in three
-    assert "sympy.solve" in three   # sympy kept where it solves: the ridge
+    assert "sympy.solve" in three  # sympy kept where it solves: the ridge
 
 
 def test_ridge_is_per_chip_240_only_on_v5e_300_only_some_gpus():
@@ -295,8 +320,10 @@ def test_ridge_is_per_chip_240_only_on_v5e_300_only_some_gpus():
 
 # ------------------------------------------------------------------ figures and exercises
 
+
 def _cells(md_path):
     import jupytext
+
     return jupytext.read(md_path).cells
 
 
@@ -305,7 +332,9 @@ def _figure_cells():
         for cell in _cells(path):
             alt = cell.metadata.get("mystnb", {}).get("image", {}).get("alt")
             if cell.cell_type == "code" and alt:
-                yield pytest.param(cell.source, alt, id=f"ch{number}-{cell.source.splitlines()[-1][:40]}")
+                yield pytest.param(
+                    cell.source, alt, id=f"ch{number}-{cell.source.splitlines()[-1][:40]}"
+                )
 
 
 @pytest.mark.parametrize("source,alt", list(_figure_cells()))
@@ -320,7 +349,9 @@ def test_figure_alt_text_matches_the_figure(source, alt):
 
 
 def _labels(path):
-    return re.findall(r"```\{exercise\}[^\n]*\n:label: ([a-z0-9-]+)", path.read_text(encoding="utf-8"))
+    return re.findall(
+        r"```\{exercise\}[^\n]*\n:label: ([a-z0-9-]+)", path.read_text(encoding="utf-8")
+    )
 
 
 @pytest.mark.parametrize("number", sorted(CHAPTERS))
@@ -329,7 +360,7 @@ def test_each_chapter_has_four_checked_exercises_with_solutions(number):
     labels = _labels(CHAPTERS[number])
     assert len(labels) >= 4
     for label in labels:
-        exercise = get_exercise(label)        # defined in roofline/exercises
+        exercise = get_exercise(label)  # defined in roofline/exercises
         assert f'check("{label}", answer)' in text
         assert f"```{{solution-start}} {label}\n:class: dropdown" in text
         assert check(label, None).correct is False
@@ -339,7 +370,9 @@ def test_each_chapter_has_four_checked_exercises_with_solutions(number):
         elif exercise.kind not in ("symbolic", "choice"):
             assert check(label, float(expected)).correct
         else:
-            assert check(label, expected if isinstance(expected, str) else sympy.sstr(expected)).correct
+            assert check(
+                label, expected if isinstance(expected, str) else sympy.sstr(expected)
+            ).correct
 
 
 def test_exercise_mistakes_are_diagnosed():
@@ -356,8 +389,12 @@ def test_exercise_mistakes_are_diagnosed():
     assert "twice" in check("plot-ridge-int8-rtx4090", 2 * 165.2e12 / 1.008e12).message
     assert "HBM" in check("plot-ridge-ici-v6e", raw_ridge("TPU v6e")).message
     assert "both directions" in check("plot-ridge-ici-v6e", 918e12 / 180e9).message
-    assert "lower bound" in check("time-upper-bound-h100",
-                                  rl.estimate(rl.Cost("o", 1e12, 1e10), "H100 SXM").t_lower).message
+    assert (
+        "lower bound"
+        in check(
+            "time-upper-bound-h100", rl.estimate(rl.Cost("o", 1e12, 1e10), "H100 SXM").t_lower
+        ).message
+    )
     assert "ridge" in check("intensity-matmul-regime-b512-h100", "bandwidth").message
     assert not check("time-which-bound-h100", "compute").correct
     # 70e9 bf16 weights = 140 GB over the MI300X's 5.3 TB/s: 26.4 ms
@@ -373,14 +410,22 @@ def test_exercise_mistakes_are_diagnosed():
 
 # ------------------------------------------------------------------ introduction and appendix
 
+
 def test_notation_table_gives_each_letter_one_meaning():
     """Issue 16 item 5: bold W is the weights only; bandwidths are BW; w, a, o and k are listed."""
     intro = (ROOT / "intro.md").read_text(encoding="utf-8")
     table = [line for line in intro.splitlines() if line.startswith("| $")]
     symbols = [line.split("|")[1].strip() for line in table]
     assert not any("W_{" in s for s in symbols), symbols
-    for wanted in (r"$\mathrm{BW}_{\text{mem}}$", r"$\mathrm{BW}_{\text{link}}$", "$w$, $a$, $o$",
-                   "$k$", "$T$", "$e$", r"$\mathbf{W}$"):
+    for wanted in (
+        r"$\mathrm{BW}_{\text{mem}}$",
+        r"$\mathrm{BW}_{\text{link}}$",
+        "$w$, $a$, $o$",
+        "$k$",
+        "$T$",
+        "$e$",
+        r"$\mathbf{W}$",
+    ):
         assert wanted in symbols, wanted
     assert len(symbols) == len(set(symbols))
     # "ridge point" and "one way, per link" are linked, not assumed
@@ -390,12 +435,20 @@ def test_notation_table_gives_each_letter_one_meaning():
 
 def test_sympy_appendix_is_in_the_toc_and_has_a_twin():
     import sys
+
     sys.path.insert(0, str(ROOT / "tools"))
     import notebooks
+
     page = ROOT / "sympy_in_five_minutes.md"
     assert page in notebooks.notebook_sources()
     assert "file: sympy_in_five_minutes" in (ROOT / "_toc.yml").read_text(encoding="utf-8")
     code = "\n".join(c.source for c in _cells(page) if c.cell_type == "code")
-    for feature in ("sympy.symbols", ".subs(", "sympy.simplify", "sympy.solve", "sympy.limit",
-                    "rl.matmul(B, D, F"):
+    for feature in (
+        "sympy.symbols",
+        ".subs(",
+        "sympy.simplify",
+        "sympy.solve",
+        "sympy.limit",
+        "rl.matmul(B, D, F",
+    ):
         assert feature in code, feature

@@ -4,6 +4,7 @@ Each test recomputes a claim the chapters make from an independent route: the ve
 words stored in the catalog (`Source.says`, parsed here), a hand derivation written
 differently from the package's, or sympy against plain numbers.
 """
+
 import math
 import re
 from pathlib import Path
@@ -33,8 +34,9 @@ def dense_from_says(chip_name: str, dtype: str, accumulate: str = "fp32") -> flo
     pair = re.search(r"([\d.,]+)/([\d.,]+) \(dense/sparse\)", says)
     if pair:
         return _number(pair.group(1)) * 1e12
-    starred = (re.search(r"([\d.,]+) (teraFLOPS|TFLOPS|TOPS|PFLOPS|POPS)\* per GPU", says)
-               or re.search(r"([\d.,]+) (teraFLOPS|TFLOPS|TOPS|PFLOPS|POPS)\*", says))
+    starred = re.search(
+        r"([\d.,]+) (teraFLOPS|TFLOPS|TOPS|PFLOPS|POPS)\* per GPU", says
+    ) or re.search(r"([\d.,]+) (teraFLOPS|TFLOPS|TOPS|PFLOPS|POPS)\*", says)
     if starred and "1/2 lower without sparsity" in says:
         scale = 1e15 if starred.group(2).startswith("P") else 1e12
         return _number(starred.group(1)) * scale / 2
@@ -46,8 +48,9 @@ def dense_from_says(chip_name: str, dtype: str, accumulate: str = "fp32") -> flo
 def bandwidth_from_says(chip_name: str) -> float:
     says = rl.get_chip(chip_name).memory_source.says
     # per-GPU figure where the sheet quotes a whole system ("62TB/s (7.7 TB/s each)")
-    match = (re.search(r"([\d.,]+) ?(GBps|GB/s|GB/sec|TB/s) each", says)
-             or re.search(r"([\d.,]+) ?(GBps|GB/s|GB/sec|TB/s)", says))
+    match = re.search(r"([\d.,]+) ?(GBps|GB/s|GB/sec|TB/s) each", says) or re.search(
+        r"([\d.,]+) ?(GBps|GB/s|GB/sec|TB/s)", says
+    )
     assert match, f"cannot read a bandwidth from {says!r}"
     scale = 1e12 if match.group(2) == "TB/s" else 1e9
     return _number(match.group(1)) * scale
@@ -55,8 +58,9 @@ def bandwidth_from_says(chip_name: str) -> float:
 
 # ---------------------------------------------------------------- chapter 4: formulas
 def test_flops_relative_difference_is_one_over_2d_symbolically_and_numerically():
-    relative = sympy.simplify((rl.matmul(B, D, F).flops - rl.matmul_exact_flops(B, D, F))
-                              / rl.matmul(B, D, F).flops)
+    relative = sympy.simplify(
+        (rl.matmul(B, D, F).flops - rl.matmul_exact_flops(B, D, F)) / rl.matmul(B, D, F).flops
+    )
     assert sympy.simplify(relative - 1 / (2 * D)) == 0
     for b, d, f in ((1, 1, 1), (3, 7, 5), (128, 4096, 1024)):
         # count the adds and multiplies by hand: b*f outputs, d multiplies, d-1 adds each
@@ -97,7 +101,9 @@ def test_exact_crossover_sympy_matches_package_and_balances_times(chip, size):
 
 def test_exact_approaches_approximation_as_d_grows():
     approx = rl.critical_batch_size("TPU v5e", "bf16")
-    gaps = [rl.exact_critical_batch_size("TPU v5e", d, d) - approx for d in (1024, 4096, 16384, 65536)]
+    gaps = [
+        rl.exact_critical_batch_size("TPU v5e", d, d) - approx for d in (1024, 4096, 16384, 65536)
+    ]
     assert all(g > 0 for g in gaps)
     assert gaps == sorted(gaps, reverse=True)
     assert gaps[-1] / approx < 0.02
@@ -126,7 +132,8 @@ def test_int8_weights_approx_is_about_120_but_exact_at_1024_is_much_higher():
     assert exact > 1.8 * approx
     # full int8 (math on the int8 peak, 1-byte operands): back to ~240
     assert rl.critical_batch_size("TPU v5e", "int8") == pytest.approx(
-        dense_from_says("TPU v5e", "int8") / bw / 2, rel=1e-9)
+        dense_from_says("TPU v5e", "int8") / bw / 2, rel=1e-9
+    )
 
 
 # ---------------------------------------------------------------- Q3 and the "240 / 300" slips
@@ -148,7 +155,9 @@ def test_q3_the_quoted_286_overstates_it():
     assert round(quoted / bandwidth_from_says("RTX 3090")) == 286
     sparse_fp16_acc = chip.peak_flops_per_s("fp16", sparse=True, accumulate="fp16")
     says = chip.peak("fp16", "fp16").source.says
-    assert sparse_fp16_acc == pytest.approx(_number(re.search(r"/([\d.]+) \(dense/sparse\)", says).group(1)) * 1e12)
+    assert sparse_fp16_acc == pytest.approx(
+        _number(re.search(r"/([\d.]+) \(dense/sparse\)", says).group(1)) * 1e12
+    )
     assert abs(quoted / sparse_fp16_acc - 1) < 0.06  # "close to the sparse FP16-accumulate figure"
     ratio = quoted / chip.peak_flops_per_s("bf16")
     assert 2 < ratio < 4  # "2x to 4x the dense rate a bf16 matmul gets"
@@ -159,10 +168,18 @@ def test_q3_the_quoted_286_overstates_it():
     assert not feedback.correct and "accumulate" in feedback.message
 
 
-@pytest.mark.parametrize("chip,expected", [
-    ("TPU v5e", 240), ("TPU v5p", 166), ("TPU v6e", 560),
-    ("H100 SXM", 295), ("B200", 292), ("H200", 206), ("A100 SXM", 153),
-])
+@pytest.mark.parametrize(
+    "chip,expected",
+    [
+        ("TPU v5e", 240),
+        ("TPU v5p", 166),
+        ("TPU v6e", 560),
+        ("H100 SXM", 295),
+        ("B200", 292),
+        ("H200", 206),
+        ("A100 SXM", 153),
+    ],
+)
 def test_critical_batch_slips_240_is_v5e_and_300_is_h100_b200(chip, expected):
     by_says = dense_from_says(chip, "bf16") / bandwidth_from_says(chip)
     value = rl.critical_batch_size(chip, "bf16")
@@ -180,36 +197,43 @@ def test_every_catalog_chip_has_a_critical_batch_in_its_main_dtype():
     assert "bf16" not in rl.get_chip("T4").dtypes
 
 
-@pytest.mark.parametrize("exercise,value", [
-    # 1/(2D) <= 0.0002  =>  D >= 2500
-    ("matmul-flops-error-threshold", 2500),
-    # fp8 X and W (1 byte), bf16 Y (2 bytes), fp32 accumulator never written
-    ("matmul-intensity-fp8-bf16-out", 2 * B * D * F / (B * D + D * F + 2 * B * F)),
-    # int8 weights, bf16 math: ridge / 2 (H200: 989.5 TFLOP/s dense, 4.8 TB/s)
-    ("matmul-critical-batch-h200-int8w", 989.5e12 / 4.8e12 / 2),
-    ("matmul-regime-v5e", "bandwidth"),
-    # 2BDF = I*(2BD + DF + 2BF) with D = F = 4096, I* = 989.5e12 / 3.35e12
-    ("matmul-exact-critical-int8-h100",
-     (989.5e12 / 3.35e12) * 4096**2 / (2 * 4096**2 - 2 * (989.5e12 / 3.35e12) * 8192)),
-    # RTX 4090: "Peak FP16 Tensor TFLOPS with FP16 Accumulate: 330.3" over 1008 GB/s, then
-    # BDF = I*(BD + DF + BF) at D = F = 8192: B = I* / (1 - 2 I*/8192)
-    ("matmul-exact-critical-rtx4090-fp16acc",
-     (330.3e12 / 1008e9) / (1 - 2 * (330.3e12 / 1008e9) / 8192)),
-    # 2 bytes x (2048*8192 + 8192*1024 + 2048*1024)
-    ("matmul-bytes-bf16-writeback", "54.5 MB"),
-    # TPU v4: 275 TOPS int8 / 1200 GB/s, halved for 1-byte weights
-    ("matmul-critical-batch-int8-v4", 275e12 / 1200e9 / 2),
-    # 256 x 4096 tokens / (459 TFLOP/s / 2765 GB/s)
-    ("matmul-max-replicas-v5p", 256 * 4096 / (459e12 / 2765e9)),
-    ("spec-h100-dense-tf32", "494.5 TFLOP/s"),
-    ("spec-ici-one-way-per-port-v6e", "100 GB/s"),  # 800 GBps / 4 ports / 2 directions
-    ("spec-checkpoint-gib-bytes", "150.3 GB"),  # 140 x 2**30 bytes
-    ("spec-fictional-ridge", 1.8e15 / 2 / 4.8e12),
-    ("spec-above-roof", "impossible"),
-    # L4: "FP8 Tensor Core: 485 teraFLOPS*" (sparse) -> 242.5 dense, over 300 GB/s
-    ("spec-ridge-l4-fp8", 242.5e12 / 300e9),
-    ("spec-flops-in-1ms", 989.5e12 * 1e-3),
-])
+@pytest.mark.parametrize(
+    "exercise,value",
+    [
+        # 1/(2D) <= 0.0002  =>  D >= 2500
+        ("matmul-flops-error-threshold", 2500),
+        # fp8 X and W (1 byte), bf16 Y (2 bytes), fp32 accumulator never written
+        ("matmul-intensity-fp8-bf16-out", 2 * B * D * F / (B * D + D * F + 2 * B * F)),
+        # int8 weights, bf16 math: ridge / 2 (H200: 989.5 TFLOP/s dense, 4.8 TB/s)
+        ("matmul-critical-batch-h200-int8w", 989.5e12 / 4.8e12 / 2),
+        ("matmul-regime-v5e", "bandwidth"),
+        # 2BDF = I*(2BD + DF + 2BF) with D = F = 4096, I* = 989.5e12 / 3.35e12
+        (
+            "matmul-exact-critical-int8-h100",
+            (989.5e12 / 3.35e12) * 4096**2 / (2 * 4096**2 - 2 * (989.5e12 / 3.35e12) * 8192),
+        ),
+        # RTX 4090: "Peak FP16 Tensor TFLOPS with FP16 Accumulate: 330.3" over 1008 GB/s, then
+        # BDF = I*(BD + DF + BF) at D = F = 8192: B = I* / (1 - 2 I*/8192)
+        (
+            "matmul-exact-critical-rtx4090-fp16acc",
+            (330.3e12 / 1008e9) / (1 - 2 * (330.3e12 / 1008e9) / 8192),
+        ),
+        # 2 bytes x (2048*8192 + 8192*1024 + 2048*1024)
+        ("matmul-bytes-bf16-writeback", "54.5 MB"),
+        # TPU v4: 275 TOPS int8 / 1200 GB/s, halved for 1-byte weights
+        ("matmul-critical-batch-int8-v4", 275e12 / 1200e9 / 2),
+        # 256 x 4096 tokens / (459 TFLOP/s / 2765 GB/s)
+        ("matmul-max-replicas-v5p", 256 * 4096 / (459e12 / 2765e9)),
+        ("spec-h100-dense-tf32", "494.5 TFLOP/s"),
+        ("spec-ici-one-way-per-port-v6e", "100 GB/s"),  # 800 GBps / 4 ports / 2 directions
+        ("spec-checkpoint-gib-bytes", "150.3 GB"),  # 140 x 2**30 bytes
+        ("spec-fictional-ridge", 1.8e15 / 2 / 4.8e12),
+        ("spec-above-roof", "impossible"),
+        # L4: "FP8 Tensor Core: 485 teraFLOPS*" (sparse) -> 242.5 dense, over 300 GB/s
+        ("spec-ridge-l4-fp8", 242.5e12 / 300e9),
+        ("spec-flops-in-1ms", 989.5e12 * 1e-3),
+    ],
+)
 def test_chapter_exercises_accept_hand_worked_answers(exercise, value):
     assert check(exercise, value).correct, check(exercise, value).message
 
@@ -242,7 +266,9 @@ def test_fp32_accumulate_adds_no_bytes_and_picks_the_fp32_accumulate_peak():
     flops = 2 * 4096**3
     assert rl.estimate(fp16_acc, "RTX 3090").t_math == pytest.approx(flops / 142e12)
     assert rl.estimate(fp32_acc, "RTX 3090").t_math == pytest.approx(flops / 71e12)
-    assert rl.estimate(rl.matmul(4096, 4096, 4096, dtype="fp16"), "RTX 3090").t_math == pytest.approx(flops / 71e12)
+    assert rl.estimate(
+        rl.matmul(4096, 4096, 4096, dtype="fp16"), "RTX 3090"
+    ).t_math == pytest.approx(flops / 71e12)
     with pytest.raises(ValueError, match="accumulate"):
         rl.estimate(rl.matmul(8, 8, 8, accumulate="fp16"), "H100 SXM")
     with pytest.raises(ValueError, match="dtype"):
@@ -251,9 +277,13 @@ def test_fp32_accumulate_adds_no_bytes_and_picks_the_fp32_accumulate_peak():
 
 def test_int8_variants_on_v5e_halve_then_restore_the_critical_batch():
     # v5e: 197 TFLOP/s bf16, 394 TOPS int8, 819 GB/s
-    assert rl.critical_batch_size("TPU v5e", "bf16", weights="int8") == pytest.approx(197e12 / 819e9 / 2)
+    assert rl.critical_batch_size("TPU v5e", "bf16", weights="int8") == pytest.approx(
+        197e12 / 819e9 / 2
+    )
     assert rl.critical_batch_size("TPU v5e", "int8") == pytest.approx(394e12 / 819e9 / 2)
-    assert rl.critical_batch_size("TPU v5e", "int8") == pytest.approx(rl.critical_batch_size("TPU v5e", "bf16"))
+    assert rl.critical_batch_size("TPU v5e", "int8") == pytest.approx(
+        rl.critical_batch_size("TPU v5e", "bf16")
+    )
     # v4: int8 peak = bf16 peak, so int8 math halves the critical batch
     assert rl.critical_batch_size("TPU v4", "int8") == pytest.approx(275e12 / 1200e9 / 2)
 
@@ -298,10 +328,15 @@ def test_unknown_chip_names_close_matches():
         rl.get_chip("H10")
 
 
-@pytest.mark.parametrize("chip,dtype,catalog_value,rounded_other", [
-    ("TPU v6e", "bf16", 918e12, ("9.1e14", "9.2e14")),
-])
-def test_v6e_bf16_one_value_and_the_notes_name_the_others(chip, dtype, catalog_value, rounded_other):
+@pytest.mark.parametrize(
+    "chip,dtype,catalog_value,rounded_other",
+    [
+        ("TPU v6e", "bf16", 918e12, ("9.1e14", "9.2e14")),
+    ],
+)
+def test_v6e_bf16_one_value_and_the_notes_name_the_others(
+    chip, dtype, catalog_value, rounded_other
+):
     c = rl.get_chip(chip)
     assert c.peak_flops_per_s(dtype) == dense_from_says(chip, dtype) == catalog_value
     for text in rounded_other:
@@ -319,11 +354,11 @@ def test_v5e_hbm_one_value_and_the_notes_name_the_others():
 
 # ---------------------------------------------------------------- Q6: notation
 BOLD_SIZE = re.compile(
-    r"\\(?:mathbf|boldsymbol|bm|mathbfit|pmb|textbf)\s*\{\s*[BDFN]\s*\}"   # \mathbf{B}
-    r"|\\(?:mathbf|boldsymbol|bm)\s+[BDFN](?![A-Za-z])"                    # \mathbf B
-    r"|\\bf\s+[BDFN](?![A-Za-z])"                                          # {\bf B}
-    r"|(?<![\w*])\*\*[BDFN]\*\*(?![\w*])"                                  # **B**
-    r"|(?<![\w_])__[BDFN]__(?![\w_])"                                      # __B__
+    r"\\(?:mathbf|boldsymbol|bm|mathbfit|pmb|textbf)\s*\{\s*[BDFN]\s*\}"  # \mathbf{B}
+    r"|\\(?:mathbf|boldsymbol|bm)\s+[BDFN](?![A-Za-z])"  # \mathbf B
+    r"|\\bf\s+[BDFN](?![A-Za-z])"  # {\bf B}
+    r"|(?<![\w*])\*\*[BDFN]\*\*(?![\w*])"  # **B**
+    r"|(?<![\w_])__[BDFN]__(?![\w_])"  # __B__
 )
 
 
@@ -334,7 +369,8 @@ def bold_size_letters(text: str) -> list[str]:
 def test_bold_size_scanner_finds_what_it_should():
     assert bold_size_letters(r"the matrix $\mathbf{B}$ of shape") == [r"\mathbf{B}"]
     assert sorted(bold_size_letters(r"$\boldsymbol{ N }$ and **D** and {\bf F}")) == sorted(
-        [r"\boldsymbol{ N }", r"\bf F", "**D**"])
+        [r"\boldsymbol{ N }", r"\bf F", "**D**"]
+    )
     assert bold_size_letters(r"$\mathbf{X}\mathbf{W}$ is $[B, D]$, **Bold text**") == []
 
 
@@ -355,10 +391,16 @@ def _prose(path: Path) -> str:
     return re.sub(r"```\{code-cell\}.*?\n```", "", text, flags=re.S)
 
 
-@pytest.mark.parametrize("path,computed", [
-    (CHAPTER_4, ["240", "166", "560", "295", "292", "206", "153", "286", "76", "152", "227", "120"]),
-    (CHAPTER_5, ["989", "1.98e15", "9.89e14", "450", "34.4", "295"]),
-])
+@pytest.mark.parametrize(
+    "path,computed",
+    [
+        (
+            CHAPTER_4,
+            ["240", "166", "560", "295", "292", "206", "153", "286", "76", "152", "227", "120"],
+        ),
+        (CHAPTER_5, ["989", "1.98e15", "9.89e14", "450", "34.4", "295"]),
+    ],
+)
 def test_computed_figures_are_glued_not_typed(path, computed):
     prose = _prose(path)
     typed = [n for n in computed if re.search(rf"(?<![\w.]){re.escape(n)}(?![\w.])", prose)]

@@ -25,6 +25,7 @@ B, D, F = sympy.symbols("B D F", positive=True)
 
 # ---------------------------------------------------------------- chapter 6
 
+
 def test_q9_block_split_along_contraction_dimension():
     """[X0, X1] @ [W0; W1] = X0 W0 + X1 W1 when D is split, symbolically and numerically."""
     Xs = sympy.Matrix(3, 6, lambda i, j: sympy.Symbol(f"x_{i}_{j}"))
@@ -36,7 +37,9 @@ def test_q9_block_split_along_contraction_dimension():
     # block-matrix algebra with sympy's own BlockMatrix
     X0, X1 = sympy.MatrixSymbol("X0", B, D / 2), sympy.MatrixSymbol("X1", B, D / 2)
     W0, W1 = sympy.MatrixSymbol("W0", D / 2, F), sympy.MatrixSymbol("W1", D / 2, F)
-    collapsed = sympy.block_collapse(sympy.BlockMatrix([[X0, X1]]) * sympy.BlockMatrix([[W0], [W1]]))
+    collapsed = sympy.block_collapse(
+        sympy.BlockMatrix([[X0, X1]]) * sympy.BlockMatrix([[W0], [W1]])
+    )
     assert collapsed == X0 * W0 + X1 * W1
     rng = np.random.default_rng(1)
     Xn, Wn = rng.standard_normal((5, 8)), rng.standard_normal((8, 7))
@@ -56,7 +59,7 @@ def test_critical_D_8755_from_raw_catalog_fields():
     peak = v5e.peak("bf16").dense_flops_per_s
     one_way = v5e.interconnect.one_way_bytes_per_s
     assert "4.5e10" in v5e.interconnect.source.says and "one-way" in v5e.interconnect.source.says
-    by_hand = (2 * peak) / one_way          # D/2 > peak / link
+    by_hand = (2 * peak) / one_way  # D/2 > peak / link
     assert 8755 < by_hand < 8756
     assert rl.sharded_critical_D(v5e, n=2) == pytest.approx(by_hand, rel=1e-12)
     # the sympy route the chapter takes
@@ -73,17 +76,22 @@ def test_threshold_depends_on_D_not_B():
     assert not d_star.free_symbols & {B, F}
     # the link condition alone does not depend on B (the HBM condition does: see test_multichip)
     for b in (1, 64, 4096, 65536):
-        short, long = rl.sharded_estimate(b, 4096, 8192, "TPU v5e"), rl.sharded_estimate(b, 16384, 8192, "TPU v5e")
+        short, long = (
+            rl.sharded_estimate(b, 4096, 8192, "TPU v5e"),
+            rl.sharded_estimate(b, 16384, 8192, "TPU v5e"),
+        )
         assert short.t_link > short.t_math and long.t_link < long.t_math
 
 
 def test_full_duplex_costs_2BF_each_way_with_the_one_way_figure():
     v5e = rl.get_chip("TPU v5e")
     est = rl.sharded_estimate(512, 8192, 4096, v5e, n=2)
-    assert est.t_link == pytest.approx(2 * 512 * 4096 / 4.5e10, rel=1e-12)    # 2BF bytes, one way
+    assert est.t_link == pytest.approx(2 * 512 * 4096 / 4.5e10, rel=1e-12)  # 2BF bytes, one way
     assert v5e.interconnect.bidirectional_bytes_per_s == 2 * v5e.interconnect.one_way_bytes_per_s
     h100 = rl.get_chip("H100 SXM")
-    assert h100.interconnect.bidirectional_total_bytes_per_s == pytest.approx(900e9)  # spec: 900 GB/s
+    assert h100.interconnect.bidirectional_total_bytes_per_s == pytest.approx(
+        900e9
+    )  # spec: 900 GB/s
     assert h100.link_bytes_per_s == pytest.approx(900e9 / 2 / 18)
 
 
@@ -92,12 +100,12 @@ def _simulated_ring_allreduce(partials):
     n = len(partials)
     chunks = [np.array_split(p.copy(), n) for p in partials]
     sent = [0] * n
-    for step in range(n - 1):                        # reduce-scatter
+    for step in range(n - 1):  # reduce-scatter
         outgoing = [(i, (i - step) % n, chunks[i][(i - step) % n].copy()) for i in range(n)]
         for i, c, data in outgoing:
             chunks[(i + 1) % n][c] += data
             sent[i] += data.size
-    for step in range(n - 1):                        # all-gather
+    for step in range(n - 1):  # all-gather
         outgoing = [(i, (i + 1 - step) % n, chunks[i][(i + 1 - step) % n].copy()) for i in range(n)]
         for i, c, data in outgoing:
             chunks[(i + 1) % n][c] = data
@@ -114,15 +122,16 @@ def test_ring_allreduce_bytes_match_simulation(n):
     for r in results:
         np.testing.assert_allclose(r, sum(partials), atol=1e-12)
     plan = rl.sharded_matmul(Bn, 64, Fn, n=n)
-    for elements in sent:   # all in one direction (to the next chip in the ring)
+    for elements in sent:  # all in one direction (to the next chip in the ring)
         assert elements * rl.DTYPE_BYTES["bf16"] == pytest.approx(plan.send_bytes_per_direction)
 
 
 # ---------------------------------------------------------------- chapter 7
 
+
 def test_llama_8b_shape_gives_about_8_billion_parameters():
     shape = tf.LLAMA_8B
-    vocab = 128256                                    # Llama 3 vocabulary, untied input/output
+    vocab = 128256  # Llama 3 vocabulary, untied input/output
     total = 32 * shape.weights_per_layer + 2 * vocab * shape.d_model + 0
     assert 8.0e9 < total < 8.1e9
     # written out by hand: Q and O are D x D, K and V are D x (D/4), three D x F MLP matrices
@@ -148,8 +157,10 @@ def test_decode_weight_matmul_intensity_is_about_B_and_attention_is_not():
     for b in (1, 8, 64):
         mlp = next(o for o in tf.layer_costs(tf.LLAMA_8B, b, 4096, "decode") if o.name == "MLP up")
         assert mlp.intensity == pytest.approx(b, rel=0.02)
-    att = [next(o for o in tf.layer_costs(tf.LLAMA_8B, b, 4096, "decode") if "Q K" in o.name).intensity
-           for b in (1, 8, 64)]
+    att = [
+        next(o for o in tf.layer_costs(tf.LLAMA_8B, b, 4096, "decode") if "Q K" in o.name).intensity
+        for b in (1, 8, 64)
+    ]
     assert max(att) == pytest.approx(min(att), rel=1e-12)
     s = tf.LLAMA_8B
     assert att[0] < s.n_heads / s.n_kv_heads
@@ -161,10 +172,15 @@ def test_decode_critical_batch_matches_sympy(chip, T):
     c = rl.get_chip(chip)
     Bsym = sympy.Symbol("B", positive=True)
     for include in (True, False):
-        ops = [o for o in tf.layer_costs(tf.LLAMA_8B, Bsym, T, "decode")
-               if include or "attention" not in o.name]
+        ops = [
+            o
+            for o in tf.layer_costs(tf.LLAMA_8B, Bsym, T, "decode")
+            if include or "attention" not in o.name
+        ]
         flops, moved = sum(o.flops for o in ops), sum(o.bytes for o in ops)
-        roots = sympy.solve(sympy.Eq(flops / c.peak_flops_per_s("bf16"), moved / c.hbm_bytes_per_s), Bsym)
+        roots = sympy.solve(
+            sympy.Eq(flops / c.peak_flops_per_s("bf16"), moved / c.hbm_bytes_per_s), Bsym
+        )
         got = tf.decode_critical_batch(tf.LLAMA_8B, T, chip, include_attention=include)
         if roots:
             assert got == pytest.approx(float(roots[0]), rel=1e-9)
@@ -181,7 +197,10 @@ def test_whole_layer_never_compute_bound_at_4096_tokens():
         if "bf16" not in c.dtypes:
             continue
         assert tf.decode_critical_batch(tf.LLAMA_8B, 4096, chip) == math.inf
-        assert rl.estimate(tf.layer_total(tf.LLAMA_8B, 100_000, 4096, "decode"), chip).bound == "memory"
+        assert (
+            rl.estimate(tf.layer_total(tf.LLAMA_8B, 100_000, 4096, "decode"), chip).bound
+            == "memory"
+        )
 
 
 def test_transformer_model_works_on_numpy_and_rejects_bad_input():
@@ -204,6 +223,7 @@ def test_transformer_model_works_on_numpy_and_rejects_bad_input():
 
 # ---------------------------------------------------------------- chapter 8
 
+
 def test_int8_critical_batch_from_raw_peak():
     v5e = rl.get_chip("TPU v5e")
     ridge = v5e.peak("int8").dense_flops_per_s / v5e.hbm_bytes_per_s
@@ -223,8 +243,12 @@ def test_int8_weights_approx_about_120_and_exact_crossovers_higher():
     Bsym = sympy.Symbol("B", positive=True)
     for size, lower, upper in ((4096, 1.10, 1.20), (1024, 1.80, 1.95)):
         # written by hand: bf16 activations 2BD, int8 weights DF, bf16 output 2BF
-        root = sympy.solve(sympy.Eq(2 * Bsym * size * size / P,
-                                    (2 * Bsym * size + size * size + 2 * Bsym * size) / W), Bsym)[0]
+        root = sympy.solve(
+            sympy.Eq(
+                2 * Bsym * size * size / P, (2 * Bsym * size + size * size + 2 * Bsym * size) / W
+            ),
+            Bsym,
+        )[0]
         exact = rl.exact_critical_batch_size(v5e, size, size, "bf16", weights="int8")
         assert exact == pytest.approx(float(root), rel=1e-12)
         assert lower * approx < exact < upper * approx
@@ -233,28 +257,45 @@ def test_int8_weights_approx_about_120_and_exact_crossovers_higher():
 def test_int8_weights_exercises_on_the_h100_by_hand():
     # H100 SXM spec sheet: 1,979 TFLOPS bf16 with sparsity (dense half), 3.35 TB/s
     P, W = 1979e12 / 2, 3.35e12
-    assert get_exercise("problems-int8-weights-approx").expected() == pytest.approx(P / W / 2, rel=1e-3)
+    assert get_exercise("problems-int8-weights-approx").expected() == pytest.approx(
+        P / W / 2, rel=1e-3
+    )
     Bsym = sympy.Symbol("B", positive=True)
     roots = []
     for size in (4096, 1024):
         # bf16 activations 2BD, int8 weights DF, bf16 output 2BF
-        roots.append(float(sympy.solve(sympy.Eq(2 * Bsym * size * size / P,
-                                                (2 * Bsym * size + size * size + 2 * Bsym * size) / W),
-                                       Bsym)[0]))
+        roots.append(
+            float(
+                sympy.solve(
+                    sympy.Eq(
+                        2 * Bsym * size * size / P,
+                        (2 * Bsym * size + size * size + 2 * Bsym * size) / W,
+                    ),
+                    Bsym,
+                )[0]
+            )
+        )
     assert 172 < roots[0] < 173 and 349 < roots[1] < 350
-    assert get_exercise("problems-int8-weights-exact").expected() == pytest.approx(tuple(roots), rel=1e-3)
+    assert get_exercise("problems-int8-weights-exact").expected() == pytest.approx(
+        tuple(roots), rel=1e-3
+    )
     assert check("problems-int8-weights-exact", tuple(roots)).correct
-    assert not check("problems-int8-weights-exact", (P / W / 2, P / W / 2)).correct   # the approximation
+    assert not check(
+        "problems-int8-weights-exact", (P / W / 2, P / W / 2)
+    ).correct  # the approximation
 
 
 def test_throughput_curve_on_numpy_arrays():
     batch = np.logspace(0, 14, 50, base=2)
     for size in (1024, 8192):
         curve = rl.estimate(rl.matmul(batch, size, size), "TPU v5e").achieved_flops_per_s
-        scalar = [rl.estimate(rl.matmul(float(b), size, size), "TPU v5e").achieved_flops_per_s for b in batch]
+        scalar = [
+            rl.estimate(rl.matmul(float(b), size, size), "TPU v5e").achieved_flops_per_s
+            for b in batch
+        ]
         np.testing.assert_allclose(curve, scalar, rtol=1e-12)
         slope = np.diff(np.log(curve[:5])) / np.diff(np.log(batch[:5]))
-        assert np.allclose(slope, 1, atol=0.02)                 # bandwidth-bound: slope 1
+        assert np.allclose(slope, 1, atol=0.02)  # bandwidth-bound: slope 1
         assert curve[-1] == pytest.approx(rl.get_chip("TPU v5e").peak_flops_per_s("bf16"))
 
 
@@ -262,8 +303,10 @@ def test_per_example_matmul_is_bandwidth_bound_on_every_chip():
     sizes = np.array([1, 16, 1024, 65536], dtype=float)
     for b in sizes:
         for d in sizes:
-            assert rl.per_example_matmul(b, d, d).intensity < 1      # bf16: < 2 FLOPs / 2 bytes
-    lowest = min(rl.critical_intensity(c, dt) for c in rl.list_chips() for dt in rl.get_chip(c).dtypes)
+            assert rl.per_example_matmul(b, d, d).intensity < 1  # bf16: < 2 FLOPs / 2 bytes
+    lowest = min(
+        rl.critical_intensity(c, dt) for c in rl.list_chips() for dt in rl.get_chip(c).dtypes
+    )
     assert lowest > 1
     for c in rl.list_chips():
         chip = rl.get_chip(c)
@@ -280,16 +323,18 @@ def test_h100_critical_batch_from_spec_sheet_dense_figure():
     expected = dense / 3.35e12
     assert 295 < expected < 296
     assert get_exercise("problems-h100-critical-batch").expected() == pytest.approx(expected)
-    assert not check("problems-h100-critical-batch", 2 * expected).correct   # the sparse-figure slip
+    assert not check("problems-h100-critical-batch", 2 * expected).correct  # the sparse-figure slip
 
 
 def test_link_problems_from_raw_fields():
     v5p = rl.get_chip("TPU v5p")
     assert get_exercise("problems-v5p-critical-d").expected() == pytest.approx(
-        2 * v5p.peak("bf16").dense_flops_per_s / v5p.interconnect.one_way_bytes_per_s)
+        2 * v5p.peak("bf16").dense_flops_per_s / v5p.interconnect.one_way_bytes_per_s
+    )
     h100 = rl.get_chip("H100 SXM")
     assert get_exercise("problems-h100-nvlink-critical-d").expected() == pytest.approx(
-        2 * h100.peak("bf16").dense_flops_per_s / (900e9 / 2))
+        2 * h100.peak("bf16").dense_flops_per_s / (900e9 / 2)
+    )
 
 
 # ---------------------------------------------------------------- exercises and chapter text
@@ -308,7 +353,7 @@ def test_exercise_accepts_its_answer_and_diagnoses_its_mistakes(exercise_id):
     expected = ex.expected()
     assert check(exercise_id, expected).correct
     assert not check(exercise_id, None).correct
-    for mistake in (ex.mistakes(ex.resolve()) if ex.mistakes else []):
+    for mistake in ex.mistakes(ex.resolve()) if ex.mistakes else []:
         feedback = check(exercise_id, mistake.value)
         assert not feedback.correct, f"{exercise_id}: the mistake {mistake.value!r} was accepted"
     if ex.kind == "parts":
@@ -330,7 +375,7 @@ def test_chapter_structure_glue_and_checks(chapter):
     labels = re.findall(r"^:label: (\S+)", text, flags=re.M)
     assert len(labels) == len(set(labels))
     for exercise_id in re.findall(r"check\(\"([^\"]+)\"", text):
-        get_exercise(exercise_id)   # raises KeyError for an unknown id
+        get_exercise(exercise_id)  # raises KeyError for an unknown id
     assert "rl.widgets." in text
 
 

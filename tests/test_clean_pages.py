@@ -7,6 +7,7 @@ reads the same wherever it appears (issue 16 item 5).
   the book's one display rule (`roofline.units.RATE_DIGITS`) writes them: never "990 TFLOP/s"
   on one page and "989.5 TFLOP/s" on another.
 """
+
 from __future__ import annotations
 
 import math
@@ -23,15 +24,20 @@ import roofline as rl
 ROOT = notebooks.ROOT
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("book")]
 
-PATH_PATTERN = re.compile(r"(?<![\w.:/])(?:/(?:home|root|tmp|work|usr|opt|var|private)/[\w.-]+|"
-                          r"[A-Za-z]:\\\\?[\w.-]+\\|site-packages|dist-packages)")
-TRACEBACK_PATTERN = re.compile(r"Traceback \(most recent call last\)|\bCell In\[\d+\]|"
-                               r"File \"[^\"]+\", line \d+")
+PATH_PATTERN = re.compile(
+    r"(?<![\w.:/])(?:/(?:home|root|tmp|work|usr|opt|var|private)/[\w.-]+|"
+    r"[A-Za-z]:\\\\?[\w.-]+\\|site-packages|dist-packages)"
+)
+TRACEBACK_PATTERN = re.compile(
+    r"Traceback \(most recent call last\)|\bCell In\[\d+\]|"
+    r"File \"[^\"]+\", line \d+"
+)
 RAW_FLOAT = re.compile(r"(?<![\w.])\d+\.\d{7,}\b|np\.float64\(")
 
 
 def visible_text(path: Path) -> str:
     from bs4 import BeautifulSoup
+
     soup = BeautifulSoup(path.read_text("utf-8"), "html.parser")
     for tag in soup(["script", "style", "template"]):
         tag.decompose()
@@ -41,16 +47,18 @@ def visible_text(path: Path) -> str:
 
 @pytest.fixture(scope="module")
 def page_texts(book_html) -> dict[str, str]:
-    return {str(p.relative_to(book_html)): visible_text(p)
-            for p in sorted(book_html.rglob("*.html"))
-            if not p.relative_to(book_html).parts[0].startswith("_")}
+    return {
+        str(p.relative_to(book_html)): visible_text(p)
+        for p in sorted(book_html.rglob("*.html"))
+        if not p.relative_to(book_html).parts[0].startswith("_")
+    }
 
 
 def _hits(pattern, texts):
     out = []
     for name, text in texts.items():
         for m in pattern.finditer(text):
-            out.append(f"{name}: ...{text[max(m.start() - 60, 0):m.end() + 30]}...")
+            out.append(f"{name}: ...{text[max(m.start() - 60, 0) : m.end() + 30]}...")
     return out
 
 
@@ -66,7 +74,9 @@ def test_the_patterns_catch_what_they_are_for():
 def test_no_page_shows_a_path_of_the_build_machine(book_html, page_texts):
     hits = _hits(PATH_PATTERN, page_texts)
     for needle in {str(ROOT), sys.prefix, str(Path.home())} - {"/", "/root"}:
-        hits += [f"{name}: contains {needle}" for name, text in page_texts.items() if needle in text]
+        hits += [
+            f"{name}: contains {needle}" for name, text in page_texts.items() if needle in text
+        ]
     assert not hits, hits[:10]
 
 
@@ -98,8 +108,11 @@ def catalog_quantities():
 
 
 def canonical(value, unit):
-    return {"B/s": rl.format_bandwidth, "FLOP/s": rl.format_flops_rate,
-            "FLOPs/B": rl.format_intensity}[unit](value)
+    return {
+        "B/s": rl.format_bandwidth,
+        "FLOP/s": rl.format_flops_rate,
+        "FLOPs/B": rl.format_intensity,
+    }[unit](value)
 
 
 def _printed_value(text):
@@ -116,7 +129,7 @@ def other_roundings(value, unit):
     shown = _printed_value(canonical(value, unit))
     candidates = set()
     for k in range(3, 7):
-        candidates.add(float(f"{value:.{k - 1}e}"))                 # rounded: 989.5 -> 990
+        candidates.add(float(f"{value:.{k - 1}e}"))  # rounded: 989.5 -> 990
         scale = 10.0 ** (math.floor(math.log10(value)) - k + 1)
         candidates.add(float(f"{math.floor(value / scale + 1e-9) * scale:.{k - 1}e}"))  # cut: 989
     return {c for c in candidates if not _same(c, shown)}
@@ -129,7 +142,9 @@ def test_the_display_rule_is_four_significant_digits():
     assert _printed_value(canonical(3.35e12, "B/s")) == 3.35e12
     assert 241.0 in other_roundings(197e12 / 819e9, "FLOPs/B")
     assert 990e12 in other_roundings(989.5e12, "FLOP/s")
-    assert 989e12 in other_roundings(989.5e12, "FLOP/s") and 240.0 in other_roundings(240.537, "FLOPs/B")
+    assert 989e12 in other_roundings(989.5e12, "FLOP/s") and 240.0 in other_roundings(
+        240.537, "FLOPs/B"
+    )
     assert not any(_same(r, 989.5e12) for r in other_roundings(989.5e12, "FLOP/s"))
 
 
@@ -139,19 +154,27 @@ def test_each_catalog_quantity_reads_the_same_on_every_page(page_texts):
     the same number. A printed value that is some other catalog quantity's display is fine."""
     quantities = list(catalog_quantities())
     assert len(quantities) > 50
-    displays = {u: [_printed_value(canonical(v, u)) for _n, v, u2 in quantities if u2 == u]
-                for u in ("B/s", "FLOP/s", "FLOPs/B")}
+    displays = {
+        u: [_printed_value(canonical(v, u)) for _n, v, u2 in quantities if u2 == u]
+        for u in ("B/s", "FLOP/s", "FLOPs/B")
+    }
     clashes = []
     for page, text in page_texts.items():
         for printed in lookup_share.printed_quantities(text):
             unit = {"FLOP/B": "FLOPs/B"}.get(printed.unit, printed.unit)
-            if (unit not in displays or printed.digits < 3
-                    or any(_same(printed.value, d) for d in displays[unit])):
+            if (
+                unit not in displays
+                or printed.digits < 3
+                or any(_same(printed.value, d) for d in displays[unit])
+            ):
                 continue
             for name, value, q_unit in quantities:
-                if q_unit == unit and any(_same(printed.value, r)
-                                          for r in other_roundings(value, unit)):
-                    clashes.append(f"{page}: {name} shown as ...{printed.context}... "
-                                   f"(the book's display: {canonical(value, q_unit)})")
+                if q_unit == unit and any(
+                    _same(printed.value, r) for r in other_roundings(value, unit)
+                ):
+                    clashes.append(
+                        f"{page}: {name} shown as ...{printed.context}... "
+                        f"(the book's display: {canonical(value, q_unit)})"
+                    )
                     break
     assert not clashes, clashes[:15]

@@ -4,6 +4,7 @@ package from a built wheel, only the .ipynb files, cell tags ignored, "Run all" 
 The venv with Colab's pins is made once under _build/colab-venv (a few minutes, from the
 package registry) and reused; see tools/colab_check.py.
 """
+
 import sys
 
 import pytest
@@ -16,11 +17,14 @@ import colab_check  # noqa: E402
 
 def test_correct_marker_matches_a_correct_check_and_nothing_else():
     from roofline.exercises import check
+
     right = check("spec-above-roof", "impossible")
     wrong = check("spec-above-roof", "possible")
     empty = check("spec-above-roof", None)
     assert right.correct and not wrong.correct and not empty.correct
-    assert colab_check.CORRECT.search(str(right)) and colab_check.CORRECT.search(right._repr_html_())
+    assert colab_check.CORRECT.search(str(right)) and colab_check.CORRECT.search(
+        right._repr_html_()
+    )
     for feedback in (wrong, empty):  # the empty one renders the answer box, with its script
         assert not colab_check.CORRECT.search(str(feedback))
         assert not colab_check.CORRECT.search(feedback._repr_html_())

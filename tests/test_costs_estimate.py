@@ -1,4 +1,5 @@
 """Cost formulas and roofline estimates, cross-checked against independent derivations."""
+
 import math
 
 import numpy as np
@@ -14,6 +15,7 @@ chips = st.sampled_from([c for c in rl.list_chips() if "bf16" in rl.get_chip(c).
 
 
 # ---- formulas written once: numbers, arrays and symbols agree
+
 
 def test_matmul_is_2bdf_symbolically_and_intensity_tends_to_b():
     cost = rl.matmul(B, D, F)
@@ -82,6 +84,7 @@ def test_tiled_matmul_intensity_ignores_bk():
 
 # ---- estimates
 
+
 @settings(max_examples=80, deadline=None)
 @given(chips, sizes, sizes, sizes)
 def test_lower_and_upper_bounds_are_within_2x(chip, b, d, f):
@@ -92,7 +95,7 @@ def test_lower_and_upper_bounds_are_within_2x(chip, b, d, f):
 def test_one_teraflop_on_h100_takes_about_one_millisecond():
     est = rl.estimate(rl.Cost("work", 1e12, 1, "bf16"), "H100")
     assert est.t_math == pytest.approx(1e12 / 989.5e12)
-    assert rl.format_time(est.t_math) == "1.01 ms"   # Q7: ms, not us
+    assert rl.format_time(est.t_math) == "1.01 ms"  # Q7: ms, not us
 
 
 def test_bound_follows_the_ridge_point():
@@ -114,6 +117,7 @@ def test_symbolic_estimate_refuses_to_guess_the_bound():
 
 # ---- critical batch sizes: published worked values and an independent solve
 
+
 def test_published_critical_batches():
     assert rl.critical_batch_size("TPU v5e") == pytest.approx(240, rel=0.01)
     assert rl.critical_batch_size("H100 SXM") == pytest.approx(295, rel=0.01)
@@ -121,15 +125,19 @@ def test_published_critical_batches():
     assert rl.critical_batch_size("TPU v5e", weights="int8") == pytest.approx(120, rel=0.01)
 
 
-@pytest.mark.parametrize("d, f, weights", [(4096, 4096, None), (1024, 1024, "int8"),
-                                           (4096, 4096, "int8"), (8192, 28672, None)])
+@pytest.mark.parametrize(
+    "d, f, weights",
+    [(4096, 4096, None), (1024, 1024, "int8"), (4096, 4096, "int8"), (8192, 28672, None)],
+)
 def test_exact_crossover_solves_t_math_equals_t_comms(d, f, weights):
     chip = rl.get_chip("TPU v5e")
     peak, bw = chip.peak_flops_per_s("bf16"), chip.hbm_bytes_per_s
     w = 1 if weights == "int8" else 2
     b = sympy.Symbol("b", positive=True)
     # independent: write the balance out by hand and let sympy solve it
-    solution = sympy.solve(sympy.Eq(2 * b * d * f / peak, (2 * b * d + w * d * f + 2 * b * f) / bw), b)
+    solution = sympy.solve(
+        sympy.Eq(2 * b * d * f / peak, (2 * b * d + w * d * f + 2 * b * f) / bw), b
+    )
     exact = rl.exact_critical_batch_size(chip, d, f, weights=weights)
     assert exact == pytest.approx(float(solution[0]), rel=1e-9)
     assert exact > rl.critical_batch_size(chip, weights=weights)
@@ -137,7 +145,10 @@ def test_exact_crossover_solves_t_math_equals_t_comms(d, f, weights):
 
 def test_exact_and_approximate_critical_batch_converge():
     approx = rl.critical_batch_size("H100")
-    gaps = [rl.exact_critical_batch_size("H100", s, s) / approx - 1 for s in (2**12, 2**15, 2**18, 2**21)]
+    gaps = [
+        rl.exact_critical_batch_size("H100", s, s) / approx - 1
+        for s in (2**12, 2**15, 2**18, 2**21)
+    ]
     assert all(g1 > g2 > 0 for g1, g2 in zip(gaps, gaps[1:]))
     assert gaps[-1] < 1e-3
 
@@ -148,21 +159,25 @@ def test_small_matrices_never_become_compute_bound():
 
 # ---- sharding over chips
 
+
 def test_two_chip_v5e_example_is_compute_bound_above_8755():
     # independent: each chip does B*D*F FLOPs, sends 2BF bytes one way over a 4.5e10 B/s link
     peak = rl.get_chip("v5e").peak("bf16").dense_flops_per_s
     threshold = 2 * peak / 4.5e10
     assert rl.sharded_critical_D("v5e", n=2, link_bytes_per_s=4.5e10) == pytest.approx(threshold)
     assert round(threshold) == 8756 and threshold == pytest.approx(8755, abs=1)
-    for b in (1, 128, 65536):       # the link threshold does not depend on B
-        above, below = rl.sharded_estimate(b, 9000, 8192, "v5e"), rl.sharded_estimate(b, 8000, 8192, "v5e")
+    for b in (1, 128, 65536):  # the link threshold does not depend on B
+        above, below = (
+            rl.sharded_estimate(b, 9000, 8192, "v5e"),
+            rl.sharded_estimate(b, 8000, 8192, "v5e"),
+        )
         assert above.t_math > above.t_link and below.t_math < below.t_link
 
 
 def test_sharded_matmul_counts_per_chip_and_aggregate():
     plan = rl.sharded_matmul(B, D, F, n=2)
-    assert sympy.simplify(plan.per_chip.flops - B * D * F) == 0          # 2BDF/2 per chip
-    assert sympy.simplify(plan.total_flops - 2 * B * D * F) == 0         # same total
+    assert sympy.simplify(plan.per_chip.flops - B * D * F) == 0  # 2BDF/2 per chip
+    assert sympy.simplify(plan.total_flops - 2 * B * D * F) == 0  # same total
     assert sympy.simplify(plan.send_bytes_per_direction - 2 * B * F) == 0  # one bf16 partial sum
     general = rl.sharded_matmul(B, D, F, n=n)
     assert sympy.simplify(general.send_bytes_per_direction - 2 * (n - 1) * 2 * B * F / n) == 0
@@ -178,9 +193,19 @@ def test_point_above_the_roof_is_an_error():
 
 # ---- bad input
 
-@pytest.mark.parametrize("bad, error", [(-1, ValueError), (0, ValueError), (float("nan"), ValueError),
-                                        (float("inf"), ValueError), ("128", TypeError),
-                                        (True, TypeError), (None, TypeError)])
+
+@pytest.mark.parametrize(
+    "bad, error",
+    [
+        (-1, ValueError),
+        (0, ValueError),
+        (float("nan"), ValueError),
+        (float("inf"), ValueError),
+        ("128", TypeError),
+        (True, TypeError),
+        (None, TypeError),
+    ],
+)
 def test_bad_sizes_are_refused_with_a_message(bad, error):
     with pytest.raises(error, match="B"):
         rl.matmul(bad, 128, 128)
@@ -202,6 +227,8 @@ def test_accumulate_rate_reaches_the_ridge_and_critical_batch():
     rtx = rl.get_chip("RTX 3090")
     fp16_acc = rtx.peak("fp16", accumulate="fp16")
     assert rl.critical_intensity(rtx, "fp16", accumulate="fp16") == pytest.approx(
-        fp16_acc.dense_flops_per_s / rtx.hbm_bytes_per_s)
+        fp16_acc.dense_flops_per_s / rtx.hbm_bytes_per_s
+    )
     assert rl.critical_batch_size(rtx, "fp16", accumulate="fp16") == pytest.approx(
-        2 * rl.critical_batch_size(rtx, "fp16"))
+        2 * rl.critical_batch_size(rtx, "fp16")
+    )

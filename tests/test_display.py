@@ -2,6 +2,7 @@
 with units as text (repr) and as an HTML table; rl.book.expect_error shows an error's message.
 
 Expected strings are worked out by hand from the figures named in each test."""
+
 import pytest
 import sympy
 
@@ -27,6 +28,7 @@ def test_symbolic_and_array_costs_show_formulas_and_ranges():
     text = repr(rl.matmul(B, 8192, 8192))
     assert "134217728*B" in text  # 2 * 8192 * 8192 = 134,217,728 FLOPs per row of X
     import numpy as np
+
     many = repr(rl.matmul(np.array([1, 2, 4, 8, 16]), 8192, 8192))
     # FLOPs from 2 * 8192^2 = 134 MFLOPs (B = 1) to 16 times that, 2.15 GFLOPs
     assert "134 MFLOPs to 2.15 GFLOPs (5 values)" in many
@@ -93,7 +95,9 @@ def test_estimate_summary_lists_each_resource_and_the_bound():
     assert text.splitlines()[0] == "Estimate: matmul on H100 SXM (bf16)"
     assert "1.11 ms (1.1 TFLOPs at 989.5 TFLOP/s)" in text  # 989.5 to 3 digits, half to even
     assert "120 µs (403 MB at 3.35 TB/s)" in text
-    assert "lower bound (overlap)     1.11 ms" in text and "upper bound (no overlap)  1.23 ms" in text
+    assert (
+        "lower bound (overlap)     1.11 ms" in text and "upper bound (no overlap)  1.23 ms" in text
+    )
     assert "compute-bound (math takes longest)" in text
     assert "<table" in est._repr_html_() and "1.23 ms" in est._repr_html_()
     B = sympy.Symbol("B", positive=True)

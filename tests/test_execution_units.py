@@ -13,9 +13,11 @@ def test_h100_has_two_bf16_peaks_and_two_ridges():
     h100 = rl.get_chip("H100 SXM")
     assert h100.peak_flops_per_s("bf16") == pytest.approx(H100_TENSOR_BF16)
     assert h100.peak_flops_per_s("bf16", unit="vector") == pytest.approx(H100_CUDA_BF16)
-    assert h100.peak("fp32").unit == "vector"                 # NVIDIA's FP32 is a CUDA-core figure
-    assert rl.critical_intensity(h100, "bf16", unit="vector") == pytest.approx(H100_CUDA_BF16 / H100_HBM)
-    assert rl.critical_intensity(h100, "fp32") == pytest.approx(20, rel=0.01)     # "a ridge near 20"
+    assert h100.peak("fp32").unit == "vector"  # NVIDIA's FP32 is a CUDA-core figure
+    assert rl.critical_intensity(h100, "bf16", unit="vector") == pytest.approx(
+        H100_CUDA_BF16 / H100_HBM
+    )
+    assert rl.critical_intensity(h100, "fp32") == pytest.approx(20, rel=0.01)  # "a ridge near 20"
     assert "non-Tensor" in h100.peak("bf16", unit="vector").source.says
 
 
@@ -28,7 +30,9 @@ def test_costs_know_their_unit_and_estimate_takes_its_peak():
     assert est.t_math == pytest.approx((2 * N - 1) / H100_CUDA_BF16)
     assert est.t_comms == pytest.approx((2 * N + 1) * 2 / H100_HBM)
     mm = rl.estimate(rl.matmul(256, 8192, 8192), "H100 SXM")
-    assert mm.peak_unit == "matrix" and mm.t_math == pytest.approx(2 * 256 * 8192 ** 2 / H100_TENSOR_BF16)
+    assert mm.peak_unit == "matrix" and mm.t_math == pytest.approx(
+        2 * 256 * 8192**2 / H100_TENSOR_BF16
+    )
 
 
 def test_no_vector_figure_falls_back_to_the_matrix_peak_and_says_so():
@@ -43,9 +47,13 @@ def test_no_vector_figure_falls_back_to_the_matrix_peak_and_says_so():
 
 def test_elementwise_activation_needs_about_160_flops_per_element_on_h100():
     k = sympy.symbols("k", positive=True)
-    act = rl.elementwise(sympy.Symbol("N", positive=True), "bf16", flops_per_element=k, inputs=1, outputs=1)
-    needed = sympy.solve(sympy.Eq(act.intensity, rl.critical_intensity("H100 SXM", "bf16", unit="vector")), k)[0]
-    assert float(needed) == pytest.approx(4 * H100_CUDA_BF16 / H100_HBM)    # 2 bytes in + 2 bytes out
+    act = rl.elementwise(
+        sympy.Symbol("N", positive=True), "bf16", flops_per_element=k, inputs=1, outputs=1
+    )
+    needed = sympy.solve(
+        sympy.Eq(act.intensity, rl.critical_intensity("H100 SXM", "bf16", unit="vector")), k
+    )[0]
+    assert float(needed) == pytest.approx(4 * H100_CUDA_BF16 / H100_HBM)  # 2 bytes in + 2 bytes out
     assert 150 < float(needed) < 170
 
 

@@ -1,6 +1,7 @@
 """The exercise checker: every exercise accepts its own answer and diagnoses its listed
 mistakes; `check` never raises on what a student types; the web page's answer box
 carries the same data and (run in node) gives the same verdicts as the kernel."""
+
 import json
 import math
 import shutil
@@ -11,8 +12,15 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import roofline as rl
-from roofline.exercises import (Exercise, Feedback, Mistake, check, get_exercise, list_exercises,
-                                homework)
+from roofline.exercises import (
+    Exercise,
+    Feedback,
+    Mistake,
+    check,
+    get_exercise,
+    list_exercises,
+    homework,
+)
 from roofline.exercises import answerbox, core
 
 ALL = list_exercises()
@@ -38,8 +46,15 @@ def test_every_exercise_accepts_its_own_answer(exercise_id):
 
 
 #: The base unit written after a mistake's value, so a mistake reads as a student types it.
-BASE_UNIT = {"time": "s", "rate": "FLOP/s", "bandwidth": "B/s", "size": "B", "count": "FLOPs",
-             "intensity": "FLOPs/B", "number": ""}
+BASE_UNIT = {
+    "time": "s",
+    "rate": "FLOP/s",
+    "bandwidth": "B/s",
+    "size": "B",
+    "count": "FLOPs",
+    "intensity": "FLOPs/B",
+    "number": "",
+}
 
 
 #: Exercises of modules the lead is rewriting (issue 11) whose table has a known flaw; strict,
@@ -48,8 +63,12 @@ KNOWN_FLAWED = {}
 
 
 def _flawed(ids):
-    return [pytest.param(i, marks=pytest.mark.xfail(strict=True, reason=KNOWN_FLAWED[i]))
-            if i in KNOWN_FLAWED else i for i in ids]
+    return [
+        pytest.param(i, marks=pytest.mark.xfail(strict=True, reason=KNOWN_FLAWED[i]))
+        if i in KNOWN_FLAWED
+        else i
+        for i in ids
+    ]
 
 
 def _typed(exercise, value):
@@ -68,7 +87,10 @@ def test_every_listed_mistake_gets_its_diagnosis(exercise_id):
     for mistake in table:
         if exercise.kind in ("symbolic", "choice"):
             feedback = check(exercise_id, mistake.value)
-            assert not feedback.correct and feedback.diagnosis == mistake.message, (mistake, feedback)
+            assert not feedback.correct and feedback.diagnosis == mistake.message, (
+                mistake,
+                feedback,
+            )
             continue
         feedback = check(exercise_id, _typed(exercise, mistake.value))
         assert not feedback.correct, (mistake, feedback)
@@ -86,9 +108,17 @@ def test_each_part_gets_its_own_diagnosis(exercise_id):
     for i, part in enumerate(exercise.parts):
         for mistake in part.mistake_table():
             answer = list(expected)
-            answer[i] = mistake.value if part.kind in ("symbolic", "choice") else _typed(part, mistake.value)
+            answer[i] = (
+                mistake.value
+                if part.kind in ("symbolic", "choice")
+                else _typed(part, mistake.value)
+            )
             feedback = check(exercise_id, tuple(answer))
-            assert not feedback.correct and mistake.message in feedback.message, (i, mistake, feedback)
+            assert not feedback.correct and mistake.message in feedback.message, (
+                i,
+                mistake,
+                feedback,
+            )
             assert f"({i + 1}) {part.label()}: not yet" in feedback.message
 
 
@@ -96,8 +126,12 @@ def _collisions(exercise, params, table):
     """Pairs (a, b) of the answer and mistakes that a student could not tell apart."""
     expected = float(exercise.expected(**params))
     values = [("answer", expected)] + [(m.message[:50], float(m.value)) for m in table]
-    return [(a, b) for i, a in enumerate(values) for b in values[i + 1:]
-            if core.collide(a[1], b[1], exercise.tolerance)]
+    return [
+        (a, b)
+        for i, a in enumerate(values)
+        for b in values[i + 1 :]
+        if core.collide(a[1], b[1], exercise.tolerance)
+    ]
 
 
 @pytest.mark.parametrize("exercise_id", _flawed([e for e in ALL if not e.startswith("hw-")]))
@@ -133,7 +167,8 @@ def test_homework_answers_and_mistakes_for_many_students(set_id, student):
         for mistake in exercise.specific_mistakes(**params):
             feedback = homework.check(student, set_id, q, mistake.value)
             if exercise.kind in ("symbolic", "choice") or not core._close(
-                    float(mistake.value), float(expected), exercise.tolerance):
+                float(mistake.value), float(expected), exercise.tolerance
+            ):
                 assert not feedback.correct and feedback.diagnosis, (q, mistake, feedback)
 
 
@@ -142,9 +177,13 @@ def test_homework_numbers_are_deterministic_and_personal():
     assert a == homework.parameters("part1", "  S1234567 ", quiet=True)
     others = [homework.parameters("part1", f"student-{i}", quiet=True) for i in range(40)]
     assert len({json.dumps(o, sort_keys=True) for o in others}) >= 35
-    assert homework.parameters("part1", "x", quiet=True) != homework.parameters("part2", "x", quiet=True)
+    assert homework.parameters("part1", "x", quiet=True) != homework.parameters(
+        "part2", "x", quiet=True
+    )
     # an empty id gives the demo numbers and says what to do
-    assert homework.parameters("part1", "", quiet=True) == homework.parameters("part1", homework.DEMO_ID)
+    assert homework.parameters("part1", "", quiet=True) == homework.parameters(
+        "part1", homework.DEMO_ID
+    )
 
 
 def test_homework_answers_match_a_hand_derivation():
@@ -177,10 +216,17 @@ def test_units_and_wrong_kinds_are_named():
 
 
 def test_parse_quantity():
-    cases = {"1.01 ms": (1.01e-3, "time"), "989 TFLOP/s": (989e12, "rate"),
-             "4.5e10 B/s": (4.5e10, "bandwidth"), "16 GiB": (16 * 2**30, "size"),
-             "240": (240, None), "2e12 FLOPs": (2e12, "count"), "989 TFLOPS": (989e12, "rate"),
-             "1,000 ns": (1e-6, "time"), "240 FLOPs/B": (240, "intensity")}
+    cases = {
+        "1.01 ms": (1.01e-3, "time"),
+        "989 TFLOP/s": (989e12, "rate"),
+        "4.5e10 B/s": (4.5e10, "bandwidth"),
+        "16 GiB": (16 * 2**30, "size"),
+        "240": (240, None),
+        "2e12 FLOPs": (2e12, "count"),
+        "989 TFLOPS": (989e12, "rate"),
+        "1,000 ns": (1e-6, "time"),
+        "240 FLOPs/B": (240, "intensity"),
+    }
     for text, (value, kind) in cases.items():
         got, got_kind = rl.parse_quantity(text)
         assert math.isclose(got, value, rel_tol=1e-12) and got_kind == kind, text
@@ -188,9 +234,16 @@ def test_parse_quantity():
 
 def test_symbolic_compare_and_safety():
     import sympy
+
     B, D, F = sympy.symbols("B D F", positive=True)
-    ex = Exercise("t-sym", "?", lambda p: B * D * F, kind="symbolic", symbols=("B", "D", "F"),
-                  mistakes=lambda p: [Mistake(2 * B * D * F, "counted twice")])
+    ex = Exercise(
+        "t-sym",
+        "?",
+        lambda p: B * D * F,
+        kind="symbolic",
+        symbols=("B", "D", "F"),
+        mistakes=lambda p: [Mistake(2 * B * D * F, "counted twice")],
+    )
     assert ex.check(2 * B * D * F / 2).correct
     assert ex.check("B D F").correct and ex.check("(B*D)*F").correct
     b = sympy.Symbol("B")  # a student's symbol without positive=True
@@ -212,33 +265,74 @@ class _BrokenFloat:
     __str__ = __repr__
 
 
-@pytest.mark.parametrize("answer", [None, ..., "", "   ", "abc", [1, 2], (1,), {"a": 1}, {1}, b"1.01",
-                                    float("inf"), float("nan"), -1.0, 0, 10**400, 1 + 2j, True,
-                                    _BrokenFloat(), object(), [[[]]], "1e999 s", "\x00", "😀"])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        None,
+        ...,
+        "",
+        "   ",
+        "abc",
+        [1, 2],
+        (1,),
+        {"a": 1},
+        {1},
+        b"1.01",
+        float("inf"),
+        float("nan"),
+        -1.0,
+        0,
+        10**400,
+        1 + 2j,
+        True,
+        _BrokenFloat(),
+        object(),
+        [[[]]],
+        "1e999 s",
+        "\x00",
+        "😀",
+    ],
+)
 def test_check_never_raises_on_odd_input(answer):
     for exercise_id in ALL:
         feedback = check(exercise_id, answer)
-        assert isinstance(feedback, Feedback) and isinstance(feedback.message, str) and feedback.message
+        assert (
+            isinstance(feedback, Feedback)
+            and isinstance(feedback.message, str)
+            and feedback.message
+        )
         str(feedback), feedback._repr_html_()
 
 
 def test_check_with_numpy_and_sympy_numbers():
     import numpy as np
     import sympy
+
     t = get_exercise("time-1e12-flops-h100").expected()
     assert check("time-1e12-flops-h100", np.float32(t)).correct
     assert check("time-1e12-flops-h100", np.array(t)).correct
     assert "array of 2" in check("time-1e12-flops-h100", np.array([t, t])).message
     assert check("time-1e12-flops-h100", sympy.Float(t)).correct
-    assert "unknown" in check("no-such-exercise", 1).message or "no exercise" in check("no-such-exercise", 1).message
+    assert (
+        "unknown" in check("no-such-exercise", 1).message
+        or "no exercise" in check("no-such-exercise", 1).message
+    )
 
 
 _ANSWERS = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True)
-    | st.complex_numbers() | st.text(max_size=40) | st.binary(max_size=10)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.complex_numbers()
+    | st.text(max_size=40)
+    | st.binary(max_size=10)
     | st.sampled_from(["1.01 ms", "989 TFLOP/s", "compute", "2*B*D*F", "16 GiB", "-1 s", "1e999"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=2),
-    max_leaves=5)
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=2)
+    ),
+    max_leaves=5,
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -260,7 +354,9 @@ def test_answer_box_embeds_the_right_data():
     # the expected value, derived independently: 1e12 FLOPs over the dense bf16 peak
     dense = rl.get_chip("H100 SXM").peak("bf16").dense_flops_per_s
     assert math.isclose(payload["expected"], 1e12 / dense, rel_tol=1e-12)
-    assert payload["tolerance"] == 0.02 and payload["kind"] == "time" and payload["wanted"] == "time"
+    assert (
+        payload["tolerance"] == 0.02 and payload["kind"] == "time" and payload["wanted"] == "time"
+    )
     table = get_exercise("time-1e12-flops-h100").mistake_table()
     assert payload["mistakes"] == [[m.value, m.message, m.tag] for m in table]
     visible = html.split("<script>")[0]
@@ -284,12 +380,16 @@ def test_answer_box_ids_are_unique_and_symbolic_is_honest():
 def _node_verdicts(cases):
     """Run the page's script in node on (payload, text) cases; return [(correct, message)]."""
     script = answerbox.BOX_SCRIPT
-    program = ("globalThis.window = globalThis;\n" + script +
-               "\nconst cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
-               "console.log(JSON.stringify(cases.map(c => window.RooflineAnswerBox.verdict("
-               "window.RooflineAnswerBox.decode(c[0]), c[1]))));")
-    result = subprocess.run(["node", "-e", program], input=json.dumps(cases), capture_output=True,
-                            text=True, timeout=60)
+    program = (
+        "globalThis.window = globalThis;\n"
+        + script
+        + "\nconst cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
+        "console.log(JSON.stringify(cases.map(c => window.RooflineAnswerBox.verdict("
+        "window.RooflineAnswerBox.decode(c[0]), c[1]))));"
+    )
+    result = subprocess.run(
+        ["node", "-e", program], input=json.dumps(cases), capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -309,17 +409,55 @@ def _node_cases(pairs):
 
 
 def _students():
-    return [(homework.exercise_id(s, q), homework.parameters(s, student, quiet=True))
-            for student in ("alice", "s1234567") for s in ("part1", "part2", "part3")
-            for q in homework.questions(s)]
+    return [
+        (homework.exercise_id(s, q), homework.parameters(s, student, quiet=True))
+        for student in ("alice", "s1234567")
+        for s in ("part1", "part2", "part3")
+        for q in homework.questions(s)
+    ]
 
 
-_TEXTS = ["", "abc", "1.01 ms", "1.01 us", "1 TFLOP/s", "-3", "0", "1e999", "240", "2x", "16 GiB",
-          "compute", "Bandwidth-bound", "memory", "maybe", "5 parsec", "989 TFLOPS", "1,000 ns",
-          "1/6", "1,01 ms", "2*989e12", "1.5x10^12 FLOP/s", "25 GB/sec", "4378 flops/byte",
-          "34.4 gigabytes", "3 Tflop/s", "2 millisecond", "Bandwidth.", "link-bound",
-          "It is compute-bound.", "(1+2", "1/0", "inf", "74%", "5 Gbps", "1 GiFLOP/s", "3 ;4",
-          "2*B*D*F", "1 + x; 2"]
+_TEXTS = [
+    "",
+    "abc",
+    "1.01 ms",
+    "1.01 us",
+    "1 TFLOP/s",
+    "-3",
+    "0",
+    "1e999",
+    "240",
+    "2x",
+    "16 GiB",
+    "compute",
+    "Bandwidth-bound",
+    "memory",
+    "maybe",
+    "5 parsec",
+    "989 TFLOPS",
+    "1,000 ns",
+    "1/6",
+    "1,01 ms",
+    "2*989e12",
+    "1.5x10^12 FLOP/s",
+    "25 GB/sec",
+    "4378 flops/byte",
+    "34.4 gigabytes",
+    "3 Tflop/s",
+    "2 millisecond",
+    "Bandwidth.",
+    "link-bound",
+    "It is compute-bound.",
+    "(1+2",
+    "1/0",
+    "inf",
+    "74%",
+    "5 Gbps",
+    "1 GiFLOP/s",
+    "3 ;4",
+    "2*B*D*F",
+    "1 + x; 2",
+]
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
@@ -334,8 +472,13 @@ def test_answer_box_in_javascript_gives_the_kernels_verdicts():
             inputs += [repr(expected), _typed(exercise, expected)]
             inputs += [_typed(exercise, m.value) for m in exercise.mistake_table(**params)]
             inputs += [repr(float(m.value)) for m in exercise.mistake_table(**params)]
-            inputs += [repr(expected * 3.7), repr(expected / 123.4), f"{expected:.4g}",
-                       f"{expected * 0.9799:.7g}", f"{expected * 1.0201:.7g}"]
+            inputs += [
+                repr(expected * 3.7),
+                repr(expected / 123.4),
+                f"{expected:.4g}",
+                f"{expected * 0.9799:.7g}",
+                f"{expected * 1.0201:.7g}",
+            ]
         elif exercise.kind == "choice":
             inputs += [str(exercise.expected(**params))] + [str(c) + "." for c in exercise.choices]
         for text in inputs:
@@ -348,17 +491,48 @@ def test_answer_box_in_javascript_gives_the_kernels_verdicts():
 
 def _formula_inputs(exercise, params):
     import sympy
-    expected = sympy.sstr(sympy.sympify(exercise.answer(exercise.resolve(params)),
-                                        locals=core._symbols(exercise)))
+
+    expected = sympy.sstr(
+        sympy.sympify(exercise.answer(exercise.resolve(params)), locals=core._symbols(exercise))
+    )
     names = exercise.symbols
-    inputs = [expected, f"3*({expected})", f"({expected})/2", f"({expected})*7/12",
-              f"({expected}) + 1", f"({expected})^2", "1", "0", "", "  ", "2 2", "x^x",
-              f"{names[0]}^99", f"{names[0]}^(1/2)", f"sqrt({names[0]})", "__import__('os')",
-              "exit()", "lambda: 1", "B" * 400, "9**9**9**9", f"({names[0]}", f"{names[0]}/0",
-              f"{''.join(names)}", f"2{''.join(names)}", f"{names[0]}-{names[0]}", "😀", "q",
-              f"{names[0]} ** 2", f"2.5e1*{names[0]}", f"-{names[0]}", f"1/(1/{names[0]})"]
-    inputs += [sympy.sstr(sympy.sympify(m.value, locals=core._symbols(exercise)))
-               for m in exercise.specific_mistakes(**params)]
+    inputs = [
+        expected,
+        f"3*({expected})",
+        f"({expected})/2",
+        f"({expected})*7/12",
+        f"({expected}) + 1",
+        f"({expected})^2",
+        "1",
+        "0",
+        "",
+        "  ",
+        "2 2",
+        "x^x",
+        f"{names[0]}^99",
+        f"{names[0]}^(1/2)",
+        f"sqrt({names[0]})",
+        "__import__('os')",
+        "exit()",
+        "lambda: 1",
+        "B" * 400,
+        "9**9**9**9",
+        f"({names[0]}",
+        f"{names[0]}/0",
+        f"{''.join(names)}",
+        f"2{''.join(names)}",
+        f"{names[0]}-{names[0]}",
+        "😀",
+        "q",
+        f"{names[0]} ** 2",
+        f"2.5e1*{names[0]}",
+        f"-{names[0]}",
+        f"1/(1/{names[0]})",
+    ]
+    inputs += [
+        sympy.sstr(sympy.sympify(m.value, locals=core._symbols(exercise)))
+        for m in exercise.specific_mistakes(**params)
+    ]
     return inputs
 
 
@@ -366,8 +540,12 @@ def _formula_exercises():
     found = []
     for eid in ALL:
         exercise = get_exercise(eid)
-        params = homework.parameters(eid.split("-")[1], "alice", quiet=True) if eid.startswith("hw-") else {}
-        for ex in (exercise.parts if exercise.kind == "parts" else (exercise,)):
+        params = (
+            homework.parameters(eid.split("-")[1], "alice", quiet=True)
+            if eid.startswith("hw-")
+            else {}
+        )
+        for ex in exercise.parts if exercise.kind == "parts" else (exercise,):
             if ex.kind == "symbolic":
                 found.append((ex, exercise.resolve(params)))
     return found
@@ -378,8 +556,11 @@ def test_formula_boxes_on_the_page_agree_with_sympy():
     """Every formula exercise: the page (values at random points) and the kernel (sympy)
     give the same verdict and message on right, wrong, scaled and malformed formulas."""
     pytest.importorskip("sympy")
-    pairs = [(ex, params, text) for ex, params in _formula_exercises()
-             for text in _formula_inputs(ex, params)]
+    pairs = [
+        (ex, params, text)
+        for ex, params in _formula_exercises()
+        for text in _formula_inputs(ex, params)
+    ]
     assert len({ex.id for ex, _, _ in pairs}) >= 10
     kernel, page = _node_cases(pairs)
     mismatches = [(p[0].id, p[2], k, g) for p, k, g in zip(pairs, kernel, page) if k != g]
@@ -522,7 +703,10 @@ def test_no_ratio_and_no_expected_value_in_homework_output():
                 text = str(feedback) + feedback._repr_html_()
                 assert "times too" not in text and "6.68" not in text, text
     # chapter exercises keep the full diagnosis
-    assert "about 6.68 times too large" in check("time-1e12-flops-h100", f"{6.68 * 1.0106e-3} s").message
+    assert (
+        "about 6.68 times too large"
+        in check("time-1e12-flops-h100", f"{6.68 * 1.0106e-3} s").message
+    )
 
 
 def test_an_unknown_exercise_id_is_named_with_the_nearest_ids():
@@ -551,6 +735,7 @@ def test_homework_part3_q5_intensity_is_shown_as_it_is_checked():
         shown = dict(homework.given("part3", p).rows)["q5 asks about intensity"]
         value = rl.parse_quantity(shown)[0]
         from roofline.exercises import hw3_measured
+
         assert value == hw3_measured.regime_intensity(p)
 
 
@@ -565,8 +750,11 @@ def test_answer_boxes_carry_a_human_label():
 
 def test_check_is_fast():
     check("hw-part2-q8", "2*B*D*F/n")  # import sympy once
-    for exercise_id, answer in [("time-1e12-flops-h100", "1.01 ms"), ("hw-part2-q8", "2*B*D*F"),
-                                ("hw-part1-q7", 300)]:
+    for exercise_id, answer in [
+        ("time-1e12-flops-h100", "1.01 ms"),
+        ("hw-part2-q8", "2*B*D*F"),
+        ("hw-part1-q7", 300),
+    ]:
         start = time.perf_counter()
         for _ in range(5):
             check(exercise_id, answer)
@@ -579,6 +767,7 @@ def test_ratio_text_rounds_halves_up_as_javascript_does():
     # Number.prototype.toPrecision) of the exact binary value: 494.5 -> "495" (Python's format
     # gives "494"), 1.005 (binary 1.00499999...) -> "1".
     from roofline.exercises.core import ratio_text
+
     assert ratio_text(494.5) == "495"
     assert ratio_text(2.5) == "2.5"
     assert ratio_text(1.005) == "1"

@@ -3,6 +3,7 @@
 The expected rows are written from what each sample contains (tests/data/submissions/
 make_samples.py): which answers it holds, and which mistake each wrong one makes.
 """
+
 import csv
 import json
 import math
@@ -33,6 +34,7 @@ QUESTIONS = [f"q{i}" for i in range(1, 9)]
 def _numbers(student_id):
     """The sample's values, evaluated here the same way the notebook evaluates them."""
     import roofline as rl
+
     params = homework.parameters("part1", student_id, quiet=True)
     scope = {"rl": rl, "params": params}
     exec(make_samples.WORK, scope)
@@ -58,7 +60,9 @@ def _graded(student_id, file, answers, notes=(), duplicate_of=None):
         value = _value(scope, expression)
         ok, fragment = EXPECTED_VERDICT[(student_id.strip().lower(), q)](scope, value)
         right += ok
-        rows.append((student_id.strip(), file, f"part1/{q}", value, "yes" if ok else "no", fragment))
+        rows.append(
+            (student_id.strip(), file, f"part1/{q}", value, "yes" if ok else "no", fragment)
+        )
     for note in notes:
         rows.append((student_id.strip(), file, "NOTE", "", "", note))
     rows.append((student_id.strip(), file, "TOTAL", "", f"{right}/8", ""))
@@ -91,6 +95,7 @@ def _bob(q):
             return False, "approximate value"
         if q == "q8":
             return False, "That is a time"
+
     return verdict
 
 
@@ -108,10 +113,27 @@ def test_grade_folder_gives_exactly_the_expected_csv(tmp_path):
     folder = tmp_path / "submissions"
     make_samples.make_all(folder)
     out = tmp_path / "grades.csv"
-    result = subprocess.run([sys.executable, "-m", "roofline", "grade", str(folder), "--out", str(out),
-                             "--timeout", "4", "--jobs", "2", "--sandbox-uid", str(UID_BASE)],
-                            cwd=ROOT, capture_output=True,
-                            text=True, timeout=300)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "roofline",
+            "grade",
+            str(folder),
+            "--out",
+            str(out),
+            "--timeout",
+            "4",
+            "--jobs",
+            "2",
+            "--sandbox-uid",
+            str(UID_BASE),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     with open(out, newline="", encoding="utf-8") as handle:
         got = list(csv.DictReader(handle))
@@ -122,39 +144,72 @@ def test_grade_folder_gives_exactly_the_expected_csv(tmp_path):
     expected += _graded("bob", "bob.ipynb", make_samples.PARTLY_WRONG)
     expected += _graded("carol", "carol.ipynb", {"q1": make_samples.CORRECT["q1"]})
     expected += [("", "corrupt.ipynb", "ERROR", "", "", "cannot read the notebook")]
-    expected += _graded("dave", "dave_loop.ipynb", make_samples.CORRECT,
-                        notes=["ran longer than 4 s and was stopped"])
+    expected += _graded(
+        "dave",
+        "dave_loop.ipynb",
+        make_samples.CORRECT,
+        notes=["ran longer than 4 s and was stopped"],
+    )
     expected += _graded("erin", "erin_fake.ipynb", {q: "1" for q in QUESTIONS})
-    expected += _graded("frank", "frank_1.ipynb", make_samples.CORRECT, duplicate_of="frank_2.ipynb")
-    expected += _graded(" Frank ", "frank_2.ipynb", make_samples.CORRECT, duplicate_of="frank_1.ipynb")
+    expected += _graded(
+        "frank", "frank_1.ipynb", make_samples.CORRECT, duplicate_of="frank_2.ipynb"
+    )
+    expected += _graded(
+        " Frank ", "frank_2.ipynb", make_samples.CORRECT, duplicate_of="frank_1.ipynb"
+    )
     expected += [("", "no_id.ipynb", "ERROR", "", "", "STUDENT_ID is empty")]
 
     assert len(got) == len(expected), [(r["file"], r["exercise"]) for r in got]
     for row, (sid, file, exercise, submitted, correct, fragment) in zip(got, expected):
         where = f"{file} {exercise}: {row}"
-        assert (row["student_id"], row["file"], row["exercise"], row["correct"]) == \
-               (sid, file, exercise, correct), where
-        if isinstance(submitted, float) or (isinstance(submitted, int) and not isinstance(submitted, bool)):
+        assert (row["student_id"], row["file"], row["exercise"], row["correct"]) == (
+            sid,
+            file,
+            exercise,
+            correct,
+        ), where
+        if isinstance(submitted, float) or (
+            isinstance(submitted, int) and not isinstance(submitted, bool)
+        ):
             assert math.isclose(float(row["submitted"]), submitted, rel_tol=1e-12), where
         else:
             assert row["submitted"] == str(submitted), where
         assert fragment in row["feedback"], where
     # the fake "All correct" printed by erin's notebook changed nothing
-    assert all(r["correct"] == "no" for r in got if r["file"] == "erin_fake.ipynb" and r["exercise"] != "TOTAL")
+    assert all(
+        r["correct"] == "no"
+        for r in got
+        if r["file"] == "erin_fake.ipynb" and r["exercise"] != "TOTAL"
+    )
 
 
 def test_cli_rejects_bad_arguments(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "roofline", "grade", str(tmp_path / "nope"),
-                             "--out", str(tmp_path / "g.csv")], capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "roofline",
+            "grade",
+            str(tmp_path / "nope"),
+            "--out",
+            str(tmp_path / "g.csv"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2 and "not a folder" in result.stderr
-    result = subprocess.run([sys.executable, "-m", "roofline", "grade", str(tmp_path), "--jobs", "0"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "roofline", "grade", str(tmp_path), "--jobs", "0"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2 and "must be positive" in result.stderr
 
 
 def test_measure_subcommand_is_dispatched_lazily():
     from roofline.__main__ import main
     import roofline.measure.cli as cli
+
     calls = []
     original = cli.main
     cli.main = lambda argv: calls.append(argv) or 0
@@ -179,8 +234,16 @@ def test_safe_cell_neutralises_formulas_but_not_numbers():
 def test_write_csv_is_atomic_and_reads_back(tmp_path):
     out = tmp_path / "g.csv"
     out.write_text("old")
-    rows = [{"student_id": "=cmd", "file": "a.ipynb", "exercise": "TOTAL", "submitted": "y" * 10**6,
-             "correct": "1/8", "feedback": "line\nbreak"}]
+    rows = [
+        {
+            "student_id": "=cmd",
+            "file": "a.ipynb",
+            "exercise": "TOTAL",
+            "submitted": "y" * 10**6,
+            "correct": "1/8",
+            "feedback": "line\nbreak",
+        }
+    ]
     grading.write_csv(rows, out)
     with open(out, newline="", encoding="utf-8") as handle:
         got = list(csv.DictReader(handle))
@@ -199,20 +262,35 @@ def test_survey_gives_every_file_a_place(tmp_path):
     notebooks, skipped = grading._survey(tmp_path)
     assert [name for name, _ in notebooks] == ["A.IPYNB", "b.ipynb", "sub/c.Ipynb"]
     assert {r["file"]: r["feedback"].split(";")[0] for r in skipped} == {
-        "link.ipynb": "a link", "x.json": "not a notebook (a .json file)"}
+        "link.ipynb": "a link",
+        "x.json": "not a notebook (a .json file)",
+    }
 
 
 def test_roster_rows():
     def rows(file, sid, exercise="TOTAL"):
-        return {"student_id": sid, "file": file, "exercise": exercise, "submitted": "", "correct": "",
-                "feedback": ""}
-    graded = [rows("s100_hw.ipynb", "s100"), rows("s200.ipynb", "s300"), rows("x.ipynb", "s999"),
-              rows("bad.ipynb", "", "ERROR")]
+        return {
+            "student_id": sid,
+            "file": file,
+            "exercise": exercise,
+            "submitted": "",
+            "correct": "",
+            "feedback": "",
+        }
+
+    graded = [
+        rows("s100_hw.ipynb", "s100"),
+        rows("s200.ipynb", "s300"),
+        rows("x.ipynb", "s999"),
+        rows("bad.ipynb", "", "ERROR"),
+    ]
     names = {"s100_hw.ipynb": "s100", "s200.ipynb": "s300", "x.ipynb": "s999", "bad.ipynb": None}
     out = grading._roster_rows(graded, ["S100", "s200", "s300", "s400"], names)
     notes = [(r["file"], r["feedback"]) for r in out if r["exercise"] == "NOTE"]
-    assert notes == [("s200.ipynb", "the file is named for s200 but its STUDENT_ID is s300"),
-                     ("x.ipynb", "this STUDENT_ID is not on the roster")]
+    assert notes == [
+        ("s200.ipynb", "the file is named for s200 but its STUDENT_ID is s300"),
+        ("x.ipynb", "this STUDENT_ID is not on the roster"),
+    ]
     assert [r["student_id"] for r in out if r["exercise"] == "MISSING"] == ["s200", "s400"]
 
 
@@ -225,12 +303,23 @@ def test_read_roster_skips_header_comments_and_blank_lines(tmp_path):
 def test_snapshot_parser_rejects_what_is_not_a_report():
     def reply(text):
         return {"user_expressions": {"report": {"status": "ok", "data": {"text/plain": text}}}}
-    good = json.dumps({"has_id": True, "student_id": "s1", "id_length": 2,
-                       "answers": {"q1": {"type": "float", "value": "1.5"}}})
+
+    good = json.dumps(
+        {
+            "has_id": True,
+            "student_id": "s1",
+            "id_length": 2,
+            "answers": {"q1": {"type": "float", "value": "1.5"}},
+        }
+    )
     assert grading._parse_snapshot(reply(repr(good)))["answers"]["q1"]["value"] == "1.5"
-    for bad in (repr("not json"), repr(json.dumps([1])), "__import__('os')",
-                repr(json.dumps({"has_id": True, "student_id": 5, "answers": None})),
-                repr(json.dumps({"has_id": True, "student_id": "s", "answers": {"q1": 3}}))):
+    for bad in (
+        repr("not json"),
+        repr(json.dumps([1])),
+        "__import__('os')",
+        repr(json.dumps({"has_id": True, "student_id": 5, "answers": None})),
+        repr(json.dumps({"has_id": True, "student_id": "s", "answers": {"q1": 3}})),
+    ):
         assert grading._parse_snapshot(reply(bad)) is None, bad
     assert grading._parse_snapshot({"user_expressions": {}}) is None
 
@@ -238,8 +327,13 @@ def test_snapshot_parser_rejects_what_is_not_a_report():
 def test_journal_ignores_a_torn_line_and_other_limits(tmp_path):
     journal = tmp_path / "g.csv.journal"
     key = grading.Limits().key()
-    entry = {"version": grading.JOURNAL_VERSION, "file": "a.ipynb", "sha256": "00", "limits": key,
-             "report": {"student_id": "a"}}
+    entry = {
+        "version": grading.JOURNAL_VERSION,
+        "file": "a.ipynb",
+        "sha256": "00",
+        "limits": key,
+        "report": {"student_id": "a"},
+    }
     other = {**entry, "file": "b.ipynb", "limits": grading.Limits(cell_s=1).key()}
     journal.write_text(json.dumps(entry) + "\n" + json.dumps(other) + "\n" + json.dumps(entry)[:30])
     assert grading._read_journal(journal, key) == {("a.ipynb", "00"): {"student_id": "a"}}
@@ -271,8 +365,12 @@ def _sandbox_processes(base, count):
 @pytest.mark.slow
 def test_limits_without_sandbox_tool_memory_and_notebook_time(tmp_path):
     """The fallback (no bwrap, as the current user): limits still hold, answers before a stop count."""
-    notebook = make_samples.make(tmp_path / "m.ipynb", "mia", make_samples.CORRECT,
-                                 {"q2": "x = bytearray(6 * 2 ** 30)", "q5": "import time\ntime.sleep(60)"})
+    notebook = make_samples.make(
+        tmp_path / "m.ipynb",
+        "mia",
+        make_samples.CORRECT,
+        {"q2": "x = bytearray(6 * 2 ** 30)", "q5": "import time\ntime.sleep(60)"},
+    )
     limits = grading.Limits(cell_s=100, notebook_s=25, memory_bytes=2000 * grading.MIB)
     start = time.monotonic()
     report = grading.run_notebook(notebook, limits, "rlimits", None)
@@ -291,15 +389,36 @@ def test_killed_grader_leaves_no_process_and_a_rerun_resumes(tmp_path):
     folder, out = tmp_path / "subs", tmp_path / "grades.csv"
     folder.mkdir()
     for name in ("a1", "a2", "a3"):
-        make_samples.make(folder / f"{name}.ipynb", name, make_samples.CORRECT,
-                          {"q8": "import time\ntime.sleep(1)"})
-    command = [sys.executable, "-m", "roofline", "grade", str(folder), "--out", str(out), "--jobs", "1",
-               "--timeout", "20", "--sandbox-uid", str(UID_BASE + 4)]
+        make_samples.make(
+            folder / f"{name}.ipynb",
+            name,
+            make_samples.CORRECT,
+            {"q8": "import time\ntime.sleep(1)"},
+        )
+    command = [
+        sys.executable,
+        "-m",
+        "roofline",
+        "grade",
+        str(folder),
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+        "--timeout",
+        "20",
+        "--sandbox-uid",
+        str(UID_BASE + 4),
+    ]
     journal = out.with_name("grades.csv.journal")
-    grader = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    grader = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not (journal.exists() and journal.read_text().count("\n")):
+        while time.monotonic() < deadline and not (
+            journal.exists() and journal.read_text().count("\n")
+        ):
             time.sleep(0.1)
         time.sleep(0.5)  # well into the next notebook
     finally:
@@ -319,7 +438,9 @@ def test_killed_grader_leaves_no_process_and_a_rerun_resumes(tmp_path):
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     assert rerun.stderr.count("reused ") == finished and rerun.stderr.count("ran ") == 3 - finished
     with open(out, newline="", encoding="utf-8") as handle:
-        totals = {r["file"]: r["correct"] for r in csv.DictReader(handle) if r["exercise"] == "TOTAL"}
+        totals = {
+            r["file"]: r["correct"] for r in csv.DictReader(handle) if r["exercise"] == "TOTAL"
+        }
     assert totals == {"a1.ipynb": "8/8", "a2.ipynb": "8/8", "a3.ipynb": "8/8"}
 
 
@@ -327,14 +448,25 @@ def test_readme_and_help_state_the_default_limits():
     """The teacher reads the limits in the README and in --help: they must be the code's."""
     d = grading.Limits()
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    teachers = readme[readme.index("## For teachers"):]
-    for text in (f"{d.memory_bytes // grading.MIB} MiB of address space", f"{d.cpu_s} s of CPU time",
-                 f"{d.processes} processes", f"{d.file_bytes // grading.MIB} MiB per file",
-                 f"{d.open_files} open files", f"default {d.disk_bytes // grading.MIB} MiB each",
-                 f"(default {d.cell_s:g})", f"(default {d.notebook_s:g} s"):
+    teachers = readme[readme.index("## For teachers") :]
+    for text in (
+        f"{d.memory_bytes // grading.MIB} MiB of address space",
+        f"{d.cpu_s} s of CPU time",
+        f"{d.processes} processes",
+        f"{d.file_bytes // grading.MIB} MiB per file",
+        f"{d.open_files} open files",
+        f"default {d.disk_bytes // grading.MIB} MiB each",
+        f"(default {d.cell_s:g})",
+        f"(default {d.notebook_s:g} s",
+    ):
         assert text in teachers, text
     from roofline.__main__ import build_parser
+
     help_text = build_parser()._subparsers._group_actions[0].choices["grade"].format_help()
-    for text in (f"(default {d.cell_s:g})", f"(default {d.notebook_s:g})",
-                 f"(default {d.memory_bytes // grading.MIB})", f"(default {d.processes})"):
+    for text in (
+        f"(default {d.cell_s:g})",
+        f"(default {d.notebook_s:g})",
+        f"(default {d.memory_bytes // grading.MIB})",
+        f"(default {d.processes})",
+    ):
         assert text in " ".join(help_text.split()), text

@@ -6,6 +6,7 @@ neighbours kept exactly their grades. Each attack reports what it managed to do 
 an exception, which the grader writes as a NOTE row ("code cell N raised ...").
 Needs bubblewrap and Linux (CI installs it: .ci/run); skipped where bwrap is missing.
 """
+
 import csv
 import hashlib
 import os
@@ -27,13 +28,20 @@ import make_samples  # noqa: E402
 import roofline  # noqa: E402
 from roofline.exercises import grading  # noqa: E402
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("grading-attacks"),
-              pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("bwrap") is None,
-                                 reason="the sandbox needs Linux and bubblewrap (apt-get install bubblewrap)")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.xdist_group("grading-attacks"),
+    pytest.mark.skipif(
+        not sys.platform.startswith("linux") or shutil.which("bwrap") is None,
+        reason="the sandbox needs Linux and bubblewrap (apt-get install bubblewrap)",
+    ),
+]
 
 CELL_S, PROCESSES, MEMORY_MB, DISK_MB, JOBS = 6, 64, 2000, 32, 2
 QUESTIONS = [f"q{i}" for i in range(1, 9)]
-PACKAGE_FILES = [Path(roofline.__file__).parent / "exercises" / name for name in ("core.py", "homework.py")]
+PACKAGE_FILES = [
+    Path(roofline.__file__).parent / "exercises" / name for name in ("core.py", "homework.py")
+]
 ROSTER = ["alice", "bob", "zoe", "wendy", "ghost", "uma", "dee", "nina", "sam", "dora", "hank"]
 UID_BASE = 300000 + 8 * random.randrange(50000)  # several test runs may share this machine
 
@@ -49,7 +57,9 @@ def _sandbox_processes(base: int, count: int) -> list[str]:
         if entry.isdigit():
             try:
                 if base <= os.stat(f"/proc/{entry}").st_uid < base + count:
-                    left.append(Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode())
+                    left.append(
+                        Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                    )
             except OSError:
                 pass
     return left
@@ -87,139 +97,234 @@ def _attacks(folder: Path, out: Path, port: int) -> dict:
     """Write every submission; return {file: (student id, answers template, what it does)}."""
     alice = folder / "alice.ipynb"
     journal = out.with_name(out.name + ".journal")
-    fake = ('{"has_id": true, "student_id": "mallory-forge", "answers": {'
-            + ", ".join(f'"{q}": {{"type": "float", "value": "1.0"}}' for q in QUESTIONS) + "}}")
+    fake = (
+        '{"has_id": true, "student_id": "mallory-forge", "answers": {'
+        + ", ".join(f'"{q}": {{"type": "float", "value": "1.0"}}' for q in QUESTIONS)
+        + "}}"
+    )
     cells = {
         # 1. a forged report on stdout/stderr, in every way a cell can write there
-        "forge_stdout": ("mallory-forge", {}, {"q1": (
-            "import os, sys\n"
-            f"fake = {fake!r}\n"
-            "os.write(1, (fake + '\\n').encode()); os.write(2, (fake + '\\n').encode())\n"
-            "print(fake); sys.__stdout__.write(fake + '\\n'); sys.__stdout__.flush()")}),
+        "forge_stdout": (
+            "mallory-forge",
+            {},
+            {
+                "q1": (
+                    "import os, sys\n"
+                    f"fake = {fake!r}\n"
+                    "os.write(1, (fake + '\\n').encode()); os.write(2, (fake + '\\n').encode())\n"
+                    "print(fake); sys.__stdout__.write(fake + '\\n'); sys.__stdout__.flush()"
+                )
+            },
+        ),
         # 2. the same through every /proc/<pid>/fd/1 it can open (another student's worker)
-        "proc_fds": ("mallory-proc", make_samples.CORRECT, {"q1": (
-            "import os\n"
-            f"fake = {fake!r}\n"
-            "pids = [p for p in os.listdir('/proc') if p.isdigit()]\n"
-            "wrote = 0\n"
-            "for p in pids:\n"
-            "    for fd in (1, 2):\n"
-            "        try:\n"
-            "            with open(f'/proc/{p}/fd/{fd}', 'w') as h: h.write(fake + '\\n'); wrote += 1\n"
-            "        except OSError: pass\n"
-            "raise RuntimeError(f'saw {len(pids)} pids')")}),
+        "proc_fds": (
+            "mallory-proc",
+            make_samples.CORRECT,
+            {
+                "q1": (
+                    "import os\n"
+                    f"fake = {fake!r}\n"
+                    "pids = [p for p in os.listdir('/proc') if p.isdigit()]\n"
+                    "wrote = 0\n"
+                    "for p in pids:\n"
+                    "    for fd in (1, 2):\n"
+                    "        try:\n"
+                    "            with open(f'/proc/{p}/fd/{fd}', 'w') as h: h.write(fake + '\\n'); wrote += 1\n"
+                    "        except OSError: pass\n"
+                    "raise RuntimeError(f'saw {len(pids)} pids')"
+                )
+            },
+        ),
         # 3. a detached background process that keeps rewriting the CSV and the journal
-        "csv_rewriter": ("mallory-csv", make_samples.CORRECT, {"q1": (
-            "import os, time\n"
-            f"targets = [{str(out)!r}, {str(journal)!r}]\n"
-            "if os.fork() == 0:\n"
-            "    os.setsid()\n"
-            "    if os.fork() == 0:\n"
-            "        for _ in range(600):\n"
-            "            for t in targets:\n"
-            "                try:\n"
-            "                    with open(t, 'w') as h: h.write('student_id,file\\nhacked,all\\n')\n"
-            "                except OSError: pass\n"
-            "            time.sleep(0.05)\n"
-            "    os._exit(0)\n"
-            "ok = []\n"
-            "for t in targets:\n"
-            "    try:\n"
-            "        open(t, 'a').close(); ok.append(t)\n"
-            "    except OSError as e: pass\n"
-            "raise RuntimeError(f'could write {len(ok)} targets')")}),
+        "csv_rewriter": (
+            "mallory-csv",
+            make_samples.CORRECT,
+            {
+                "q1": (
+                    "import os, time\n"
+                    f"targets = [{str(out)!r}, {str(journal)!r}]\n"
+                    "if os.fork() == 0:\n"
+                    "    os.setsid()\n"
+                    "    if os.fork() == 0:\n"
+                    "        for _ in range(600):\n"
+                    "            for t in targets:\n"
+                    "                try:\n"
+                    "                    with open(t, 'w') as h: h.write('student_id,file\\nhacked,all\\n')\n"
+                    "                except OSError: pass\n"
+                    "            time.sleep(0.05)\n"
+                    "    os._exit(0)\n"
+                    "ok = []\n"
+                    "for t in targets:\n"
+                    "    try:\n"
+                    "        open(t, 'a').close(); ok.append(t)\n"
+                    "    except OSError as e: pass\n"
+                    "raise RuntimeError(f'could write {len(ok)} targets')"
+                )
+            },
+        ),
         # 4. vandalising a neighbour's submission, reading the others
-        "vandal": ("mallory-vandal", make_samples.CORRECT, {"q1": (
-            "import os\n"
-            "done = []\n"
-            f"for action in ('write', 'delete', 'list'):\n"
-            "    try:\n"
-            f"        if action == 'write': open({str(alice)!r}, 'w').write('{{}}')\n"
-            f"        elif action == 'delete': os.remove({str(alice)!r})\n"
-            f"        else: os.listdir({str(folder)!r})\n"
-            "        done.append(action)\n"
-            "    except OSError: pass\n"
-            "raise RuntimeError(f'managed {len(done)} of 3')")}),
+        "vandal": (
+            "mallory-vandal",
+            make_samples.CORRECT,
+            {
+                "q1": (
+                    "import os\n"
+                    "done = []\n"
+                    f"for action in ('write', 'delete', 'list'):\n"
+                    "    try:\n"
+                    f"        if action == 'write': open({str(alice)!r}, 'w').write('{{}}')\n"
+                    f"        elif action == 'delete': os.remove({str(alice)!r})\n"
+                    f"        else: os.listdir({str(folder)!r})\n"
+                    "        done.append(action)\n"
+                    "    except OSError: pass\n"
+                    "raise RuntimeError(f'managed {len(done)} of 3')"
+                )
+            },
+        ),
         # 5. patching the installed package (for the grader and the next run) and its own copy
-        "patcher": ("mallory-patch", {q: "1" for q in QUESTIONS}, {"q1": (
-            "import os\n"
-            "from roofline.exercises import core, homework\n"
-            "done = 0\n"
-            "for f in (core.__file__, homework.__file__):\n"
-            "    try:\n"
-            "        open(f, 'a').write('\\nraise SystemExit\\n'); done += 1\n"
-            "    except OSError: pass\n"
-            "homework.check = lambda *a, **k: core.Feedback('x', True, 'All right!')\n"
-            "core.check = homework.check\n"
-            "raise RuntimeError(f'patched {done} files')")}),
+        "patcher": (
+            "mallory-patch",
+            {q: "1" for q in QUESTIONS},
+            {
+                "q1": (
+                    "import os\n"
+                    "from roofline.exercises import core, homework\n"
+                    "done = 0\n"
+                    "for f in (core.__file__, homework.__file__):\n"
+                    "    try:\n"
+                    "        open(f, 'a').write('\\nraise SystemExit\\n'); done += 1\n"
+                    "    except OSError: pass\n"
+                    "homework.check = lambda *a, **k: core.Feedback('x', True, 'All right!')\n"
+                    "core.check = homework.check\n"
+                    "raise RuntimeError(f'patched {done} files')"
+                )
+            },
+        ),
         # 6. killing the grader: everything it can signal
-        "killer": ("mallory-kill", make_samples.CORRECT, {"q5": (
-            "import os, signal\n"
-            "for p in [int(p) for p in os.listdir('/proc') if p.isdigit()]:\n"
-            "    if p != os.getpid():\n"
-            "        try: os.kill(p, signal.SIGKILL)\n"
-            "        except OSError: pass\n"
-            "for target in (os.getppid(), -1):\n"
-            "    try: os.kill(target, signal.SIGKILL)\n"
-            "    except OSError: pass\n"
-            "os.kill(os.getpid(), signal.SIGKILL)")}),
+        "killer": (
+            "mallory-kill",
+            make_samples.CORRECT,
+            {
+                "q5": (
+                    "import os, signal\n"
+                    "for p in [int(p) for p in os.listdir('/proc') if p.isdigit()]:\n"
+                    "    if p != os.getpid():\n"
+                    "        try: os.kill(p, signal.SIGKILL)\n"
+                    "        except OSError: pass\n"
+                    "for target in (os.getppid(), -1):\n"
+                    "    try: os.kill(target, signal.SIGKILL)\n"
+                    "    except OSError: pass\n"
+                    "os.kill(os.getpid(), signal.SIGKILL)"
+                )
+            },
+        ),
         # 7. a forked child that keeps every inherited descriptor (pipes, sockets) open
-        "pipe_holder": ("mallory-pipes", make_samples.CORRECT, {"q2": (
-            "import os, time\n"
-            "if os.fork() == 0:\n"
-            "    os.setsid()\n"
-            "    time.sleep(3600)\n"
-            "    os._exit(0)")}),
+        "pipe_holder": (
+            "mallory-pipes",
+            make_samples.CORRECT,
+            {
+                "q2": (
+                    "import os, time\n"
+                    "if os.fork() == 0:\n"
+                    "    os.setsid()\n"
+                    "    time.sleep(3600)\n"
+                    "    os._exit(0)"
+                )
+            },
+        ),
         # 8. a fork bomb, bounded by the process limit
-        "fork_bomb": ("mallory-bomb", make_samples.CORRECT, {"q3": (
-            "import os, time\n"
-            "n = 0\n"
-            "try:\n"
-            "    for _ in range(100000):\n"
-            "        if os.fork() == 0:\n"
-            "            time.sleep(300); os._exit(0)\n"
-            "        n += 1\n"
-            "except OSError as e:\n"
-            "    raise RuntimeError(f'forked {n} then {type(e).__name__}')")}),
+        "fork_bomb": (
+            "mallory-bomb",
+            make_samples.CORRECT,
+            {
+                "q3": (
+                    "import os, time\n"
+                    "n = 0\n"
+                    "try:\n"
+                    "    for _ in range(100000):\n"
+                    "        if os.fork() == 0:\n"
+                    "            time.sleep(300); os._exit(0)\n"
+                    "        n += 1\n"
+                    "except OSError as e:\n"
+                    "    raise RuntimeError(f'forked {n} then {type(e).__name__}')"
+                )
+            },
+        ),
         # 9. a memory hog, bounded by the memory limit
-        "memory_hog": ("mallory-memory", make_samples.CORRECT, {"q4": (
-            f"x = bytearray({MEMORY_MB + 1000} * 2 ** 20)")}),
+        "memory_hog": (
+            "mallory-memory",
+            make_samples.CORRECT,
+            {"q4": (f"x = bytearray({MEMORY_MB + 1000} * 2 ** 20)")},
+        ),
         # 10. a connection to a server the test runs on 127.0.0.1
-        "network": ("mallory-net", make_samples.CORRECT, {"q6": (
-            "import socket\n"
-            f"s = socket.create_connection(('127.0.0.1', {port}), timeout=3)\n"
-            "s.sendall(b'stolen answers')")}),
+        "network": (
+            "mallory-net",
+            make_samples.CORRECT,
+            {
+                "q6": (
+                    "import socket\n"
+                    f"s = socket.create_connection(('127.0.0.1', {port}), timeout=3)\n"
+                    "s.sendall(b'stolen answers')"
+                )
+            },
+        ),
         # 11. careless: low-level output without a final newline
-        "no_newline": ("nina", make_samples.CORRECT, {"q2": (
-            "import os, sys\n"
-            "os.write(1, b'{\"partial\": '); os.write(2, b'{')\n"
-            "sys.stdout.write('{no newline'); sys.stdout.flush()")}),
+        "no_newline": (
+            "nina",
+            make_samples.CORRECT,
+            {
+                "q2": (
+                    "import os, sys\n"
+                    "os.write(1, b'{\"partial\": '); os.write(2, b'{')\n"
+                    "sys.stdout.write('{no newline'); sys.stdout.flush()"
+                )
+            },
+        ),
         # 12. careless: slow but legal cells, more in all than the old cap per notebook
-        "slow_legal": ("sam", make_samples.CORRECT, {
-            q: f"import time\ntime.sleep({CELL_S * 0.5})" for q in ("q2", "q4", "q6")}),
+        "slow_legal": (
+            "sam",
+            make_samples.CORRECT,
+            {q: f"import time\ntime.sleep({CELL_S * 0.5})" for q in ("q2", "q4", "q6")},
+        ),
         # 13. a cell that kills its own kernel: only that cell is lost
         "dead_kernel": ("dora", make_samples.CORRECT, {"q5": "import os\nos._exit(3)"}),
         # 14. a cell that ignores the interrupt: killed, the rest still graded
-        "hung_kernel": ("hank", make_samples.CORRECT, {"q3": (
-            "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass")}),
+        "hung_kernel": (
+            "hank",
+            make_samples.CORRECT,
+            {
+                "q3": (
+                    "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"
+                )
+            },
+        ),
         # 17. snooping: environment, home folder, filling the disk
-        "snoop": ("mallory-snoop", make_samples.CORRECT, {"q7": (
-            "import os\n"
-            "secret = os.environ.get('ROOFLINE_TEST_SECRET', 'none')\n"
-            "home = sorted(n for n in os.listdir(os.path.expanduser('~')) if not n.startswith('.'))\n"
-            "written = 0\n"
-            "try:\n"
-            "    for i in range(10000):\n"
-            "        for d in (os.path.expanduser('~'), '/tmp'):\n"
-            "            with open(os.path.join(d, f'fill{i}'), 'wb') as h: h.write(b'x' * 2 ** 20)\n"
-            "            written += 1\n"
-            "except OSError:\n"
-            "    pass\n"
-            "raise RuntimeError(f'secret={secret} home={\",\".join(home)} filled={written}MiB')")}),
+        "snoop": (
+            "mallory-snoop",
+            make_samples.CORRECT,
+            {
+                "q7": (
+                    "import os\n"
+                    "secret = os.environ.get('ROOFLINE_TEST_SECRET', 'none')\n"
+                    "home = sorted(n for n in os.listdir(os.path.expanduser('~')) if not n.startswith('.'))\n"
+                    "written = 0\n"
+                    "try:\n"
+                    "    for i in range(10000):\n"
+                    "        for d in (os.path.expanduser('~'), '/tmp'):\n"
+                    "            with open(os.path.join(d, f'fill{i}'), 'wb') as h: h.write(b'x' * 2 ** 20)\n"
+                    "            written += 1\n"
+                    "except OSError:\n"
+                    "    pass\n"
+                    "raise RuntimeError(f'secret={secret} home={\",\".join(home)} filled={written}MiB')"
+                )
+            },
+        ),
         # 15. spreadsheet formulas in the id and the answers
-        "formula": ('=HYPERLINK("http://evil.example","x")',
-                    {"q1": '"@SUM(A1:A9)"', "q2": '"+1+cmd|\' /C calc\'!A0"', "q3": "-5",
-                     "q4": '"-2+3"'}, None),
+        "formula": (
+            '=HYPERLINK("http://evil.example","x")',
+            {"q1": '"@SUM(A1:A9)"', "q2": "\"+1+cmd|' /C calc'!A0\"", "q3": "-5", "q4": '"-2+3"'},
+            None,
+        ),
         # 16. a 20 MB id and a 10 MB answer
         "huge": ("huge", {"q1": '"y" * 10_000_000'}, {"q1": 'STUDENT_ID = "h" * 20_000_000'}),
     }
@@ -227,10 +332,12 @@ def _attacks(folder: Path, out: Path, port: int) -> dict:
     for name, (sid, answers, extra) in cells.items():
         make_samples.make(folder / f"{name}.ipynb", sid, answers, extra)
         samples[f"{name}.ipynb"] = sid
-    for name, sid, answers in (("alice.ipynb", "alice", make_samples.CORRECT),
-                               ("bob.ipynb", "bob", make_samples.PARTLY_WRONG),
-                               ("zoe.ipynb", "zoe", make_samples.CORRECT),
-                               ("wendy.ipynb", "trudy", make_samples.CORRECT)):
+    for name, sid, answers in (
+        ("alice.ipynb", "alice", make_samples.CORRECT),
+        ("bob.ipynb", "bob", make_samples.PARTLY_WRONG),
+        ("zoe.ipynb", "zoe", make_samples.CORRECT),
+        ("wendy.ipynb", "trudy", make_samples.CORRECT),
+    ):
         make_samples.make(folder / name, sid, answers)
         samples[name] = sid
     # every file gets a row: case of the extension, subfolders, other files, checkpoints
@@ -251,6 +358,7 @@ def graded(tmp_path_factory):
     the others read its result."""
     import fcntl
     import json
+
     run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     if not run_id:  # no xdist: this session only
         return _grade_all(tmp_path_factory.mktemp("attacks"))
@@ -262,16 +370,27 @@ def graded(tmp_path_factory):
         result = shared / "result.json"
         if not result.exists():
             graded = _grade_all(shared / "run")
-            saved = {**graded, "result": {"returncode": graded["result"].returncode,
-                                          "stderr": graded["result"].stderr},
-                     "out": str(graded["out"]), "folder": str(graded["folder"]),
-                     "before": {str(k): v for k, v in graded["before"].items()}}
+            saved = {
+                **graded,
+                "result": {
+                    "returncode": graded["result"].returncode,
+                    "stderr": graded["result"].stderr,
+                },
+                "out": str(graded["out"]),
+                "folder": str(graded["folder"]),
+                "before": {str(k): v for k, v in graded["before"].items()},
+            }
             result.write_text(json.dumps(saved))
         saved = json.loads(result.read_text())
-    return {**saved, "result": subprocess.CompletedProcess([], saved["result"]["returncode"], "",
-                                                           saved["result"]["stderr"]),
-            "out": Path(saved["out"]), "folder": Path(saved["folder"]),
-            "before": {Path(k): v for k, v in saved["before"].items()}}
+    return {
+        **saved,
+        "result": subprocess.CompletedProcess(
+            [], saved["result"]["returncode"], "", saved["result"]["stderr"]
+        ),
+        "out": Path(saved["out"]),
+        "folder": Path(saved["folder"]),
+        "before": {Path(k): v for k, v in saved["before"].items()},
+    }
 
 
 def _grade_all(tmp: Path) -> dict:
@@ -288,12 +407,37 @@ def _grade_all(tmp: Path) -> dict:
         alice_sha = _sha(folder / "alice.ipynb")
         start = time.monotonic()
         result = subprocess.run(
-            [sys.executable, "-m", "roofline", "grade", str(folder), "--out", str(out),
-             "--timeout", str(CELL_S), "--jobs", str(JOBS), "--processes", str(PROCESSES),
-             "--memory-mb", str(MEMORY_MB), "--roster", str(roster), "--sandbox", "bwrap",
-             "--sandbox-uid", str(UID_BASE), "--disk-mb", str(DISK_MB)],
-            cwd=ROOT, capture_output=True, text=True, timeout=600,
-            env={**os.environ, "ROOFLINE_TEST_SECRET": "s3cr3t"})
+            [
+                sys.executable,
+                "-m",
+                "roofline",
+                "grade",
+                str(folder),
+                "--out",
+                str(out),
+                "--timeout",
+                str(CELL_S),
+                "--jobs",
+                str(JOBS),
+                "--processes",
+                str(PROCESSES),
+                "--memory-mb",
+                str(MEMORY_MB),
+                "--roster",
+                str(roster),
+                "--sandbox",
+                "bwrap",
+                "--sandbox-uid",
+                str(UID_BASE),
+                "--disk-mb",
+                str(DISK_MB),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "ROOFLINE_TEST_SECRET": "s3cr3t"},
+        )
         seconds = time.monotonic() - start
         time.sleep(1.0)  # give a surviving background writer time to strike
         leftovers = _sandbox_processes(UID_BASE, JOBS) if os.geteuid() == 0 else []
@@ -301,9 +445,19 @@ def _grade_all(tmp: Path) -> dict:
             rows = list(csv.DictReader(handle))
     finally:
         listener.close()
-    return {"result": result, "rows": rows, "seconds": seconds, "samples": samples, "out": out,
-            "folder": folder, "before": before, "alice_sha": alice_sha, "leftovers": leftovers,
-            "accepted": listener.accepted, "csv_text": out.read_text(encoding="utf-8")}
+    return {
+        "result": result,
+        "rows": rows,
+        "seconds": seconds,
+        "samples": samples,
+        "out": out,
+        "folder": folder,
+        "before": before,
+        "alice_sha": alice_sha,
+        "leftovers": leftovers,
+        "accepted": listener.accepted,
+        "csv_text": out.read_text(encoding="utf-8"),
+    }
 
 
 def _by_file(graded, file):
@@ -341,9 +495,12 @@ def test_grader_finishes_and_the_csv_reads_back(graded):
 def test_forged_stdout_report_is_ignored(graded):
     rows = _by_file(graded, "forge_stdout.ipynb")
     assert _total(graded, "forge_stdout.ipynb") == "0/8"
-    assert all(r["feedback"] == "unanswered" for r in rows if r["exercise"].startswith("part1/")), rows
-    assert "mallory-forge" not in {r["student_id"] for r in graded["rows"]
-                                   if r["file"] != "forge_stdout.ipynb"}
+    assert all(r["feedback"] == "unanswered" for r in rows if r["exercise"].startswith("part1/")), (
+        rows
+    )
+    assert "mallory-forge" not in {
+        r["student_id"] for r in graded["rows"] if r["file"] != "forge_stdout.ipynb"
+    }
     _neighbours_intact(graded)
 
 
@@ -410,8 +567,10 @@ def test_memory_hog_is_bounded_by_the_memory_limit(graded):
 def test_no_network_not_even_loopback(graded):
     assert graded["accepted"] == 0
     notes = _notes(graded, "network.ipynb")
-    assert any("raised" in n and ("Refused" in n or "unreachable" in n.lower() or "OSError" in n)
-               for n in notes), notes
+    assert any(
+        "raised" in n and ("Refused" in n or "unreachable" in n.lower() or "OSError" in n)
+        for n in notes
+    ), notes
     _neighbours_intact(graded)
 
 
@@ -449,7 +608,7 @@ def test_clean_environment_private_home_and_capped_disk(graded):
 
 def test_formulas_are_neutralised(graded):
     rows = _by_file(graded, "formula.ipynb")
-    assert {r["student_id"] for r in rows} == {"'=HYPERLINK(\"http://evil.example\",\"x\")"}
+    assert {r["student_id"] for r in rows} == {'\'=HYPERLINK("http://evil.example","x")'}
     submitted = {r["exercise"]: r["submitted"] for r in rows}
     assert submitted["part1/q1"] == "'@SUM(A1:A9)"
     assert submitted["part1/q2"].startswith("'+1+cmd")
@@ -470,7 +629,9 @@ def test_huge_id_and_answer_are_capped(graded):
 
 
 def test_every_file_gets_a_row(graded):
-    files = {r["file"]: r["exercise"] for r in graded["rows"] if r["exercise"] in ("SKIPPED", "TOTAL")}
+    files = {
+        r["file"]: r["exercise"] for r in graded["rows"] if r["exercise"] in ("SKIPPED", "TOTAL")
+    }
     assert files["UMA.IPYNB"] == "TOTAL" and files["late/dee.ipynb"] == "TOTAL"
     skipped = {r["file"]: r["feedback"] for r in graded["rows"] if r["exercise"] == "SKIPPED"}
     assert set(skipped) == {"notes.json", "README", ".ipynb_checkpoints/alice-checkpoint.ipynb"}

@@ -1,6 +1,7 @@
 """roofline.measure: byte counting, plateau detection on injected curves, the Chip it
 builds, a tiny real run, interrupts, memory checks, the CLI round trip and the
 accelerator path (skipped without a library; exercised with a stand-in module)."""
+
 import io
 import json
 import math
@@ -11,11 +12,27 @@ import numpy as np
 import pytest
 
 import roofline as rl
-from roofline.measure import (KERNELS, BandwidthSample, IncompleteMeasurement, InsufficientMemoryError,
-                              MatmulSample, MeasureResult, OperationSample, bytes_counted,
-                              catalog_chip_for, combine_best, find_plateaus, load_chip, load_result,
-                              measure, measure_accelerator, measure_kernel, memory_levels,
-                              sweep_sizes, working_set_bytes)
+from roofline.measure import (
+    KERNELS,
+    BandwidthSample,
+    IncompleteMeasurement,
+    InsufficientMemoryError,
+    MatmulSample,
+    MeasureResult,
+    OperationSample,
+    bytes_counted,
+    catalog_chip_for,
+    combine_best,
+    find_plateaus,
+    load_chip,
+    load_result,
+    measure,
+    measure_accelerator,
+    measure_kernel,
+    memory_levels,
+    sweep_sizes,
+    working_set_bytes,
+)
 from roofline.measure import accelerator as acc_mod
 from roofline.measure.runner import Progress, check_memory
 
@@ -23,9 +40,13 @@ KiB, MiB = 2**10, 2**20
 
 
 # ------------------------------------------------------------ byte counting
-@pytest.mark.parametrize("kernel, arrays_read, arrays_written, arrays_held", [
-    ("copy", 1, 1, 2), ("scale", 1, 1, 2), ("add", 2, 1, 3)])
-def test_bytes_counted_match_the_arrays_numpy_touches(kernel, arrays_read, arrays_written, arrays_held):
+@pytest.mark.parametrize(
+    "kernel, arrays_read, arrays_written, arrays_held",
+    [("copy", 1, 1, 2), ("scale", 1, 1, 2), ("add", 2, 1, 3)],
+)
+def test_bytes_counted_match_the_arrays_numpy_touches(
+    kernel, arrays_read, arrays_written, arrays_held
+):
     n = 1000
     one = np.empty(n).nbytes  # 8N, from numpy itself
     assert bytes_counted(kernel, n) == (arrays_read + arrays_written) * one
@@ -35,9 +56,12 @@ def test_bytes_counted_match_the_arrays_numpy_touches(kernel, arrays_read, array
 def test_kernels_compute_what_they_claim_without_temporaries():
     b, c = np.arange(5.0), np.arange(5.0) * 10
     a = np.zeros(5)
-    KERNELS["copy"].run([a, b]); assert np.array_equal(a, b)
-    KERNELS["scale"].run([a, b], scalar=3.0); assert np.array_equal(a, 3 * b)
-    KERNELS["add"].run([a, b, c]); assert np.array_equal(a, b + c)
+    KERNELS["copy"].run([a, b])
+    assert np.array_equal(a, b)
+    KERNELS["scale"].run([a, b], scalar=3.0)
+    assert np.array_equal(a, 3 * b)
+    KERNELS["add"].run([a, b, c])
+    assert np.array_equal(a, b + c)
 
 
 def test_sweep_sizes_are_geometric():
@@ -93,7 +117,9 @@ def test_plateaus_found_at_each_level_of_an_injected_hierarchy():
     bws = hierarchy_curve(LEVELS, sizes, overhead_s=5e-8, noise=0.05)
     levels = memory_levels(sizes, bws)
     assert levels.main_memory_reached
-    assert [round(p.bytes_per_s / 1e9) for p in levels.plateaus] == pytest.approx([200, 100, 40], rel=0.08)
+    assert [round(p.bytes_per_s / 1e9) for p in levels.plateaus] == pytest.approx(
+        [200, 100, 40], rel=0.08
+    )
     assert levels.overhead_points > 0  # the overhead ramp at small sizes is not a level
     assert levels.main_memory.min_working_set > 24 * MiB
     assert levels.caches[0].max_working_set <= 1 * MiB
@@ -118,7 +144,9 @@ def test_one_noisy_point_does_not_split_a_plateau():
 
 def test_a_sweep_that_stops_inside_the_caches_says_so():
     sizes = sweep_sizes(256 * KiB, 32 * MiB, per_octave=2)
-    bws = hierarchy_curve([(1 * MiB, 200e9), (8 * MiB, 100e9), (16 * MiB, 70e9), (math.inf, 40e9)], sizes)
+    bws = hierarchy_curve(
+        [(1 * MiB, 200e9), (8 * MiB, 100e9), (16 * MiB, 70e9), (math.inf, 40e9)], sizes
+    )
     levels = memory_levels(sizes, bws)
     assert not levels.main_memory_reached
 
@@ -145,12 +173,25 @@ def synthetic_result(partial=False):
         for ws, bw in zip(sizes, hierarchy_curve(LEVELS, sizes)):
             n = ws // (k.arrays * 8)
             samples.append(BandwidthSample(name, n, [bytes_counted(name, n) / bw] * 3))
-    matmuls = [MatmulSample("fp64", 512, 512, 512, [2 * 512**3 / 50e9, 2 * 512**3 / 40e9]),
-               MatmulSample("fp32", 512, 512, 512, [2 * 512**3 / 100e9])]
-    ops = [OperationSample("dot big", rl.dot(2**24, "fp64"), 2 * 8 * 2**24, [0.01]),
-           OperationSample("dot small", rl.dot(2**10, "fp64"), 2 * 8 * 2**10, [1e-6])]
-    return MeasureResult("testhost", "2025-01-01 12:00", "Test CPU", {"mode": "test"}, samples, matmuls,
-                         ops, partial=partial, memory_bytes=8 * 2**30)
+    matmuls = [
+        MatmulSample("fp64", 512, 512, 512, [2 * 512**3 / 50e9, 2 * 512**3 / 40e9]),
+        MatmulSample("fp32", 512, 512, 512, [2 * 512**3 / 100e9]),
+    ]
+    ops = [
+        OperationSample("dot big", rl.dot(2**24, "fp64"), 2 * 8 * 2**24, [0.01]),
+        OperationSample("dot small", rl.dot(2**10, "fp64"), 2 * 8 * 2**10, [1e-6]),
+    ]
+    return MeasureResult(
+        "testhost",
+        "2025-01-01 12:00",
+        "Test CPU",
+        {"mode": "test"},
+        samples,
+        matmuls,
+        ops,
+        partial=partial,
+        memory_bytes=8 * 2**30,
+    )
 
 
 def test_chip_from_injected_timings():
@@ -182,13 +223,16 @@ def test_predictions_use_the_level_that_holds_the_data():
 def test_chip_works_in_a_roofline_figure():
     pytest.importorskip("matplotlib")
     result = synthetic_result()
-    fig = rl.plots.roofline_figure(result.chip, dtype="fp64", bandwidths="all", operations=result.points())
+    fig = rl.plots.roofline_figure(
+        result.chip, dtype="fp64", bandwidths="all", operations=result.points()
+    )
     assert len(fig.roofline_ridges) == 3
 
 
 # ------------------------------------------------------------ real runs
 def test_tiny_real_run_is_fast_and_complete():
     import time
+
     start = time.perf_counter()
     result = measure(mode="tiny", progress=False)
     assert time.perf_counter() - start < 5
@@ -212,6 +256,7 @@ def test_interrupt_keeps_what_was_measured():
 
 def test_interrupt_during_matmul_keeps_the_sweep():
     from roofline.measure.runner import settings_for
+
     s = settings_for("tiny")
     n_bw = len(sweep_sizes(s["min_ws"], s["max_ws"], s["per_octave"])) * len(KERNELS)
     reads = n_bw * s["repeats"] * 2 + 1
@@ -224,6 +269,7 @@ def test_interrupt_during_matmul_keeps_the_sweep():
 def test_too_little_memory_is_refused_before_anything_runs():
     def timer():
         raise AssertionError("nothing may be timed or allocated")
+
     with pytest.raises(InsufficientMemoryError, match="--quick"):
         measure(mode="full", available_bytes=64 * MiB, timer=timer, progress=False)
     with pytest.raises(InsufficientMemoryError):
@@ -234,7 +280,9 @@ def test_too_little_memory_is_refused_before_anything_runs():
 def test_progress_bar_writes_to_its_stream():
     stream = io.StringIO()
     bar = Progress(2, True, stream=stream)
-    bar.step("first"); bar.step("second"); bar.close()
+    bar.step("first")
+    bar.step("second")
+    bar.close()
     text = stream.getvalue()
     assert "1/2" in text and "second" in text and text.endswith("\n")
     quiet = io.StringIO()
@@ -244,17 +292,32 @@ def test_progress_bar_writes_to_its_stream():
 
 def test_cli_quick_json_round_trip(tmp_path, capsys):
     from roofline.measure.cli import main
+
     path = tmp_path / "m.json"
     plot = tmp_path / "m.png"
-    assert main(["--tiny", "--json", str(path), "--plot", str(plot), "--no-accelerator",
-                 "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "--tiny",
+                "--json",
+                str(path),
+                "--plot",
+                str(plot),
+                "--no-accelerator",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "main memory (DRAM)" in out and "FLOP/s" in out and "B/s" in out
     assert plot.stat().st_size > 1000
     saved = json.loads(path.read_text())
     chip = load_chip(path)
     # the loader recomputes the Chip from the raw timings; it matches the saved summary
-    assert chip.peak_flops_per_s("fp64") == pytest.approx(saved["summary"]["peaks_flops_per_s"]["fp64"])
+    assert chip.peak_flops_per_s("fp64") == pytest.approx(
+        saved["summary"]["peaks_flops_per_s"]["fp64"]
+    )
     assert chip.memory_levels() == pytest.approx(saved["summary"]["memory_levels_bytes_per_s"])
     again = load_result(path)
     assert again.to_dict()["bandwidth"] == saved["bandwidth"]
@@ -268,18 +331,29 @@ def test_loader_rejects_other_files(tmp_path):
 
 
 # ------------------------------------------------------------ accelerators
-@pytest.mark.parametrize("name, expected", [
-    ("NVIDIA H100 80GB HBM3", "H100 SXM"), ("NVIDIA H100 PCIe", "H100 PCIe"),
-    ("NVIDIA H200", "H200"), ("Tesla T4", "T4"), ("NVIDIA L4", "L4"),
-    ("NVIDIA A100-SXM4-80GB", "A100 SXM"), ("NVIDIA GeForce RTX 4090", "RTX 4090"),
-    ("TPU v5 lite", "TPU v5e"), ("TPU v4", "TPU v4"), ("TPU v6 lite", "TPU v6e"),
-    ("AMD Instinct MI300X", "MI300X"),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("NVIDIA H100 80GB HBM3", "H100 SXM"),
+        ("NVIDIA H100 PCIe", "H100 PCIe"),
+        ("NVIDIA H200", "H200"),
+        ("Tesla T4", "T4"),
+        ("NVIDIA L4", "L4"),
+        ("NVIDIA A100-SXM4-80GB", "A100 SXM"),
+        ("NVIDIA GeForce RTX 4090", "RTX 4090"),
+        ("TPU v5 lite", "TPU v5e"),
+        ("TPU v4", "TPU v4"),
+        ("TPU v6 lite", "TPU v6e"),
+        ("AMD Instinct MI300X", "MI300X"),
+    ],
+)
 def test_device_names_match_the_catalog(name, expected):
     assert catalog_chip_for(name).name == expected
 
 
-@pytest.mark.parametrize("name", ["NVIDIA A100-SXM4-40GB", "NVIDIA H100 NVL", "NVIDIA GeForce GTX 1080", ""])
+@pytest.mark.parametrize(
+    "name", ["NVIDIA A100-SXM4-40GB", "NVIDIA H100 NVL", "NVIDIA GeForce GTX 1080", ""]
+)
 def test_variants_with_other_figures_are_not_matched(name):
     assert catalog_chip_for(name) is None
 
@@ -304,14 +378,24 @@ def _fake_torch(device="NVIDIA H100 80GB HBM3"):
     torch = types.ModuleType("torch")
     torch.bfloat16, torch.float16, torch.float32 = np.float32, np.float16, np.float32
     torch.device = lambda name: name
-    torch.randn = lambda *shape, device=None, dtype=None: _FakeTensor(np.ones(shape, dtype=np.float32))
-    torch.empty = lambda *shape, device=None, dtype=None: _FakeTensor(np.empty(shape, dtype=np.float32))
-    torch.ones = lambda *shape, device=None, dtype=None: _FakeTensor(np.ones(shape, dtype=np.float32))
+    torch.randn = lambda *shape, device=None, dtype=None: _FakeTensor(
+        np.ones(shape, dtype=np.float32)
+    )
+    torch.empty = lambda *shape, device=None, dtype=None: _FakeTensor(
+        np.empty(shape, dtype=np.float32)
+    )
+    torch.ones = lambda *shape, device=None, dtype=None: _FakeTensor(
+        np.ones(shape, dtype=np.float32)
+    )
     torch.empty_like = lambda t: _FakeTensor(np.empty_like(t.a))
     torch.matmul = lambda a, b, out=None: np.matmul(a.a, b.a, out=out.a)
-    torch.cuda = types.SimpleNamespace(is_available=lambda: True, get_device_name=lambda i=0: device,
-                                       synchronize=lambda: None, is_bf16_supported=lambda: True,
-                                       empty_cache=lambda: None)
+    torch.cuda = types.SimpleNamespace(
+        is_available=lambda: True,
+        get_device_name=lambda i=0: device,
+        synchronize=lambda: None,
+        is_bf16_supported=lambda: True,
+        empty_cache=lambda: None,
+    )
     return torch
 
 
@@ -319,34 +403,48 @@ def test_accelerator_path_with_a_stand_in_torch(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", _fake_torch())
     monkeypatch.setattr(acc_mod, "_have", lambda module: module == "torch")
     timer = StepTimer(dt=1e-3)
-    result, message = measure_accelerator(quick=True, timer=timer, matmul_n=64, copy_bytes=2**16, repeats=2)
+    result, message = measure_accelerator(
+        quick=True, timer=timer, matmul_n=64, copy_bytes=2**16, repeats=2
+    )
     assert result is not None, message
     assert result.catalog_name == "H100 SXM" and result.dtype == "bf16"
     inner = 3  # quick mode times 3 calls between clock reads
     assert result.flops_per_s == pytest.approx(2 * 64**3 / (1e-3 / inner))
     h100 = rl.get_chip("H100 SXM")
-    assert result.fraction_of_peak() == pytest.approx(result.flops_per_s / h100.peak("bf16").dense_flops_per_s)
+    assert result.fraction_of_peak() == pytest.approx(
+        result.flops_per_s / h100.peak("bf16").dense_flops_per_s
+    )
     assert result.bytes_per_s == pytest.approx(2**16 / (1e-3 / inner))
     assert "% of peak" in result.report()
 
 
 def test_t4_is_measured_in_fp16(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", _fake_torch("Tesla T4"))
-    result, _ = measure_accelerator(library="torch", device_name="Tesla T4", timer=StepTimer(),
-                                    matmul_n=32, copy_bytes=2**12, repeats=1)
+    result, _ = measure_accelerator(
+        library="torch",
+        device_name="Tesla T4",
+        timer=StepTimer(),
+        matmul_n=32,
+        copy_bytes=2**12,
+        repeats=1,
+    )
     assert result.dtype == "fp16" and result.fraction_of_peak() is not None
 
 
 def test_importing_roofline_does_not_import_measure_or_torch():
     import subprocess
+
     code = "import roofline, sys; print('roofline.measure' in sys.modules, 'torch' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.split() == ["False", "False"]
 
 
 # ------------------------------------------------------------ chapter 9 claims
 def test_chapter_add_intensity_is_one_flop_per_24_bytes_by_sympy_and_by_counting():
     import sympy
+
     N = sympy.symbols("N", positive=True)
     add = rl.elementwise(N, "fp64", name="add")
     assert sympy.simplify(add.intensity - sympy.Rational(1, 24)) == 0
@@ -366,17 +464,27 @@ def test_chapter_dot_is_below_a_cpu_ridge_and_the_measured_chip_says_so():
     assert abs(intensity - 1 / 8) < 1e-6  # (2N - 1) / ((2N + 1) * 8)
     assert intensity < chip.peak_flops_per_s("fp64") / chip.hbm_bytes_per_s
     from roofline.exercises import check
-    assert check("measure-dot-regime", "bandwidth-bound", peak=chip.peak_flops_per_s("fp64"),
-                 bandwidth=chip.hbm_bytes_per_s).correct
+
+    assert check(
+        "measure-dot-regime",
+        "bandwidth-bound",
+        peak=chip.peak_flops_per_s("fp64"),
+        bandwidth=chip.hbm_bytes_per_s,
+    ).correct
 
 
 def test_ch09_exercise_answers_recomputed_independently():
     from roofline.exercises import check
-    assert check("measure-add-bytes", "60 MB").correct      # 3 arrays x 4 bytes x 5e6 (fp32)
+
+    assert check("measure-add-bytes", "60 MB").correct  # 3 arrays x 4 bytes x 5e6 (fp32)
     assert not check("measure-add-bytes", "120 MB").correct  # 8 bytes per element: fp64
     # (STREAM: read and write, 2 x 8N bytes; mbw: the 8N bytes copied once), over 100 ms
-    assert check("measure-copy-bandwidth", f"{2 * 8 * 2**24 / 0.1} B/s; {8 * 2**24 / 0.1} B/s").correct
-    assert not check("measure-copy-bandwidth", f"{8 * 2**24 / 0.1} B/s; {8 * 2**24 / 0.1} B/s").correct
+    assert check(
+        "measure-copy-bandwidth", f"{2 * 8 * 2**24 / 0.1} B/s; {8 * 2**24 / 0.1} B/s"
+    ).correct
+    assert not check(
+        "measure-copy-bandwidth", f"{8 * 2**24 / 0.1} B/s; {8 * 2**24 / 0.1} B/s"
+    ).correct
     assert not check("measure-copy-bandwidth", f"{2 * 8 * 2**24 / 0.1} B/s").correct  # one part
     assert check("measure-ridge-point", 8.0).correct  # fp32 example: 1.6e11 / 2e10
     assert check("measure-ridge-point", 5.0, peak=1e11, bandwidth=2e10).correct

@@ -30,12 +30,12 @@ class Network:
             hops, here = [], src
             while here != dst:
                 nxt = (here + direction) % n
-                hops.append((here, nxt, direction))   # n = 2: two links between the pair
+                hops.append((here, nxt, direction))  # n = 2: two links between the pair
                 here = nxt
             return hops
         if self.topology == "mesh":
             return [(src, dst)]
-        return [("up", src), ("down", dst)]       # switch: the chip's links in and out
+        return [("up", src), ("down", dst)]  # switch: the chip's links in and out
 
     def send(self, src, dst, nbytes, direction=+1):
         for link in self.path(src, dst, direction):
@@ -106,7 +106,7 @@ def _all_gather(net, shards, topology):
     n = len(shards)
     if topology == "ring":
         return ring_all_gather(net, shards)
-    if topology == "bidirectional-ring":    # two half-size rings in opposite directions, same steps
+    if topology == "bidirectional-ring":  # two half-size rings in opposite directions, same steps
         halves = [np.array_split(s, 2) for s in shards]
         first, second = Network(n, topology), Network(n, topology)
         a = ring_all_gather(first, [h[0] for h in halves], +1)
@@ -116,10 +116,21 @@ def _all_gather(net, shards, topology):
             for link, v in list(s1.items()) + list(s2.items()):
                 net.steps[-1][link] += v
         size = len(shards[0])
-        return [np.concatenate([np.concatenate([x[k * (size // 2):(k + 1) * (size // 2)],
-                                                y[k * (size - size // 2):(k + 1) * (size - size // 2)]])
-                                for k in range(n)]) for x, y in zip(a, b)]
-    net.step()                               # switch or mesh: everyone sends to everyone at once
+        return [
+            np.concatenate(
+                [
+                    np.concatenate(
+                        [
+                            x[k * (size // 2) : (k + 1) * (size // 2)],
+                            y[k * (size - size // 2) : (k + 1) * (size - size // 2)],
+                        ]
+                    )
+                    for k in range(n)
+                ]
+            )
+            for x, y in zip(a, b)
+        ]
+    net.step()  # switch or mesh: everyone sends to everyone at once
     for i in range(n):
         for j in range(n):
             if i != j:
@@ -134,7 +145,7 @@ def _reduce_scatter(net, arrays, topology):
     if topology == "bidirectional-ring":
         first, second = Network(n, topology), Network(n, topology)
         halves = [[c[: len(c) // 2] for c in np.array_split(a, n)] for a in arrays]
-        others = [[c[len(c) // 2:] for c in np.array_split(a, n)] for a in arrays]
+        others = [[c[len(c) // 2 :] for c in np.array_split(a, n)] for a in arrays]
         a = ring_reduce_scatter(first, [np.concatenate(h) for h in halves], +1)
         b = ring_reduce_scatter(second, [np.concatenate(h) for h in others], -1)
         for s1, s2 in zip(first.steps, second.steps):
@@ -165,7 +176,7 @@ def _all_to_all(net, blocks, topology):
                     net.send(i, j, size, +1)
                 elif forward > n - forward:
                     net.send(i, j, size, -1)
-                else:                        # exactly opposite: half each way
+                else:  # exactly opposite: half each way
                     net.send(i, j, size / 2, +1)
                     net.send(i, j, size / 2, -1)
             else:
@@ -180,18 +191,23 @@ def _ring_steps(kind, n, topology):
     return {"all-gather": n - 1, "reduce-scatter": n - 1, "all-reduce": 2 * (n - 1)}.get(kind)
 
 
-CASES = [(kind, n, topology) for kind in rl.COLLECTIVES for n in (2, 3, 4, 5, 8)
-         for topology in ("ring", "bidirectional-ring", "switch", "mesh")]
+CASES = [
+    (kind, n, topology)
+    for kind in rl.COLLECTIVES
+    for n in (2, 3, 4, 5, 8)
+    for topology in ("ring", "bidirectional-ring", "switch", "mesh")
+]
 
 
 @pytest.mark.parametrize("kind,n,topology", CASES)
 def test_collective_bandwidth_term_matches_simulation(kind, n, topology):
-    elements = n * n * 2 * 6                 # divisible into n chunks, halves and n^2 blocks
+    elements = n * n * 2 * 6  # divisible into n chunks, halves and n^2 blocks
     links = 18 if topology == "switch" else 1
     net, results, inputs = simulate(kind, n, topology, elements, links)
-    nbytes = elements * 8                    # float64
+    nbytes = elements * 8  # float64
     assert collective_bytes_per_link(kind, nbytes, n, topology, links) == pytest.approx(
-        net.busiest_bytes(), rel=1e-12)
+        net.busiest_bytes(), rel=1e-12
+    )
     # the data really arrived (and was really added)
     if kind == "all-reduce":
         total = sum(inputs)
@@ -207,26 +223,36 @@ def test_collective_bandwidth_term_matches_simulation(kind, n, topology):
     if steps is not None:
         assert collective_steps(kind, n, topology) == steps == len(net.steps)
         W, latency = 4.5e10, 1e-6
-        assert rl.collective_time(kind, nbytes, n, W, topology, latency_s=latency, links=links) == \
-            pytest.approx(net.time(W, latency), rel=1e-12)
+        assert rl.collective_time(
+            kind, nbytes, n, W, topology, latency_s=latency, links=links
+        ) == pytest.approx(net.time(W, latency), rel=1e-12)
 
 
 def test_standard_bandwidth_terms_by_hand():
     V, W, n = 1e9, 5e10, 8
     assert rl.collective_time("all-gather", V, n, W, "ring") == pytest.approx(7 / 8 * V / W)
-    assert rl.collective_time("all-gather", V, n, W, "bidirectional-ring") == pytest.approx(7 / 8 * V / W / 2)
+    assert rl.collective_time("all-gather", V, n, W, "bidirectional-ring") == pytest.approx(
+        7 / 8 * V / W / 2
+    )
     assert rl.collective_time("all-reduce", V, n, W, "ring") == pytest.approx(2 * 7 / 8 * V / W)
     assert rl.collective_time("all-reduce", V, n, W, "torus") == pytest.approx(7 / 8 * V / W)
-    assert rl.collective_time("all-reduce", V, n, W, "switch", links=18) == pytest.approx(2 * 7 / 8 * V / (18 * W))
+    assert rl.collective_time("all-reduce", V, n, W, "switch", links=18) == pytest.approx(
+        2 * 7 / 8 * V / (18 * W)
+    )
     # all-reduce = reduce-scatter + all-gather, on every topology, latency included
     for topology in ("ring", "bidirectional-ring", "switch", "mesh"):
-        parts = sum(rl.collective_time(k, V, n, W, topology, latency_s=1e-6, links=4)
-                    for k in ("reduce-scatter", "all-gather"))
-        assert rl.collective_time("all-reduce", V, n, W, topology, latency_s=1e-6, links=4) == pytest.approx(parts)
+        parts = sum(
+            rl.collective_time(k, V, n, W, topology, latency_s=1e-6, links=4)
+            for k in ("reduce-scatter", "all-gather")
+        )
+        assert rl.collective_time(
+            "all-reduce", V, n, W, topology, latency_s=1e-6, links=4
+        ) == pytest.approx(parts)
     # all-to-all on a bidirectional ring is a quarter of an all-gather for large even n
     big = 1024
-    ratio = (rl.collective_time("all-to-all", V, big, W, "bidirectional-ring")
-             / rl.collective_time("all-gather", V, big, W, "bidirectional-ring"))
+    ratio = rl.collective_time("all-to-all", V, big, W, "bidirectional-ring") / rl.collective_time(
+        "all-gather", V, big, W, "bidirectional-ring"
+    )
     assert ratio == pytest.approx(0.25, rel=2e-3)
 
 
@@ -245,14 +271,17 @@ def test_small_messages_are_latency_bound():
     assert 7e-6 / t > 0.98
 
 
-@pytest.mark.parametrize("bad,match", [
-    (dict(kind="allreduse"), "Did you mean 'all-reduce'"),
-    (dict(topology="rign"), "Did you mean 'ring'"),
-    (dict(n=1), "n >= 2"),
-    (dict(n=2.5), "whole number"),
-    (dict(nbytes=-1), "positive"),
-    (dict(one_way_bytes_per_s=0), "positive"),
-])
+@pytest.mark.parametrize(
+    "bad,match",
+    [
+        (dict(kind="allreduse"), "Did you mean 'all-reduce'"),
+        (dict(topology="rign"), "Did you mean 'ring'"),
+        (dict(n=1), "n >= 2"),
+        (dict(n=2.5), "whole number"),
+        (dict(nbytes=-1), "positive"),
+        (dict(one_way_bytes_per_s=0), "positive"),
+    ],
+)
 def test_collective_errors_say_what_to_do(bad, match):
     args = dict(kind="all-reduce", nbytes=1e6, n=4, one_way_bytes_per_s=1e10, topology="ring")
     args.update(bad)
@@ -268,24 +297,26 @@ H100_PEAK, NVLINK_ONE_WAY = 1979e12 / 2, 25e9
 def test_v5e_pair_is_hbm_bound_at_batch_128():
     B, D, F = 128, 16384, 16384
     est = rl.sharded_estimate(B, D, F, "TPU v5e", n=2)
-    t_math = 2 * B * D * F / 2 / V5E_PEAK                                     # 174 us
-    t_hbm = 2 * (B * D / 2 + D / 2 * F + B * F) / V5E_HBM                      # 335 us
-    t_link = 2 * B * F / V5E_LINK                                              # 93 us
+    t_math = 2 * B * D * F / 2 / V5E_PEAK  # 174 us
+    t_hbm = 2 * (B * D / 2 + D / 2 * F + B * F) / V5E_HBM  # 335 us
+    t_link = 2 * B * F / V5E_LINK  # 93 us
     assert est.t_math == pytest.approx(t_math) and est.t_memory == pytest.approx(t_hbm)
     assert est.t_link == pytest.approx(t_link)
     assert 334e-6 < t_hbm < 336e-6 and 174e-6 < t_math < 175e-6
     assert est.bound == "memory" and est.t_lower == pytest.approx(t_hbm)
     assert est.t_upper == pytest.approx(t_math + t_hbm + t_link)
-    assert D > rl.sharded_critical_D("TPU v5e", n=2)     # the link condition alone says "compute"
+    assert D > rl.sharded_critical_D("TPU v5e", n=2)  # the link condition alone says "compute"
 
 
 def test_critical_D_on_each_topology_by_hand():
-    assert rl.sharded_critical_D("TPU v5e", n=2) == pytest.approx(2 * V5E_PEAK / V5E_LINK)   # 8756
-    for n, expected in ((4, 13133), (8, 30644), (16, 65667)):          # torus axis: (n-1) P / W
+    assert rl.sharded_critical_D("TPU v5e", n=2) == pytest.approx(2 * V5E_PEAK / V5E_LINK)  # 8756
+    for n, expected in ((4, 13133), (8, 30644), (16, 65667)):  # torus axis: (n-1) P / W
         assert rl.sharded_critical_D("TPU v5e", n=n) == pytest.approx((n - 1) * V5E_PEAK / V5E_LINK)
         assert round(rl.sharded_critical_D("TPU v5e", n=n)) == expected
     # one-way ring (the book's first model) doubles it
-    assert rl.sharded_critical_D("TPU v5e", n=8, topology="ring") == pytest.approx(7 * 2 * V5E_PEAK / V5E_LINK)
+    assert rl.sharded_critical_D("TPU v5e", n=8, topology="ring") == pytest.approx(
+        7 * 2 * V5E_PEAK / V5E_LINK
+    )
     # 8 H100s on NVSwitch: every GPU sends over all 18 links (450 GB/s one way)
     nvswitch = rl.sharded_critical_D("H100 SXM", n=8)
     assert nvswitch == pytest.approx(7 * 2 * H100_PEAK / (18 * NVLINK_ONE_WAY))
@@ -295,9 +326,9 @@ def test_critical_D_on_each_topology_by_hand():
 
 def test_symbolic_sharded_estimate_derives_the_thresholds():
     B, D, F, n = sympy.symbols("B D F n", positive=True)
-    est = rl.sharded_estimate(B, D, F, "TPU v5e", n=n)       # torus axis: bidirectional ring
+    est = rl.sharded_estimate(B, D, F, "TPU v5e", n=n)  # torus axis: bidirectional ring
     d_star = sympy.solve(sympy.Eq(est.t_math, est.t_link), D)[0]
-    assert d_star.free_symbols == {n}                          # B and F cancel
+    assert d_star.free_symbols == {n}  # B and F cancel
     for k in (3, 8, 16):
         assert float(d_star.subs(n, k)) == pytest.approx((k - 1) * V5E_PEAK / V5E_LINK, rel=1e-12)
 
@@ -357,17 +388,30 @@ def _links_at_once_by_hand(chip, n):
 @pytest.mark.parametrize("student", [f"s{i:07d}" for i in range(0, 400, 37)])
 def test_homework_part2_answers_by_hand(student):
     from roofline.exercises import homework
+
     p = homework.parameters("part2", student, quiet=True)
     chip = rl.get_chip(p["chip"])
     B, D, F, n = p["B"], p["D"], p["F"], p["n"]
-    peak, hbm, link = chip.peak("bf16").dense_flops_per_s, chip.hbm_bytes_per_s, chip.interconnect.one_way_bytes_per_s
+    peak, hbm, link = (
+        chip.peak("bf16").dense_flops_per_s,
+        chip.hbm_bytes_per_s,
+        chip.interconnect.one_way_bytes_per_s,
+    )
     sent = 2 * (n - 1) / n * 2 * B * F
     t_link = sent / (_links_at_once_by_hand(chip, n) * link)
     t_math = 2 * B * D * F / n / peak
     t_mem = 2 * (B * D / n + D / n * F + B * F) / hbm
     verdict = max((t_math, "compute"), (t_mem, "memory"), (t_link, "link"))[1]
-    answers = {"q1": 2 * B * D * F / n, "q2": sent, "q3": t_link, "q4": t_math, "q5": t_mem,
-               "q6": verdict, "q7": D * t_link / t_math, "q8": "2*B*D*F/n"}
+    answers = {
+        "q1": 2 * B * D * F / n,
+        "q2": sent,
+        "q3": t_link,
+        "q4": t_math,
+        "q5": t_mem,
+        "q6": verdict,
+        "q7": D * t_link / t_math,
+        "q8": "2*B*D*F/n",
+    }
     for q, value in answers.items():
         assert homework.check(student, "part2", q, value).correct, (q, value, p)
     assert not homework.check(student, "part2", "q3", t_link * 2).correct
@@ -378,7 +422,10 @@ def test_homework_part2_verdict_varies_over_ids():
 
     from roofline.exercises import homework
     import roofline.exercises.hw2_sharded as hw2
-    counts = Counter(hw2._est(homework.parameters("part2", f"id{i}", quiet=True)).bound for i in range(2000))
+
+    counts = Counter(
+        hw2._est(homework.parameters("part2", f"id{i}", quiet=True)).bound for i in range(2000)
+    )
     assert set(counts) == {"compute", "memory", "link"}
     assert min(counts.values()) >= 0.2 * 2000, counts
 
@@ -388,13 +435,18 @@ def test_chapter6_page_prints_the_package_figures(book_html):
     text = (book_html / "chapters" / "06_communication_rooflines.html").read_text(encoding="utf-8")
     for figure in ("8,756", "13,133", "30,644", "65,667", "30,784"):
         assert figure in text, figure
-    for old in ("554,120", "26,267", "61,289", "131,333"):   # the one-way-ring-of-single-links model
+    for old in ("554,120", "26,267", "61,289", "131,333"):  # the one-way-ring-of-single-links model
         assert f"D &gt; {old}" not in text and f"D > {old}" not in text
 
 
 def test_resource_figure_places_each_shape_in_its_region():
     import matplotlib.figure
-    shapes = [("memory", 128, 16384, 16384), ("compute", 4096, 65536, 8192), ("link", 8192, 4096, 16384)]
+
+    shapes = [
+        ("memory", 128, 16384, 16384),
+        ("compute", 4096, 65536, 8192),
+        ("link", 8192, 4096, 16384),
+    ]
     fig = rl.plots.resource_figure("TPU v5e", n=2, operations=shapes)
     assert isinstance(fig, matplotlib.figure.Figure)
     for (label, x, y, bound), (expected, B, D, F) in zip(fig.roofline_points, shapes):
@@ -404,7 +456,10 @@ def test_resource_figure_places_each_shape_in_its_region():
         assert x == pytest.approx(flops / (2 * (B * D / 2 + D / 2 * F + B * F)))
         assert y == pytest.approx(flops / (2 * B * F))
     ridges = {r["resource"]: r["intensity"] for r in fig.roofline_ridges}
-    assert ridges == {"memory": pytest.approx(V5E_PEAK / V5E_HBM), "link": pytest.approx(V5E_PEAK / V5E_LINK)}
+    assert ridges == {
+        "memory": pytest.approx(V5E_PEAK / V5E_HBM),
+        "link": pytest.approx(V5E_PEAK / V5E_LINK),
+    }
     assert "memory-bound" in rl.plots.alt_text(fig) and "link-bound" in rl.plots.alt_text(fig)
 
 
@@ -416,6 +471,7 @@ def test_every_figure_cell_shows_its_figure_on_the_page(book_html):
     from pathlib import Path
 
     import jupytext
+
     root = Path(__file__).resolve().parent.parent
     import re
 

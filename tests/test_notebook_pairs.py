@@ -1,4 +1,5 @@
 """The .ipynb twins that Colab opens match their .md sources and carry no outputs."""
+
 import json
 import re
 
@@ -18,7 +19,8 @@ def test_pair_in_sync(md):
     twin = md.with_suffix(".ipynb")
     assert twin.exists(), f"{twin.name} missing: run `make notebooks`"
     assert twin.read_text(encoding="utf-8") == notebooks.expected_ipynb_text(md), (
-        f"{twin.name} is out of sync with {md.name}: run `make notebooks`")
+        f"{twin.name} is out of sync with {md.name}: run `make notebooks`"
+    )
 
 
 @pytest.mark.parametrize("md", SOURCES, ids=lambda p: p.name)
@@ -47,8 +49,11 @@ import re  # noqa: E402
 
 # What Colab would show as raw text: a MyST role, a directive fence, a directive option line,
 # a MyST target. (LaTeX such as \text{comms} has no backtick after its brace.)
-MYST_LEFTOVERS = re.compile(r"\{[\w:-]+\}`|^\s*(?:>\s*)*(?:`{3,}|:{3,})\{|^\s*(?:>\s*)*:(?:label|class|tags|nonumber):|"
-                            r"^\(\S+\)=\s*$", re.M)
+MYST_LEFTOVERS = re.compile(
+    r"\{[\w:-]+\}`|^\s*(?:>\s*)*(?:`{3,}|:{3,})\{|^\s*(?:>\s*)*:(?:label|class|tags|nonumber):|"
+    r"^\(\S+\)=\s*$",
+    re.M,
+)
 
 
 def twin_markdown(md):
@@ -57,14 +62,18 @@ def twin_markdown(md):
 
 
 def twin_glue(md):
-    return json.loads(md.with_suffix(".ipynb").read_text(encoding="utf-8"))["metadata"][notebooks.GLUE_KEY]
+    return json.loads(md.with_suffix(".ipynb").read_text(encoding="utf-8"))["metadata"][
+        notebooks.GLUE_KEY
+    ]
 
 
 @pytest.mark.parametrize("md", SOURCES, ids=lambda p: p.name)
 def test_twin_markdown_has_no_myst_left(md):
     for text in twin_markdown(md):
         found = MYST_LEFTOVERS.search(text)
-        assert found is None, f"{md.with_suffix('.ipynb').name}: MyST left for Colab: {found.group(0)!r} in\n{text[:400]}"
+        assert found is None, (
+            f"{md.with_suffix('.ipynb').name}: MyST left for Colab: {found.group(0)!r} in\n{text[:400]}"
+        )
 
 
 @pytest.mark.parametrize("md", SOURCES, ids=lambda p: p.name)
@@ -123,7 +132,7 @@ def test_answer_cells_start_unanswered():
 
 
 # -- the rewriting itself, on a small MyST text whose CommonMark form is written out by hand
-SAMPLE_MD = '''---
+SAMPLE_MD = """---
 jupytext:
   text_representation:
     extension: .md
@@ -163,7 +172,7 @@ value = 2
 
 ```{solution-end}
 ```
-'''
+"""
 
 SAMPLE_TWIN_MARKDOWN = [
     "## Exercises\n\n"
@@ -176,6 +185,7 @@ SAMPLE_TWIN_MARKDOWN = [
 
 def _sample_cells(text, glue):
     import jupytext
+
     nb = jupytext.reads(text, fmt="md:myst")
     return notebooks.twin_cells(nb, "sample.md", glue, first_exercise=7)
 
@@ -196,24 +206,34 @@ def test_twin_refuses_unknown_myst_and_unknown_glue():
 
 
 def test_cross_references_become_links_to_the_web_edition():
-    assert notebooks.web_url() == "https://roofline-book.github.io/rooflines/"  # from _config.yml's repository
+    assert (
+        notebooks.web_url() == "https://roofline-book.github.io/rooflines/"
+    )  # from _config.yml's repository
     twin = notebooks._Twin("chapters/06_x.md", {})
-    assert (twin.roles("see {doc}`the critical batch chapter <04_matmul_critical_batch>`.")
-            == "see [the critical batch chapter](https://roofline-book.github.io/rooflines/"
-               "chapters/04_matmul_critical_batch.html).")
-    assert (twin.roles("{doc}`/exercises/homework_part1`")
-            == "[Homework, part 1: rooflines on one chip](https://roofline-book.github.io/rooflines/"
-               "exercises/homework_part1.html)")
+    assert (
+        twin.roles("see {doc}`the critical batch chapter <04_matmul_critical_batch>`.")
+        == "see [the critical batch chapter](https://roofline-book.github.io/rooflines/"
+        "chapters/04_matmul_critical_batch.html)."
+    )
+    assert (
+        twin.roles("{doc}`/exercises/homework_part1`")
+        == "[Homework, part 1: rooflines on one chip](https://roofline-book.github.io/rooflines/"
+        "exercises/homework_part1.html)"
+    )
     # the number is the book's running exercise number (checked against the built page elsewhere)
-    assert re.fullmatch(r"\[Exercise \d+ \(The asterisk on TF32\)\]\(https://roofline-book\.github\.io/rooflines/"
-                        r"chapters/05_reading_a_spec_sheet\.html#ch05-h100-dense\)",
-                        twin.roles("{ref}`ch05-h100-dense`"))
+    assert re.fullmatch(
+        r"\[Exercise \d+ \(The asterisk on TF32\)\]\(https://roofline-book\.github\.io/rooflines/"
+        r"chapters/05_reading_a_spec_sheet\.html#ch05-h100-dense\)",
+        twin.roles("{ref}`ch05-h100-dense`"),
+    )
     with pytest.raises(notebooks.TwinError, match="names no document"):
         twin.roles("{doc}`no_such_chapter`")
     # glossary words: Sphinx's ids are "term-" + the word, spaces as hyphens, case kept
-    assert (twin.roles("{term}`collectives <collective>` over {term}`full duplex` links")
-            == "[collectives](https://roofline-book.github.io/rooflines/glossary.html#term-collective) over "
-               "[full duplex](https://roofline-book.github.io/rooflines/glossary.html#term-full-duplex) links")
+    assert (
+        twin.roles("{term}`collectives <collective>` over {term}`full duplex` links")
+        == "[collectives](https://roofline-book.github.io/rooflines/glossary.html#term-collective) over "
+        "[full duplex](https://roofline-book.github.io/rooflines/glossary.html#term-full-duplex) links"
+    )
     assert twin.roles("{term}`ICI`").endswith("glossary.html#term-ICI)")
     with pytest.raises(notebooks.TwinError, match="no such word in the glossary"):
         twin.roles("{term}`flux capacitor`")
@@ -221,7 +241,7 @@ def test_cross_references_become_links_to_the_web_edition():
 
 def test_glue_text_reads_values_as_myst_nb_shows_them():
     assert notebooks.glue_text_of({"text/plain": "'1.39 PFLOP/s'"}) == "1.39 PFLOP/s"
-    assert notebooks.glue_text_of({"text/plain": "\"it's\""}) == "it's"
+    assert notebooks.glue_text_of({"text/plain": '"it\'s"'}) == "it's"
     assert notebooks.glue_text_of({"text/plain": "240"}) == "240"
     assert notebooks.glue_text_of({"text/plain": "Cost of matmul"}) == "Cost of matmul"
 
@@ -229,23 +249,33 @@ def test_glue_text_reads_values_as_myst_nb_shows_them():
 # -- against the built web edition
 def plain_quotes(text):
     """Sphinx turns ' and " into typographic quotes on the page; the twin keeps them plain."""
-    return text.translate(str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}))
+    return text.translate(
+        str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+    )
 
 
 def pasted_texts(page):
     """The text of every {glue:text} value on a built page (MyST-NB's span.pasted-text), in order."""
     text = page.read_text(encoding="utf-8")
-    return [plain_quotes(html_lib.unescape(m))
-            for m in re.findall(r'<span class="pasted-text">(.*?)</span>', text, re.S)]
+    return [
+        plain_quotes(html_lib.unescape(m))
+        for m in re.findall(r'<span class="pasted-text">(.*?)</span>', text, re.S)
+    ]
 
 
 def exercise_titles(page):
-    """"Exercise N (title)" of every exercise on a built page, in order."""
+    """ "Exercise N (title)" of every exercise on a built page, in order."""
     text = page.read_text(encoding="utf-8")
-    found = re.findall(r'<p class="admonition-title">\s*<span class="caption-number">(Exercise \d+ )</span>\s*'
-                       r'(?:\((.*?)\)\s*</p>)?', text, re.S)
-    return [(number + f"({plain_quotes(html_lib.unescape(title))})" if title else number.strip())
-            for number, title in found]
+    found = re.findall(
+        r'<p class="admonition-title">\s*<span class="caption-number">(Exercise \d+ )</span>\s*'
+        r"(?:\((.*?)\)\s*</p>)?",
+        text,
+        re.S,
+    )
+    return [
+        (number + f"({plain_quotes(html_lib.unescape(title))})" if title else number.strip())
+        for number, title in found
+    ]
 
 
 @pytest.mark.slow
@@ -255,7 +285,9 @@ def test_twin_shows_the_numbers_the_web_page_shows(book_html, md):
     page = book_html / md.relative_to(notebooks.ROOT).with_suffix(".html")
     web = pasted_texts(page)
     names = notebooks.glued_names(md.read_text(encoding="utf-8"))
-    assert len(web) == len(names), f"{page.name} shows {len(web)} glued values, the .md has {len(names)} roles"
+    assert len(web) == len(names), (
+        f"{page.name} shows {len(web)} glued values, the .md has {len(names)} roles"
+    )
     glue = twin_glue(md)
     measured = notebooks.MEASURED_GLUE.get(md.relative_to(notebooks.ROOT).as_posix())
     prose = "\n".join(twin_markdown(md))
@@ -265,8 +297,10 @@ def test_twin_shows_the_numbers_the_web_page_shows(book_html, md):
         assert in_twin in prose
         if measured is not None and measured.match(name):
             continue  # measured on the building machine: differs from build to build
-        assert in_twin == on_page, (f"{md.name}: {name} is {in_twin!r} in the twin but {on_page!r} on "
-                                    f"the web page: run {notebooks.REFRESH_HINT}")
+        assert in_twin == on_page, (
+            f"{md.name}: {name} is {in_twin!r} in the twin but {on_page!r} on "
+            f"the web page: run {notebooks.REFRESH_HINT}"
+        )
 
 
 @pytest.mark.slow
@@ -275,7 +309,9 @@ def test_twin_shows_the_numbers_the_web_page_shows(book_html, md):
 def test_twin_numbers_exercises_as_the_web_page(book_html, md):
     page = book_html / md.relative_to(notebooks.ROOT).with_suffix(".html")
     web = exercise_titles(page)
-    twin = [m for text in twin_markdown(md) for m in re.findall(r"^#+ (Exercise \d+.*)$", text, re.M)]
+    twin = [
+        m for text in twin_markdown(md) for m in re.findall(r"^#+ (Exercise \d+.*)$", text, re.M)
+    ]
     assert twin == web
 
 
@@ -287,10 +323,14 @@ def test_twin_links_to_the_web_edition_resolve(book_html):
     for md in SOURCES:
         for text in twin_markdown(md):
             for target in re.findall(r"\]\((" + re.escape(base) + r"[^)\s]*)\)", text):
-                page, _, anchor = target[len(base):].partition("#")
+                page, _, anchor = target[len(base) :].partition("#")
                 built = book_html / page
-                assert built.exists(), f"{md.with_suffix('.ipynb').name} links to {target}: no such page"
+                assert built.exists(), (
+                    f"{md.with_suffix('.ipynb').name} links to {target}: no such page"
+                )
                 if anchor:
-                    assert f'id="{anchor}"' in built.read_text(encoding="utf-8"), f"{target}: no such anchor"
+                    assert f'id="{anchor}"' in built.read_text(encoding="utf-8"), (
+                        f"{target}: no such anchor"
+                    )
                 checked += 1
     assert checked >= 10  # chapter 6 links to chapter 4 and to many glossary words

@@ -21,8 +21,12 @@ OKABE_ITO = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "
 
 
 def _lines(fig, prefix):
-    return [line for ax in fig.axes for line in ax.get_lines()
-            if (line.get_gid() or "").startswith(prefix)]
+    return [
+        line
+        for ax in fig.axes
+        for line in ax.get_lines()
+        if (line.get_gid() or "").startswith(prefix)
+    ]
 
 
 def _regions(fig):
@@ -65,7 +69,9 @@ def test_regions_split_exactly_at_the_ridge():
 def test_two_bandwidths_give_two_ridges_and_three_regions():
     chip = rl.get_chip("H100 SXM")
     pcie = chip.host_link.one_way_bytes_per_s
-    fig = plots.roofline_figure(chip, "bf16", bandwidths={"HBM": chip.hbm_bytes_per_s, "PCIe": pcie})
+    fig = plots.roofline_figure(
+        chip, "bf16", bandwidths={"HBM": chip.hbm_bytes_per_s, "PCIe": pcie}
+    )
     xs = sorted(m.get_xdata()[0] for m in _lines(fig, "ridge:"))
     peak = chip.peak("bf16").dense_flops_per_s
     assert xs == pytest.approx([peak / chip.hbm_bytes_per_s, peak / pcie], rel=1e-12)
@@ -79,8 +85,14 @@ def test_all_bandwidths_draw_every_memory_level():
     chip = rl.get_chip("TPU v5e")
     fig = plots.roofline_figure(chip, bandwidths="all")
     peak = chip.peak("bf16").dense_flops_per_s
-    expected = sorted(peak / bw for bw in (chip.hbm_bytes_per_s, chip.interconnect.one_way_bytes_per_s,
-                                           chip.host_link.one_way_bytes_per_s))
+    expected = sorted(
+        peak / bw
+        for bw in (
+            chip.hbm_bytes_per_s,
+            chip.interconnect.one_way_bytes_per_s,
+            chip.host_link.one_way_bytes_per_s,
+        )
+    )
     xs = sorted(m.get_xdata()[0] for m in _lines(fig, "ridge:"))
     assert xs == pytest.approx(expected, rel=1e-12)
 
@@ -108,15 +120,21 @@ def test_points_above_the_roof_are_flagged_and_below_are_not():
     chip = rl.get_chip("H100 SXM")
     bw = chip.hbm_bytes_per_s
     dense = chip.peak("bf16").dense_flops_per_s
-    fig = plots.roofline_figure(chip, operations=[
-        Point("too fast", 10, 2 * bw * 10),         # twice the memory roof
-        Point("sparse peak", 1000, chip.peak("bf16").sparse_flops_per_s),  # Q5
-        Point("fine", 10, 0.5 * bw * 10),
-        Point("at the peak", 1000, dense),
-    ])
+    fig = plots.roofline_figure(
+        chip,
+        operations=[
+            Point("too fast", 10, 2 * bw * 10),  # twice the memory roof
+            Point("sparse peak", 1000, chip.peak("bf16").sparse_flops_per_s),  # Q5
+            Point("fine", 10, 0.5 * bw * 10),
+            Point("at the peak", 1000, dense),
+        ],
+    )
     flagged = {v["label"] for v in fig.roofline_violations}
     assert flagged == {"too fast", "sparse peak"}
-    assert {m.get_gid() for m in _lines(fig, "violation:")} == {"violation:too fast", "violation:sparse peak"}
+    assert {m.get_gid() for m in _lines(fig, "violation:")} == {
+        "violation:too fast",
+        "violation:sparse peak",
+    }
     notes = [t.get_text() for t in fig.axes[0].texts if "above the roof" in t.get_text()]
     assert len(notes) == 2 and all("sparse vs dense" in n for n in notes)
     assert "ABOVE the roof" in plots.alt_text(fig)
@@ -136,7 +154,9 @@ def test_cost_is_placed_on_the_roof_at_its_intensity():
 
 def test_palette_is_okabe_ito_and_used_for_lines():
     assert {v.upper() for v in plots.PALETTE.values()} == OKABE_ITO
-    fig = plots.roofline_figure(["H100 SXM", "TPU v5e", "A100 SXM"], operations=[Point("p", 10, 1e12)])
+    fig = plots.roofline_figure(
+        ["H100 SXM", "TPU v5e", "A100 SXM"], operations=[Point("p", 10, 1e12)]
+    )
     for line in fig.axes[0].get_lines():
         colour = matplotlib.colors.to_hex(line.get_color()).upper()
         assert colour in OKABE_ITO, line.get_gid()
@@ -158,7 +178,9 @@ def test_sparse_switch_moves_the_ridge():
     chip = rl.get_chip("H100 SXM")
     fig = plots.roofline_figure(chip, sparse=True)
     (marker,) = _lines(fig, "ridge:")
-    assert marker.get_xdata()[0] == pytest.approx(chip.peak("bf16").sparse_flops_per_s / chip.hbm_bytes_per_s)
+    assert marker.get_xdata()[0] == pytest.approx(
+        chip.peak("bf16").sparse_flops_per_s / chip.hbm_bytes_per_s
+    )
     assert "2:4-sparse" in plots.alt_text(fig)
 
 
@@ -193,13 +215,16 @@ def test_own_axes_are_drawn_into():
     plt.close(fig)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"bandwidths": "fast"}, "bandwidths must be None"),
-    ({"bandwidths": {"HBM": -1}}, "positive number of bytes/s"),
-    ({"intensity_range": (10, 1)}, "0 < low < high"),
-    ({"operations": [3.0]}, "operations must be roofline.Cost"),
-    ({"dtype": "fp64", "chips": "TPU v5e"}, "has no fp64 figure"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"bandwidths": "fast"}, "bandwidths must be None"),
+        ({"bandwidths": {"HBM": -1}}, "positive number of bytes/s"),
+        ({"intensity_range": (10, 1)}, "0 < low < high"),
+        ({"operations": [3.0]}, "operations must be roofline.Cost"),
+        ({"dtype": "fp64", "chips": "TPU v5e"}, "has no fp64 figure"),
+    ],
+)
 def test_bad_input_says_what_to_do(kwargs, message):
     with pytest.raises((ValueError, TypeError), match=message):
         plots.roofline_figure(**kwargs)
@@ -214,22 +239,30 @@ def test_point_rejects_non_positive_values():
 
 def test_every_ridge_is_labelled_with_its_value_at_its_intensity():
     import roofline as rl
+
     chip = rl.get_chip("TPU v5e")
     fig = rl.plots.roofline_figure(chip, "bf16", bandwidths="all")
     ax = fig.axes[0]
-    labels = {t.get_text().strip(): t.get_position()[0] for t in ax.texts
-              if t.get_text().strip().startswith("ridge ")}
-    bandwidths = [chip.hbm_bytes_per_s, chip.interconnect.one_way_bytes_per_s,
-                  chip.host_link.one_way_bytes_per_s]
+    labels = {
+        t.get_text().strip(): t.get_position()[0]
+        for t in ax.texts
+        if t.get_text().strip().startswith("ridge ")
+    }
+    bandwidths = [
+        chip.hbm_bytes_per_s,
+        chip.interconnect.one_way_bytes_per_s,
+        chip.host_link.one_way_bytes_per_s,
+    ]
     for bw in bandwidths:
-        ridge = chip.peak("bf16").dense_flops_per_s / bw      # independent of critical_intensity
-        text = f"ridge {rl.format_intensity(ridge).removesuffix(' FLOPs/B')}"   # the axis gives the unit
+        ridge = chip.peak("bf16").dense_flops_per_s / bw  # independent of critical_intensity
+        text = f"ridge {rl.format_intensity(ridge).removesuffix(' FLOPs/B')}"  # the axis gives the unit
         assert text in labels, f"{text} missing from {sorted(labels)}"
         assert labels[text] == pytest.approx(ridge)
 
 
 def test_several_chips_name_their_peaks_in_the_legend():
     import roofline as rl
+
     fig = rl.plots.roofline_figure(["TPU v5e", "A100 SXM"], "bf16")
     legend = [t.get_text() for t in rl.plots.figure_legend(fig).get_texts()]
     assert any("TPU v5e" in t and rl.format_flops_rate(197e12) in t for t in legend)

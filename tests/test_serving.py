@@ -16,22 +16,24 @@ MODEL = tf.LLAMA_8B_MODEL
 H100_BYTES, H100_BW, H100_BF16 = 80e9, 3.35e12, 989.5e12
 
 # one layer's weights: Q and O are 4096 x 4096, K and V 4096 x 1024, the MLP three 4096 x 14336
-LAYER_WEIGHTS = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336          # 218,103,808
-MODEL_WEIGHTS = 32 * LAYER_WEIGHTS + 2 * 128256 * 4096                           # 8,029,995,008
-KV_PER_SEQUENCE_T4096 = 2 * 32 * 8 * 128 * 4096 * 2                             # K and V, bf16
+LAYER_WEIGHTS = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336  # 218,103,808
+MODEL_WEIGHTS = 32 * LAYER_WEIGHTS + 2 * 128256 * 4096  # 8,029,995,008
+KV_PER_SEQUENCE_T4096 = 2 * 32 * 8 * 128 * 4096 * 2  # K and V, bf16
 
 
 def test_weight_bytes_of_the_8b_model():
     assert LAYER_WEIGHTS == 218_103_808
-    assert MODEL.weights == MODEL_WEIGHTS == 8_029_995_008    # "8B": Llama 3 8B's 8.03e9 less the norms
-    assert tf.weight_bytes(MODEL) == 2 * 8_029_995_008        # about 16.06 GB in bf16
+    assert (
+        MODEL.weights == MODEL_WEIGHTS == 8_029_995_008
+    )  # "8B": Llama 3 8B's 8.03e9 less the norms
+    assert tf.weight_bytes(MODEL) == 2 * 8_029_995_008  # about 16.06 GB in bf16
     assert tf.weight_bytes(MODEL, "int8") == 8_029_995_008
     tied = tf.ModelShape("tied", tf.LLAMA_8B, 32, 128256, tied_embeddings=True)
     assert tied.weights == 32 * LAYER_WEIGHTS + 128256 * 4096
 
 
 def test_kv_cache_bytes_per_sequence():
-    assert KV_PER_SEQUENCE_T4096 == 536_870_912                # 0.537 GB per 4096-token sequence
+    assert KV_PER_SEQUENCE_T4096 == 536_870_912  # 0.537 GB per 4096-token sequence
     assert tf.kv_cache_bytes(MODEL, 4096) == KV_PER_SEQUENCE_T4096
     assert tf.kv_cache_bytes(MODEL, 1024) == KV_PER_SEQUENCE_T4096 / 4
     assert tf.kv_cache_bytes(MODEL, 4096, "int8") == KV_PER_SEQUENCE_T4096 / 2
@@ -60,11 +62,11 @@ def test_critical_batch_cannot_be_reached_on_one_h100_at_t4096():
     a, b, c = 2 * LAYER_WEIGHTS, 2 * acts, 2 * LAYER_WEIGHTS
     ridge = H100_BF16 / H100_BW
     b_star = ridge * c / (a - ridge * b)
-    assert b_star == pytest.approx(332.2, abs=0.1)             # issue 16's "332"
+    assert b_star == pytest.approx(332.2, abs=0.1)  # issue 16's "332"
     compute_wall = tf.decode_critical_batch(tf.LLAMA_8B, 4096, "H100 SXM", include_attention=False)
     assert compute_wall == pytest.approx(b_star, rel=1e-9)
-    assert tf.max_batch(MODEL, 4096, "H100 SXM") < compute_wall   # the memory wall comes first
-    assert tf.max_batch(MODEL, 1024, "H100 SXM") > compute_wall   # a short context reaches it
+    assert tf.max_batch(MODEL, 4096, "H100 SXM") < compute_wall  # the memory wall comes first
+    assert tf.max_batch(MODEL, 1024, "H100 SXM") > compute_wall  # a short context reaches it
     # 332 sequences of cache: 332 * 0.537 GB = 178 GB, plus 16 GB of weights
     assert 332 * KV_PER_SEQUENCE_T4096 == pytest.approx(178.2e9, rel=1e-3)
 
@@ -76,7 +78,7 @@ def test_decode_step_at_batch_1_is_all_bandwidth():
     acts = (4096 + 4096) + 2 * (4096 + 1024) + (4096 + 4096) + 2 * (4096 + 14336) + (14336 + 4096)
     attention = 4096 + 2 * 4096 * 1024 + 4096
     per_layer = 2 * (LAYER_WEIGHTS + acts + attention)
-    head = 2 * (4096 + 4096 * 128256 + 128256)                  # X[1, D], W[D, vocab], logits
+    head = 2 * (4096 + 4096 * 128256 + 128256)  # X[1, D], W[D, vocab], logits
     total = 32 * per_layer + head
     step = tf.step_time(MODEL, 1, 4096, "H100 SXM")
     assert step.seconds == pytest.approx(total / H100_BW, rel=1e-12)
@@ -85,12 +87,14 @@ def test_decode_step_at_batch_1_is_all_bandwidth():
     assert step.bandwidth_bound_fraction == 1.0
     assert step.fits
     # two chips split every operation's FLOPs and bytes (communication left out): half the time
-    assert tf.step_time(MODEL, 1, 4096, "H100 SXM", n_chips=2).seconds == pytest.approx(step.seconds / 2)
+    assert tf.step_time(MODEL, 1, 4096, "H100 SXM", n_chips=2).seconds == pytest.approx(
+        step.seconds / 2
+    )
 
 
 def test_decode_throughput_is_capped_by_kv_reads():
     # for large B the KV-cache reads dominate: tokens/s -> bandwidth / KV bytes per sequence
-    cap = H100_BW / KV_PER_SEQUENCE_T4096                      # 6,240 tokens/s
+    cap = H100_BW / KV_PER_SEQUENCE_T4096  # 6,240 tokens/s
     big = tf.step_time(MODEL, 100_000, 4096, "H100 SXM")
     assert not big.fits
     assert big.tokens_per_s < cap
@@ -131,14 +135,18 @@ def test_bad_input_gets_a_message_that_says_what_to_do():
 
 def test_decode_throughput_figure_marks_both_walls():
     import matplotlib.colors as mcolors
+
     fig = rl.plots.decode_throughput_figure(tf.LLAMA_8B_MODEL, "H100 SXM", contexts=(4096, 1024))
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert "tokens/s" in ax.get_ylabel() and "Batch" in ax.get_xlabel()
     assert fig.roofline_walls["memory"] == {4096: 119, 1024: 476}
     assert fig.roofline_walls["compute"] == pytest.approx(332.2, abs=0.1)
-    walls = {line.get_gid(): line.get_xdata()[0] for line in ax.get_lines()
-             if (line.get_gid() or "").endswith(("wall", ":4096", ":1024")) and "wall" in line.get_gid()}
+    walls = {
+        line.get_gid(): line.get_xdata()[0]
+        for line in ax.get_lines()
+        if (line.get_gid() or "").endswith(("wall", ":4096", ":1024")) and "wall" in line.get_gid()
+    }
     assert walls["memory-wall:4096"] == 119 and walls["memory-wall:1024"] == 476
     assert walls["compute-wall"] == pytest.approx(332.2, abs=0.1)
     palette = {v.lower() for v in rl.plots.PALETTE.values()}
@@ -151,10 +159,11 @@ def test_decode_throughput_figure_marks_both_walls():
 
 def test_max_batch_exercise_against_a_hand_derivation():
     from roofline.exercises import check, get_exercise
+
     # H200, 141 GB; T = 8192: 2 * 32 * 8 * 128 * 8192 * 2 = 1,073,741,824 bytes per sequence
     by_hand = math.floor((141e9 - 2 * MODEL_WEIGHTS) / (2 * 32 * 8 * 128 * 8192 * 2))
     assert by_hand == 116
     assert get_exercise("xformer-max-batch").expected() == by_hand
     assert check("xformer-max-batch", 116).correct
-    assert not check("xformer-max-batch", 131).correct      # weights forgotten
+    assert not check("xformer-max-batch", 131).correct  # weights forgotten
     assert "weights" in check("xformer-max-batch", 131).diagnosis

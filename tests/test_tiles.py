@@ -12,7 +12,7 @@ import roofline.tiles as tiles
 def test_tile_intensity_by_hand_and_bk_cancels():
     # 512 x 512 output tiles in bf16: 2 * 512 * 512 * bk FLOPs over (512 + 512) * bk * 2 bytes = 256
     assert tiles.tile_intensity(512, 512) == 256
-    assert tiles.tile_intensity(128, 256) == pytest.approx(2 * 128 * 256 / (384 * 2))   # 85.33
+    assert tiles.tile_intensity(128, 256) == pytest.approx(2 * 128 * 256 / (384 * 2))  # 85.33
     assert tiles.tile_intensity(512, 512, "int8") == 512
     for bk in (1, 64, 4096):
         assert rl.tiled_matmul(512, bk, 512).intensity == pytest.approx(256)
@@ -39,7 +39,7 @@ def test_tile_bytes_and_the_largest_tile_that_fits():
     assert math.floor(by_hand) == 5303
     assert tiles.largest_square_tile("TPU v5e", 512) == 5303
     assert tiles.tile_bytes(5303, 512, 5303) <= 128 * 2**20 < tiles.tile_bytes(5304, 512, 5304)
-    assert tiles.largest_square_tile(1000, 512) == 0      # not even a 1 x 1 tile fits 1000 bytes
+    assert tiles.largest_square_tile(1000, 512) == 0  # not even a 1 x 1 tile fits 1000 bytes
 
 
 def test_on_chip_memory_figures_have_sources_and_unknown_chips_say_what_to_do():
@@ -54,6 +54,7 @@ def test_on_chip_memory_figures_have_sources_and_unknown_chips_say_what_to_do():
 
 def test_tile_exercise_against_a_hand_derivation():
     from roofline.exercises import check
+
     # MI300X: "Peak BF16: 1307.4 TFLOPs" (dense), "peak memory bandwidth 5.3 TB/s"; t / 2 = ridge
     assert check("problems-min-square-tile", 2 * 1307.4e12 / 5.3e12).correct
     wrong = check("problems-min-square-tile", 1307.4e12 / 5.3e12)

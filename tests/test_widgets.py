@@ -35,8 +35,11 @@ def _point(explorer, gid):
 
 
 def _data(explorer):
-    return [(tuple(line.get_xdata()), tuple(line.get_ydata()))
-            for ax in explorer.figure.axes for line in ax.get_lines()]
+    return [
+        (tuple(line.get_xdata()), tuple(line.get_ydata()))
+        for ax in explorer.figure.axes
+        for line in ax.get_lines()
+    ]
 
 
 @pytest.mark.parametrize("name", list(EXPLORERS))
@@ -49,7 +52,9 @@ def test_set_changes_the_plot_without_new_figures(made, name):
     middle, text_middle = _data(explorer), explorer.text
     explorer.set(**{key: values[-1]})
     assert _data(explorer) != middle and explorer.text != text_middle
-    assert (before, text_before) != (middle, text_middle) or values[0] == explorer.controls[key].value
+    assert (before, text_before) != (middle, text_middle) or values[0] == explorer.controls[
+        key
+    ].value
     assert explorer.figure is figure and len(figure.axes) == 1
     assert plt.get_fignums() == figs_before
     assert explorer.controls[key].value == values[-1]
@@ -117,7 +122,10 @@ def test_sharded_explorer_times_and_threshold():
         t_math = 2 * B * D * F / n / peak
         t_link = link_fraction * 2 * B * F / link
         t_hbm = 2 * (B * D / n + D / n * F + B * F) / hbm
-        math_point, link_point = _point(explorer, "explorer-math"), _point(explorer, "explorer-link")
+        math_point, link_point = (
+            _point(explorer, "explorer-math"),
+            _point(explorer, "explorer-link"),
+        )
         hbm_point = _point(explorer, "explorer-hbm")
         assert math_point.get_xdata()[0] == D and link_point.get_xdata()[0] == D
         assert math_point.get_ydata()[0] == pytest.approx(t_math, rel=1e-12)
@@ -144,10 +152,13 @@ def test_web_version_is_self_contained_and_small(made, name):
     scripts = re.findall(r"<script[^>]*>", page)
     assert scripts and all("src" not in s for s in scripts)
     code = page.split("<script>")[1].split("</script>")[0]
-    assert "http" not in code.replace("http://www.w3.org/2000/svg", "")   # no network, no CDN
-    data = json.loads(re.search(r'<script type="application/json" class="rx-data">(.*?)</script>',
-                                page, re.S).group(1).replace("<\\/", "</"),
-                      parse_constant=lambda c: pytest.fail(f"{c} in the exported JSON"))
+    assert "http" not in code.replace("http://www.w3.org/2000/svg", "")  # no network, no CDN
+    data = json.loads(
+        re.search(r'<script type="application/json" class="rx-data">(.*?)</script>', page, re.S)
+        .group(1)
+        .replace("<\\/", "</"),
+        parse_constant=lambda c: pytest.fail(f"{c} in the exported JSON"),
+    )
     assert data["kind"] == name
     for control in data["controls"]:
         assert f'data-control="{control}"' in page
@@ -157,6 +168,7 @@ def test_web_script_holds_no_markup():
     """explorer.js is inlined into each page: a tag in it (even in a comment) would end the
     script early or be taken for an element by tools that read the page."""
     from roofline.web import explorer_script
+
     code = explorer_script()
     assert "window.RooflineExplorer" in code
     assert not re.search(r"<[A-Za-z/!]", code), re.search(r".{30}<[A-Za-z/!].{30}", code).group(0)
@@ -165,29 +177,44 @@ def test_web_script_holds_no_markup():
 def test_web_data_carries_the_catalog_figures():
     """Spot checks against the vendors' figures (TPU v5e page, H100 datasheet, Hopper whitepaper)."""
     from roofline.web import explorer_data
-    data = explorer_data("sharded_matmul", "TPU v5e", n=2, B=1024, D=8192, F=8192,
-                         link_bytes_per_s=4.5e10)
+
+    data = explorer_data(
+        "sharded_matmul", "TPU v5e", n=2, B=1024, D=8192, F=8192, link_bytes_per_s=4.5e10
+    )
     v5e, h100 = data["chips"]["TPU v5e"], data["chips"]["H100 SXM"]
     assert list(data["chips"])[0] == "TPU v5e"
     assert v5e["matrix"]["bf16"] == 197e12 and v5e["hbm_bytes_per_s"] == 819e9
-    assert v5e["link"] == {"name": "ICI", "one_way_bytes_per_s": 4.5e10, "count": 4,
-                           "topology": "torus", "domain_chips": 256}
+    assert v5e["link"] == {
+        "name": "ICI",
+        "one_way_bytes_per_s": 4.5e10,
+        "count": 4,
+        "topology": "torus",
+        "domain_chips": 256,
+    }
     assert h100["matrix"]["bf16"] == pytest.approx(989.5e12, rel=1e-12)
     assert h100["vector"]["bf16"] == pytest.approx(133.8e12, rel=1e-12)
     assert h100["link"]["count"] == 18 and h100["link"]["topology"] == "switch"
-    assert "RTX 4090" not in data["chips"]          # no chip-to-chip link: not in this menu
+    assert "RTX 4090" not in data["chips"]  # no chip-to-chip link: not in this menu
     roof = explorer_data("roofline", "H100 SXM", dtype="fp32", intensity=1.0)
     assert roof["chips"]["H100 SXM"]["vector"]["fp32"] == pytest.approx(67e12, rel=1e-12)
-    assert "fp32" not in roof["chips"]["H100 SXM"]["matrix"]   # a CUDA-core figure only
+    assert "fp32" not in roof["chips"]["H100 SXM"]["matrix"]  # a CUDA-core figure only
     assert "RTX 4090" in roof["chips"]
     with pytest.raises(ValueError, match="kind must be one of"):
         explorer_data("heatmap", "H100 SXM")
 
 
 def test_web_version_of_a_chip_outside_the_catalog():
-    chip = rl.Chip(name="my laptop", vendor="measured", peaks=(rl.Peak("fp64", 1e11, rl.Source("here", "measured")),),
-                   hbm_bytes=16e9, hbm_bytes_per_s=5e10, memory_source=rl.Source("here", "measured"))
-    page = widgets.roofline_explorer(chip, dtype="fp64", intensity=1.0)._repr_mimebundle_()["text/html"]
+    chip = rl.Chip(
+        name="my laptop",
+        vendor="measured",
+        peaks=(rl.Peak("fp64", 1e11, rl.Source("here", "measured")),),
+        hbm_bytes=16e9,
+        hbm_bytes_per_s=5e10,
+        memory_source=rl.Source("here", "measured"),
+    )
+    page = widgets.roofline_explorer(chip, dtype="fp64", intensity=1.0)._repr_mimebundle_()[
+        "text/html"
+    ]
     assert '<option value="my laptop" selected>' in page and "H100 SXM" in page
 
 
@@ -199,7 +226,12 @@ def test_mimebundle_respects_exclude(made):
 def test_widget_view_for_ipywidgets_7_style_objects():
     class Old:  # ipywidgets 7 widgets have a model_id but no _repr_mimebundle_
         model_id = "abc123"
-    assert widgets._widget_view(Old()) == {"version_major": 2, "version_minor": 0, "model_id": "abc123"}
+
+    assert widgets._widget_view(Old()) == {
+        "version_major": 2,
+        "version_minor": 0,
+        "model_id": "abc123",
+    }
 
 
 @pytest.mark.parametrize("name", list(EXPLORERS))

@@ -32,8 +32,9 @@ def teacher_config(tmp: Path) -> Path:
     # The book's own extensions (_ext/): Jupyter Book resolves local_extensions paths
     # against the config file's folder, and this config is written to `tmp`.
     local = config["sphinx"].get("local_extensions") or {}
-    config["sphinx"]["local_extensions"] = {name: str((ROOT / path).resolve())
-                                            for name, path in local.items()}
+    config["sphinx"]["local_extensions"] = {
+        name: str((ROOT / path).resolve()) for name, path in local.items()
+    }
     # sphinx-exercise's own hide_solutions leaves gated solutions (solution-start/-end,
     # which may hold code cells) half removed; _ext/hide_solutions.py removes them whole.
     config["sphinx"]["local_extensions"]["hide_solutions"] = str(ROOT / "_ext")
@@ -50,13 +51,19 @@ def summarize_failures(log: str) -> list[str]:
     """Name each notebook whose execution failed, the cell that raised, and the error."""
     text = ANSI.sub("", log)
     summary = []
-    for match in re.finditer(r"^(\S+\.(?:md|ipynb)): WARNING: Executing notebook failed", text, re.M):
-        rest = text[match.end():]
-        cell = re.search(r"An error occurred while executing the following cell:\n-+\n(.*?)\n-+\n", rest, re.S)
+    for match in re.finditer(
+        r"^(\S+\.(?:md|ipynb)): WARNING: Executing notebook failed", text, re.M
+    ):
+        rest = text[match.end() :]
+        cell = re.search(
+            r"An error occurred while executing the following cell:\n-+\n(.*?)\n-+\n", rest, re.S
+        )
         error = re.search(r"^(\w+(?:Error|Exception|Interrupt): .*)$", rest, re.M)
-        summary.append(f"notebook {match.group(1)} failed in the cell:\n    "
-                       + (cell.group(1).strip().replace("\n", "\n    ") if cell else "(cell not found)")
-                       + (f"\n  with {error.group(1)}" if error else ""))
+        summary.append(
+            f"notebook {match.group(1)} failed in the cell:\n    "
+            + (cell.group(1).strip().replace("\n", "\n    ") if cell else "(cell not found)")
+            + (f"\n  with {error.group(1)}" if error else "")
+        )
     for match in re.finditer(r"^(.*(?:WARNING|ERROR).*)$", text, re.M):
         line = match.group(1)
         if "Executing notebook failed" not in line and "[IPKernelApp]" not in line and not summary:
@@ -76,16 +83,21 @@ def main() -> int:
     if args.clean:
         shutil.rmtree(out / "_build" if out == ROOT else out, ignore_errors=True)
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
-    command = [str(jupyter_book), "build", str(ROOT),
-               "-n", "-W", "--keep-going"]
+    command = [str(jupyter_book), "build", str(ROOT), "-n", "-W", "--keep-going"]
     if out != ROOT:
         command += ["--path-output", str(out)]
     with tempfile.TemporaryDirectory() as tmp:
         if args.no_solutions:
             command += ["--config", str(teacher_config(Path(tmp)))]
         start = time.perf_counter()
-        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True, errors="replace")
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+        )
         lines = []
         for line in process.stdout:
             sys.stdout.write(line)
@@ -98,8 +110,10 @@ def main() -> int:
         for item in summarize_failures("".join(lines)):
             print("  " + item, file=sys.stderr)
         return returncode
-    print(f"\nBuilt in {seconds:.0f} s. Open {html / 'index.html'} in a browser, or serve it with\n"
-          f"  python -m http.server --directory {html} 8000   and visit http://localhost:8000")
+    print(
+        f"\nBuilt in {seconds:.0f} s. Open {html / 'index.html'} in a browser, or serve it with\n"
+        f"  python -m http.server --directory {html} 8000   and visit http://localhost:8000"
+    )
     return 0
 
 

@@ -1,4 +1,5 @@
 """Stop early, with a clear message, on a Python the book does not support."""
+
 import sys
 
 NEEDED = (3, 10)

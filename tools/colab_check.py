@@ -30,7 +30,7 @@ COLAB_PINS = (
     "numpy==2.0.2",
     "matplotlib==3.10.0",
     "sympy==1.13.1",
-    "threadpoolctl==3.6.0",   # there as a dependency of scikit-learn; roofline.measure needs it
+    "threadpoolctl==3.6.0",  # there as a dependency of scikit-learn; roofline.measure needs it
 )
 #: Installed with the pins to build the wheel without fetching anything (Colab has setuptools).
 BUILD_TOOLS = ("setuptools>=70.1",)  # 70.1: bdist_wheel without the `wheel` package
@@ -48,8 +48,9 @@ def _python(venv: Path) -> Path:
 def _run(command, what: str, **kwargs) -> str:
     result = subprocess.run([str(c) for c in command], capture_output=True, text=True, **kwargs)
     if result.returncode != 0:
-        raise RuntimeError(f"{what} failed (exit {result.returncode}):\n"
-                           f"{(result.stdout + result.stderr)[-3000:]}")
+        raise RuntimeError(
+            f"{what} failed (exit {result.returncode}):\n{(result.stdout + result.stderr)[-3000:]}"
+        )
     return result.stdout
 
 
@@ -68,10 +69,20 @@ def colab_venv(venv: Path = VENV) -> Path:
     venv.parent.mkdir(parents=True, exist_ok=True)
     base = getattr(sys, "_base_executable", sys.executable)
     _run([base, "-m", "venv", venv], "making the Colab venv")
-    _run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", *COLAB_PINS,
-          *BUILD_TOOLS],
-         f"installing Colab's versions ({', '.join(COLAB_PINS)}) from the package registry",
-         timeout=1800)
+    _run(
+        [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            *COLAB_PINS,
+            *BUILD_TOOLS,
+        ],
+        f"installing Colab's versions ({', '.join(COLAB_PINS)}) from the package registry",
+        timeout=1800,
+    )
     stamp.write_text(json.dumps(wanted), encoding="utf-8")
     return python
 
@@ -84,16 +95,45 @@ def install_wheel(python: Path, work: Path) -> str:
     for name in WHEEL_SOURCES:
         path = ROOT / name
         if path.is_dir():
-            shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            shutil.copytree(
+                path, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+            )
         else:
             shutil.copy2(path, source / name)
     wheels = work / "wheels"
-    _run([python, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-          "--disable-pip-version-check",
-          "-w", wheels, source], "building the roofline wheel", timeout=600)
+    _run(
+        [
+            python,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--disable-pip-version-check",
+            "-w",
+            wheels,
+            source,
+        ],
+        "building the roofline wheel",
+        timeout=600,
+    )
     wheel = next(wheels.glob("roofline-*.whl"))
-    _run([python, "-m", "pip", "install", "-q", "--no-index", "--force-reinstall", "--no-deps",
-          "--disable-pip-version-check", wheel], "installing the roofline wheel")
+    _run(
+        [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-index",
+            "--force-reinstall",
+            "--no-deps",
+            "--disable-pip-version-check",
+            wheel,
+        ],
+        "installing the roofline wheel",
+    )
     _run([python, "-m", "pip", "check"], "checking the Colab venv's dependencies (pip check)")
     return wheel.name
 
@@ -105,13 +145,21 @@ def kernel_manager(python: Path, kernels: Path):
 
     spec = kernels / "colab"
     spec.mkdir(parents=True, exist_ok=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Colab-like", "language": "python",
-        # PYTHONPATH could reach the checkout; debugpy's frozen-module note is not Colab's
-        "env": {"PYTHONPATH": "", "PYDEVD_DISABLE_FILE_VALIDATION": "1"},
-    }), encoding="utf-8")
-    return KernelManager(kernel_name="colab", kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "Colab-like",
+                "language": "python",
+                # PYTHONPATH could reach the checkout; debugpy's frozen-module note is not Colab's
+                "env": {"PYTHONPATH": "", "PYDEVD_DISABLE_FILE_VALIDATION": "1"},
+            }
+        ),
+        encoding="utf-8",
+    )
+    return KernelManager(
+        kernel_name="colab", kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)])
+    )
 
 
 def _output_texts(output) -> list[str]:
@@ -132,8 +180,13 @@ def run_notebook(path: Path, python: Path, kernels: Path) -> list[str]:
     for cell in nb.cells:
         cell.metadata.pop("tags", None)  # Colab ignores tags (raises-exception included)
     km = kernel_manager(python, kernels)
-    client = NotebookClient(nb, km=km, timeout=CELL_TIMEOUT_S, allow_errors=False,
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(
+        nb,
+        km=km,
+        timeout=CELL_TIMEOUT_S,
+        allow_errors=False,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
     problems = []
     try:
         client.execute()
@@ -150,14 +203,20 @@ def run_notebook(path: Path, python: Path, kernels: Path) -> list[str]:
             continue
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
-                problems.append(f"{path.name} cell {index}: {output['ename']}: {output['evalue'][:300]}")
+                problems.append(
+                    f"{path.name} cell {index}: {output['ename']}: {output['evalue'][:300]}"
+                )
             if output.get("name") == "stderr" and "Warning" in output.get("text", ""):
-                problems.append(f"{path.name} cell {index} shows the student a warning: "
-                                f"{output['text'].strip()[:300]}")
+                problems.append(
+                    f"{path.name} cell {index} shows the student a warning: "
+                    f"{output['text'].strip()[:300]}"
+                )
             said = [text for text in _output_texts(output) if CORRECT.search(text)]
             if said:  # once per output (its text and HTML forms both say it)
-                problems.append(f"{path.name} cell {index}: an exercise is reported correct under "
-                                f"Run all, before the student answered: {said[0].strip()[:200]}")
+                problems.append(
+                    f"{path.name} cell {index}: an exercise is reported correct under "
+                    f"Run all, before the student answered: {said[0].strip()[:200]}"
+                )
     return problems
 
 
@@ -175,13 +234,23 @@ def check(notebooks: list[Path], log=print) -> list[str]:
             copy = student / path.name
             shutil.copy2(path, copy)
             copies.append(copy)
-        where = _run([python, "-c", "import roofline, IPython, ipywidgets, numpy, matplotlib, sympy; "
-                      "print(roofline.__file__); print(IPython.__version__, ipywidgets.__version__, "
-                      "numpy.__version__, matplotlib.__version__, sympy.__version__)"],
-                     "importing roofline in the Colab venv", cwd=student, env=_clean_env())
+        where = _run(
+            [
+                python,
+                "-c",
+                "import roofline, IPython, ipywidgets, numpy, matplotlib, sympy; "
+                "print(roofline.__file__); print(IPython.__version__, ipywidgets.__version__, "
+                "numpy.__version__, matplotlib.__version__, sympy.__version__)",
+            ],
+            "importing roofline in the Colab venv",
+            cwd=student,
+            env=_clean_env(),
+        )
         package_file, versions = where.strip().splitlines()
         if Path(package_file).resolve().is_relative_to(ROOT.resolve() / "roofline"):
-            problems.append(f"roofline was imported from the checkout ({package_file}), not the wheel")
+            problems.append(
+                f"roofline was imported from the checkout ({package_file}), not the wheel"
+            )
         log(f"IPython, ipywidgets, numpy, matplotlib, sympy: {versions}")
         for copy in copies:
             found = run_notebook(copy, python, work / "kernels")
@@ -192,13 +261,18 @@ def check(notebooks: list[Path], log=print) -> list[str]:
 
 def _clean_env() -> dict:
     import os
-    return {key: value for key, value in os.environ.items()
-            if key not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+
+    return {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")
+    }
 
 
 def twins() -> list[Path]:
     sys.path.insert(0, str(ROOT / "tools"))
     import notebooks
+
     return [md.with_suffix(".ipynb") for md in notebooks.notebook_sources()]
 
 

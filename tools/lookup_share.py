@@ -11,6 +11,7 @@ Choice and symbolic answers are not counted; a `parts` exercise counts each nume
 Prints each lookup with the text that gives it away. Exit status 1 when the book's share is
 above MAX_SHARE or a chapter's above MAX_CHAPTER_SHARE. Used by tests/test_teaching.py.
 """
+
 from __future__ import annotations
 
 import math
@@ -23,27 +24,36 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from roofline.units import GRAMMAR  # noqa: E402
 
-MAX_SHARE = 0.25            # issue 17: at most a quarter of the book's numeric exercises are lookups
-MAX_CHAPTER_SHARE = 0.25    # and per chapter too
-MIN_REL_TOLERANCE = 0.005   # a value printed with 3-4 significant digits is this close
+MAX_SHARE = 0.25  # issue 17: at most a quarter of the book's numeric exercises are lookups
+MAX_CHAPTER_SHARE = 0.25  # and per chapter too
+MIN_REL_TOLERANCE = 0.005  # a value printed with 3-4 significant digits is this close
 
 #: the unit a printed value must carry to answer an exercise of each kind ("" = a bare number)
-KIND_UNITS = {"time": ("s",), "rate": ("FLOP/s",), "bandwidth": ("B/s",), "size": ("B",),
-              "count": ("FLOPs", "FLOP"), "intensity": ("FLOPs/B", "FLOP/B", ""),
-              "number": ("",)}
+KIND_UNITS = {
+    "time": ("s",),
+    "rate": ("FLOP/s",),
+    "bandwidth": ("B/s",),
+    "size": ("B",),
+    "count": ("FLOPs", "FLOP"),
+    "intensity": ("FLOPs/B", "FLOP/B", ""),
+    "number": ("",),
+}
 #: SI prefixes as the package reads them (roofline.units.GRAMMAR), without the binary ones
-PREFIXES = {"": 1.0, **{symbol: factor for symbol, factor, binary in GRAMMAR["short_prefixes"]
-                        if not binary}}
+PREFIXES = {
+    "": 1.0,
+    **{symbol: factor for symbol, factor, binary in GRAMMAR["short_prefixes"] if not binary},
+}
 NUMBER = re.compile(
     r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:[eE](?P<exp>[+-]?\d+))?"
     r"(?:\s*(?:×|x|\\times)\s*10\^\{?(?P<exp10>[+-]?\d+)\}?)?"
-    r"(?:\s?(?P<prefix>[pnµμumkKMGTPE])?(?P<unit>FLOPs/B|FLOP/B|FLOP/s|FLOPs|FLOP|B/s|B|s)(?![A-Za-z]))?")
+    r"(?:\s?(?P<prefix>[pnµμumkKMGTPE])?(?P<unit>FLOPs/B|FLOP/B|FLOP/s|FLOPs|FLOP|B/s|B|s)(?![A-Za-z]))?"
+)
 
 
 @dataclass
 class Printed:
     value: float
-    unit: str      # "" for a bare number
+    unit: str  # "" for a bare number
     context: str
     digits: int = 0  # significant digits as printed ("989.5" 4, "990" 3, "1" 1)
 
@@ -71,15 +81,18 @@ def printed_quantities(text: str) -> list[Printed]:
 def visible_text_outside_exercises(html: str) -> str:
     """The page's visible text with every exercise, solution and answer box removed."""
     from bs4 import BeautifulSoup
+
     soup = BeautifulSoup(html, "html.parser")
     for tag in soup(["script", "style", "noscript", "template"]):
         tag.decompose()
-    for tag in soup.select("div.exercise, div.solution, .roofline-answer-box, nav, footer, "
-                           "header, .bd-sidebar-primary, .bd-sidebar-secondary"):
+    for tag in soup.select(
+        "div.exercise, div.solution, .roofline-answer-box, nav, footer, "
+        "header, .bd-sidebar-primary, .bd-sidebar-secondary"
+    ):
         tag.decompose()
     for cell in soup.select("div.cell"):
         if "answer" in cell.get_text() and "check" in cell.get_text():
-            cell.decompose()   # an exercise's answer cell: its example answer is a format hint
+            cell.decompose()  # an exercise's answer cell: its example answer is a format hint
     main = soup.find("main") or soup
     return main.get_text(" ")
 
@@ -109,7 +122,7 @@ def chapter_exercise_ids(md: Path) -> list[str]:
 class ChapterShare:
     chapter: str
     numeric: int
-    lookups: list[tuple[str, float, str]]   # (exercise id, expected value, giveaway context)
+    lookups: list[tuple[str, float, str]]  # (exercise id, expected value, giveaway context)
 
     @property
     def share(self) -> float:
@@ -118,22 +131,26 @@ class ChapterShare:
 
 def chapter_share(md: Path, html_page: Path) -> ChapterShare:
     from roofline.exercises import get_exercise
+
     printed = printed_quantities(visible_text_outside_exercises(html_page.read_text("utf-8")))
     numeric, lookups = 0, []
     for label in chapter_exercise_ids(md):
         for ex_id, kind, value, tol in numeric_answers(get_exercise(label)):
             numeric += 1
             units = KIND_UNITS[kind]
-            hit = next((p for p in printed if p.unit in units
-                        and abs(p.value / value - 1) <= tol), None)
+            hit = next(
+                (p for p in printed if p.unit in units and abs(p.value / value - 1) <= tol), None
+            )
             if hit is not None:
                 lookups.append((ex_id, value, hit.context))
     return ChapterShare(md.stem, numeric, lookups)
 
 
 def book_shares(html: Path) -> list[ChapterShare]:
-    return [chapter_share(md, html / "chapters" / f"{md.stem}.html")
-            for md in sorted((ROOT / "chapters").glob("*.md"))]
+    return [
+        chapter_share(md, html / "chapters" / f"{md.stem}.html")
+        for md in sorted((ROOT / "chapters").glob("*.md"))
+    ]
 
 
 def main(argv: list[str]) -> int:
@@ -144,13 +161,17 @@ def main(argv: list[str]) -> int:
         total_numeric += share.numeric
         total_lookups += len(share.lookups)
         worst = max(worst, share.share)
-        print(f"{share.chapter}: {share.numeric} numeric, {len(share.lookups)} lookups "
-              f"({share.share:.0%})")
+        print(
+            f"{share.chapter}: {share.numeric} numeric, {len(share.lookups)} lookups "
+            f"({share.share:.0%})"
+        )
         for ex_id, value, context in share.lookups:
             print(f"    {ex_id} = {value:.4g}: ...{context}...")
-    print(f"book: {total_numeric} numeric, {total_lookups} lookups "
-          f"({total_lookups / max(total_numeric, 1):.0%}); limits: book {MAX_SHARE:.0%}, "
-          f"chapter {MAX_CHAPTER_SHARE:.0%}")
+    print(
+        f"book: {total_numeric} numeric, {total_lookups} lookups "
+        f"({total_lookups / max(total_numeric, 1):.0%}); limits: book {MAX_SHARE:.0%}, "
+        f"chapter {MAX_CHAPTER_SHARE:.0%}"
+    )
     too_many = total_lookups > MAX_SHARE * total_numeric or worst > MAX_CHAPTER_SHARE
     return 1 if too_many else 0
 

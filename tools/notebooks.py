@@ -50,8 +50,9 @@ def notebook_sources() -> list[Path]:
     the top-level notebook pages of NOTEBOOK_PAGES."""
     candidates = [path for folder in NOTEBOOK_DIRS for path in sorted((ROOT / folder).glob("*.md"))]
     candidates += [ROOT / name for name in NOTEBOOK_PAGES if (ROOT / name).exists()]
-    return [path for path in candidates
-            if path.read_text(encoding="utf-8").startswith("---\njupytext:")]
+    return [
+        path for path in candidates if path.read_text(encoding="utf-8").startswith("---\njupytext:")
+    ]
 
 
 def repository() -> tuple[str, str]:
@@ -65,9 +66,9 @@ def setup_cell_source() -> str:
     return (
         f"{SETUP_MARKER}: install the book's `roofline` package where it is missing (as in Colab).\n"
         "import importlib.util, subprocess, sys\n"
-        "if importlib.util.find_spec(\"roofline\") is None:\n"
-        "    subprocess.run([sys.executable, \"-m\", \"pip\", \"install\", \"-q\",\n"
-        f"                    \"roofline @ git+{url}@{branch}\"], check=True)"
+        'if importlib.util.find_spec("roofline") is None:\n'
+        '    subprocess.run([sys.executable, "-m", "pip", "install", "-q",\n'
+        f'                    "roofline @ git+{url}@{branch}"], check=True)'
     )
 
 
@@ -82,8 +83,10 @@ def expected_md_text(text: str) -> str:
     block = "```{code-cell} ipython3\n:tags: [remove-cell]\n\n" + setup_cell_source() + "\n```\n"
     if _SETUP_BLOCK.search(text):
         return _SETUP_BLOCK.sub(lambda _: block, text, count=1)
-    raise ValueError("no Colab setup cell found; the first code cell of every notebook must be it "
-                     "(copy it from chapters/01_where_does_the_time_go.md)")
+    raise ValueError(
+        "no Colab setup cell found; the first code cell of every notebook must be it "
+        "(copy it from chapters/01_where_does_the_time_go.md)"
+    )
 
 
 # ---------------------------------------------------------------- MyST -> CommonMark
@@ -134,37 +137,48 @@ class _Twin:
             if name == "glue:text" or name == "glue":
                 key = content.strip()
                 if ":" in key:
-                    raise TwinError(f"{self.source}: {{glue:text}}`{key}` has a format spec or a "
-                                    "path, which twins do not support; glue the formatted text")
+                    raise TwinError(
+                        f"{self.source}: {{glue:text}}`{key}` has a format spec or a "
+                        "path, which twins do not support; glue the formatted text"
+                    )
                 if key not in self.glue:
-                    raise TwinError(f"{self.source}: no value for {{glue:text}}`{key}`; run `make book`, "
-                                    "then `make notebooks` (the values come from the executed book)")
+                    raise TwinError(
+                        f"{self.source}: no value for {{glue:text}}`{key}`; run `make book`, "
+                        "then `make notebooks` (the values come from the executed book)"
+                    )
                 return self.glue[key]
             if name == "math":
                 return f"${content}$"
             if name in ("doc", "ref", "numref"):
                 link = self.link(name, content)
-                before = match.string[:match.start()]
-                if link.startswith("[the figure]") and re.search(r"(\A|[.!?]\)?\s+|\n\s*\n)\s*\Z", before):
-                    link = "[The figure]" + link[len("[the figure]"):]  # it starts a sentence
+                before = match.string[: match.start()]
+                if link.startswith("[the figure]") and re.search(
+                    r"(\A|[.!?]\)?\s+|\n\s*\n)\s*\Z", before
+                ):
+                    link = "[The figure]" + link[len("[the figure]") :]  # it starts a sentence
                 return link
             if name == "term":
                 return self.term(content)
-            raise TwinError(f"{self.source}: the MyST role {{{name}}} has no Colab form yet; "
-                            "use plain Markdown or teach tools/notebooks.py to rewrite it")
+            raise TwinError(
+                f"{self.source}: the MyST role {{{name}}} has no Colab form yet; "
+                "use plain Markdown or teach tools/notebooks.py to rewrite it"
+            )
+
         return _ROLE.sub(replace, text)
 
     def link(self, role: str, content: str) -> str:
         """A cross-reference as a Markdown link to the web edition's page (and anchor)."""
         explicit = re.fullmatch(r"(.*?)\s*<([^<>]+)>", content.strip(), re.S)
-        text, target = (explicit.group(1), explicit.group(2)) if explicit else (None, content.strip())
+        text, target = (
+            (explicit.group(1), explicit.group(2)) if explicit else (None, content.strip())
+        )
         if role == "doc":
             folder = Path(self.source).parent
             path = Path(target.lstrip("/")) if target.startswith("/") else folder / target
             path = Path(*[part for part in path.parts if part != "."]).with_suffix("")
             while ".." in path.parts:  # resolve "../x" without touching the file system
                 index = path.parts.index("..")
-                path = Path(*path.parts[:index - 1], *path.parts[index + 1:])
+                path = Path(*path.parts[: index - 1], *path.parts[index + 1 :])
             document = ROOT / path.with_suffix(".md")
             if not document.exists():
                 raise TwinError(f"{self.source}: {{doc}}`{content}` names no document ({path}.md)")
@@ -174,20 +188,26 @@ class _Twin:
             # twin says "the figure", linked to the numbered figure of the web edition
             document = figure_index().get(target)
             if document is None:
-                raise TwinError(f"{self.source}: {{numref}}`{content}` names no figure (no cell has "
-                                f"`name: {target}` in its mystnb figure metadata)")
+                raise TwinError(
+                    f"{self.source}: {{numref}}`{content}` names no figure (no cell has "
+                    f"`name: {target}` in its mystnb figure metadata)"
+                )
             return f"[{text or 'the figure'}]({web_url()}{document}.html#{target})"
         found = exercise_index().get(target)
         if found is None:
-            raise TwinError(f"{self.source}: {{{role}}}`{content}`: twins can link to exercises only "
-                            f"(no exercise is labelled {target!r})")
+            raise TwinError(
+                f"{self.source}: {{{role}}}`{content}`: twins can link to exercises only "
+                f"(no exercise is labelled {target!r})"
+            )
         document, title = found
         return f"[{text or title}]({web_url()}{document}.html#{target})"
 
     def term(self, content: str) -> str:
         """A glossary word as a link to its entry on the web edition's glossary page."""
         explicit = re.fullmatch(r"(.*?)\s*<([^<>]+)>", content.strip(), re.S)
-        text, target = (explicit.group(1), explicit.group(2)) if explicit else (content.strip(),) * 2
+        text, target = (
+            (explicit.group(1), explicit.group(2)) if explicit else (content.strip(),) * 2
+        )
         found = glossary_terms().get(target.strip().lower())
         if found is None:
             raise TwinError(f"{self.source}: {{term}}`{content}`: no such word in the glossary")
@@ -208,7 +228,9 @@ class _Twin:
             if "nonumber" in options:
                 title = "Exercise" + (f" ({argument})" if argument else "")
             else:
-                title = f"Exercise {self.first_exercise + self.exercises}" + (f" ({argument})" if argument else "")
+                title = f"Exercise {self.first_exercise + self.exercises}" + (
+                    f" ({argument})" if argument else ""
+                )
                 self.exercises += 1
             if "label" in options:
                 self.exercise_titles[options["label"]] = title
@@ -216,14 +238,16 @@ class _Twin:
             return f"{level} {title}\n\n{self.markdown(body)}\n"
         if name == "math":
             return f"$$\n{body}\n$$\n"
-        raise TwinError(f"{self.source}: the MyST directive {{{name}}} has no Colab form yet; "
-                        "use plain Markdown or teach tools/notebooks.py to rewrite it")
+        raise TwinError(
+            f"{self.source}: the MyST directive {{{name}}} has no Colab form yet; "
+            "use plain Markdown or teach tools/notebooks.py to rewrite it"
+        )
 
     def markdown(self, text: str) -> str:
         """CommonMark + LaTeX for one stretch of MyST markdown (no solution markers inside)."""
         out, position = [], 0
         for match in _DIRECTIVE.finditer(text):
-            out.append(self.plain(text[position:match.start()]))
+            out.append(self.plain(text[position : match.start()]))
             out.append(self.directive(match))
             position = match.end()
         out.append(self.plain(text[position:]))
@@ -239,14 +263,18 @@ class _Twin:
     def solution_title(self, argument: str) -> str:
         label = argument.strip()
         if label not in self.exercise_titles:
-            raise TwinError(f"{self.source}: a solution refers to {label!r}, which is no exercise "
-                            "above it in the same notebook")
+            raise TwinError(
+                f"{self.source}: a solution refers to {label!r}, which is no exercise "
+                "above it in the same notebook"
+            )
         return SOLUTION_SUMMARY.format(exercise=self.exercise_titles[label])
 
 
 _SOLUTION_MARKER = re.compile(
     r"^```\{(?P<kind>solution-start|solution-end)\}[ \t]*(?P<argument>[^\n]*)\n"
-    r"(?:[ \t]*:[\w-]+:[^\n]*\n)*```[ \t]*$\n?", re.M)
+    r"(?:[ \t]*:[\w-]+:[^\n]*\n)*```[ \t]*$\n?",
+    re.M,
+)
 
 
 def _segments(notebook):
@@ -257,8 +285,11 @@ def _segments(notebook):
             continue
         position = 0
         for match in _SOLUTION_MARKER.finditer(cell.source):
-            yield "md", cell.source[position:match.start()]
-            yield ("start" if match.group("kind") == "solution-start" else "end"), match.group("argument")
+            yield "md", cell.source[position : match.start()]
+            yield (
+                ("start" if match.group("kind") == "solution-start" else "end"),
+                match.group("argument"),
+            )
             position = match.end()
         yield "md", cell.source[position:]
 
@@ -292,7 +323,9 @@ def web_url() -> str:
 
 def document_title(md_path: Path) -> str:
     """The first top-level heading of a document (what a {doc} link without text shows)."""
-    prose = re.sub(r"^```.*?^```[ \t]*$", "", md_path.read_text(encoding="utf-8"), flags=re.M | re.S)
+    prose = re.sub(
+        r"^```.*?^```[ \t]*$", "", md_path.read_text(encoding="utf-8"), flags=re.M | re.S
+    )
     found = re.search(r"^# (.+)$", prose, re.M)  # not a comment in a code cell
     return found.group(1).strip() if found else md_path.stem
 
@@ -319,8 +352,10 @@ def glossary_anchor(term: str) -> str:
     try:
         from sphinx.util.nodes import _make_id  # what Sphinx itself uses (sphinx >= 3)
     except ImportError:  # the same rule, for a checkout without the book's packages
+
         def _make_id(text):
             return re.sub(r"[^\w]+", "-", text.strip()).strip("-")
+
     return _make_id(f"term-{term}")
 
 
@@ -342,7 +377,10 @@ def exercise_index() -> dict[str, tuple[str, str]]:
                 title = f"Exercise {number}"
             title += f" ({argument})" if argument else ""
             if "label" in options:
-                index[options["label"]] = (document.relative_to(ROOT).with_suffix("").as_posix(), title)
+                index[options["label"]] = (
+                    document.relative_to(ROOT).with_suffix("").as_posix(),
+                    title,
+                )
     return index
 
 
@@ -351,7 +389,9 @@ def figure_index() -> dict[str, str]:
     index = {}
     for document in toc_documents():
         if document.exists() and document.suffix == ".md":
-            for name in re.findall(r"^    name: (fig-[\w-]+)\s*$", document.read_text(encoding="utf-8"), re.M):
+            for name in re.findall(
+                r"^    name: (fig-[\w-]+)\s*$", document.read_text(encoding="utf-8"), re.M
+            ):
                 index[name] = document.relative_to(ROOT).with_suffix("").as_posix()
     return index
 
@@ -365,8 +405,11 @@ def exercises_before(md_path: Path) -> int:
             return count
         if document.exists():
             text = document.read_text(encoding="utf-8")
-            count += sum(":nonumber:" not in m.group("options")
-                         for m in _DIRECTIVE.finditer(text) if m.group("name") == "exercise")
+            count += sum(
+                ":nonumber:" not in m.group("options")
+                for m in _DIRECTIVE.finditer(text)
+                if m.group("name") == "exercise"
+            )
     raise TwinError(f"{md_path.name} is not in _toc.yml, so its exercises have no numbers")
 
 
@@ -407,8 +450,11 @@ def twin_cells(notebook, source: str, glue: dict[str, str], first_exercise: int 
 # ---------------------------------------------------------------- glued values
 def glued_names(md_text: str) -> list[str]:
     """The names of every `{glue:text}` role in a MyST text, in order."""
-    return [m.group("content").split(":", 1)[0].strip()
-            for m in _ROLE.finditer(md_text) if m.group("name") in ("glue:text", "glue")]
+    return [
+        m.group("content").split(":", 1)[0].strip()
+        for m in _ROLE.finditer(md_text)
+        if m.group("name") in ("glue:text", "glue")
+    ]
 
 
 def glue_text_of(data: dict) -> str:
@@ -433,8 +479,11 @@ def executed_glue(executed_path: Path) -> dict[str, str]:
     if not glue_file.exists():
         return {}
     stored = json.loads(glue_file.read_text(encoding="utf-8"))
-    return {name: glue_text_of(output["data"]) for name, output in stored.items()
-            if "text/plain" in output.get("data", {})}
+    return {
+        name: glue_text_of(output["data"])
+        for name, output in stored.items()
+        if "text/plain" in output.get("data", {})
+    }
 
 
 def _code_sources(notebook) -> list[str]:
@@ -481,8 +530,9 @@ def expected_ipynb_text(md_path: Path, glue: dict[str, str] | None = None) -> st
     notebook.metadata.pop("jupytext", None)
     notebook.metadata["colab"] = {"provenance": []}
     notebook.metadata[GLUE_KEY] = dict(sorted(glue.items()))
-    notebook.cells = twin_cells(notebook, md_path.relative_to(ROOT).as_posix(), glue,
-                                exercises_before(md_path) + 1)
+    notebook.cells = twin_cells(
+        notebook, md_path.relative_to(ROOT).as_posix(), glue, exercises_before(md_path) + 1
+    )
     for number, cell in enumerate(notebook.cells):
         cell.id = f"cell-{number}"  # stable ids, so regenerating changes nothing
         if cell.cell_type == "code":
@@ -526,8 +576,10 @@ def _stale_cache_note() -> str | None:
     newer = [path for path in (ROOT / "roofline").rglob("*.py") if path.stat().st_mtime > built]
     if not newer:
         return None
-    return (f"note: {newer[0].relative_to(ROOT)} changed after the book was executed; if a number "
-            f"in the prose moved, refresh with: {REFRESH_HINT}")
+    return (
+        f"note: {newer[0].relative_to(ROOT)} changed after the book was executed; if a number "
+        f"in the prose moved, refresh with: {REFRESH_HINT}"
+    )
 
 
 def sync() -> int:
@@ -553,9 +605,12 @@ def sync() -> int:
             twin.write_text(content, encoding="utf-8")
             print(f"wrote {twin.relative_to(ROOT)}")
     if stale:
-        print("glued values kept from the previous twins (no up-to-date executed book in "
-              f"{EXECUTED_DIR}) for: {', '.join(stale)}; "
-              f"if their numbers changed: {REFRESH_HINT}", file=sys.stderr)
+        print(
+            "glued values kept from the previous twins (no up-to-date executed book in "
+            f"{EXECUTED_DIR}) for: {', '.join(stale)}; "
+            f"if their numbers changed: {REFRESH_HINT}",
+            file=sys.stderr,
+        )
     note = _stale_cache_note()
     if note:
         print(note, file=sys.stderr)

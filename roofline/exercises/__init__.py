@@ -10,12 +10,28 @@ Every chapter keeps its exercises in a module of this package named `ch*.py`
 import importlib
 import pkgutil
 
-from .core import (UNIT_FOR_KIND, Exercise, Feedback, Mistake, check, get_exercise,
-                   list_exercises, register)
+from .core import (
+    UNIT_FOR_KIND,
+    Exercise,
+    Feedback,
+    Mistake,
+    check,
+    get_exercise,
+    list_exercises,
+    register,
+)
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     if _module.startswith(("ch", "hw")):
         importlib.import_module(f"{__name__}.{_module}")
 
-__all__ = ["Exercise", "Feedback", "Mistake", "check", "get_exercise", "list_exercises",
-           "register", "UNIT_FOR_KIND"]
+__all__ = [
+    "Exercise",
+    "Feedback",
+    "Mistake",
+    "check",
+    "get_exercise",
+    "list_exercises",
+    "register",
+    "UNIT_FOR_KIND",
+]

@@ -37,8 +37,14 @@ import secrets
 from ..units import GRAMMAR, parse_quantity_details
 from . import core
 
-__all__ = ["answer_payload", "private_payload", "encode_payload", "decode_payload",
-           "render_answer_box", "BOX_SCRIPT"]
+__all__ = [
+    "answer_payload",
+    "private_payload",
+    "encode_payload",
+    "decode_payload",
+    "render_answer_box",
+    "BOX_SCRIPT",
+]
 
 _COUNTER = itertools.count(1)
 _TOKEN = secrets.token_hex(3)  # a new kernel never reuses an old output's ids
@@ -68,17 +74,24 @@ def _points(exercise, count=4) -> list:
 
 def _values_at(expression, names, points) -> list:
     import sympy
+
     expression = core._by_name(sympy.sympify(expression, locals=names), names)
-    return [float(expression.evalf(30, subs={names[k]: sympy.Float(v, 30) for k, v in p.items()}))
-            for p in points]
+    return [
+        float(expression.evalf(30, subs={names[k]: sympy.Float(v, 30) for k, v in p.items()}))
+        for p in points
+    ]
 
 
 def answer_payload(exercise: core.Exercise, params: dict | None = None) -> dict:
     """Everything the browser needs to check an answer, computed by `roofline` now."""
     resolved = exercise.resolve(params or {})
-    payload = {"id": exercise.id, "kind": exercise.kind, "tolerance": exercise.tolerance,
-               "hint": exercise.hints[0] if exercise.hints else "",
-               "homework": bool(exercise.homework)}
+    payload = {
+        "id": exercise.id,
+        "kind": exercise.kind,
+        "tolerance": exercise.tolerance,
+        "hint": exercise.hints[0] if exercise.hints else "",
+        "homework": bool(exercise.homework),
+    }
     if exercise.kind == "parts":
         payload["parts"] = [answer_payload(part, resolved) for part in exercise.parts]
         payload["labels"] = [part.label() for part in exercise.parts]
@@ -91,8 +104,10 @@ def answer_payload(exercise: core.Exercise, params: dict | None = None) -> dict:
         payload["symbols"] = list(exercise.symbols)
         payload["points"] = points
         payload["expected_values"] = _values_at(expected, names, points)
-        payload["mistakes"] = [[_values_at(m.value, names, points), m.message]
-                               for m in exercise.specific_mistakes(**resolved)]
+        payload["mistakes"] = [
+            [_values_at(m.value, names, points), m.message]
+            for m in exercise.specific_mistakes(**resolved)
+        ]
         return payload
     if exercise.kind == "choice":
         extra = exercise.choice_words
@@ -100,14 +115,17 @@ def answer_payload(exercise: core.Exercise, params: dict | None = None) -> dict:
         payload["choices"] = {core.normalise_choice(c, extra): c for c in exercise.choices}
         payload["choice_words"] = dict(extra)
         payload["listed"] = ", ".join(repr(c) for c in exercise.choices)
-        payload["mistakes"] = [[core.normalise_choice(str(m.value), extra), m.message]
-                               for m in exercise.specific_mistakes(**resolved)]
+        payload["mistakes"] = [
+            [core.normalise_choice(str(m.value), extra), m.message]
+            for m in exercise.specific_mistakes(**resolved)
+        ]
         return payload
     payload["expected"] = _number(expected)
     payload["wanted"] = None if exercise.kind == "number" else exercise.kind
     payload["tol_text"] = core.tolerance_text(exercise.tolerance)
-    payload["mistakes"] = [[_number(m.value), m.message, m.tag]
-                           for m in exercise.mistake_table(**resolved)]
+    payload["mistakes"] = [
+        [_number(m.value), m.message, m.tag] for m in exercise.mistake_table(**resolved)
+    ]
     givens = []
     for text in exercise.given_quantities(**resolved):
         try:
@@ -121,10 +139,16 @@ def answer_payload(exercise: core.Exercise, params: dict | None = None) -> dict:
 
 #: What a homework box carries: no expected value, no mistakes (nothing to back out).
 def private_payload(exercise: core.Exercise) -> dict:
-    return {"id": exercise.id, "kind": "private", "hint": "",
-            "message": ("Homework is checked with your own student id and numbers: put your "
-                        "answer in the notebook cell above and run it (in Jupyter or Colab). "
-                        "This box does not check homework.")}
+    return {
+        "id": exercise.id,
+        "kind": "private",
+        "hint": "",
+        "message": (
+            "Homework is checked with your own student id and numbers: put your "
+            "answer in the notebook cell above and run it (in Jupyter or Colab). "
+            "This box does not check homework."
+        ),
+    }
 
 
 def encode_payload(payload: dict) -> str:
@@ -630,7 +654,9 @@ BOX_SCRIPT = r"""
     catch (e) { if (e instanceof Unreadable) { throw new Error(e.msg); } throw e; }
   }, decode: decode};
 })();
-""".replace("%SHARED%", base64.b64encode(json.dumps(_SHARED, ensure_ascii=False).encode("utf-8")).decode())
+""".replace(
+    "%SHARED%", base64.b64encode(json.dumps(_SHARED, ensure_ascii=False).encode("utf-8")).decode()
+)
 
 
 def _slug(text: str) -> str:
@@ -643,16 +669,30 @@ def render_answer_box(exercise: core.Exercise, params: dict | None = None) -> st
     private = bool(exercise.homework)
     payload = private_payload(exercise) if private else answer_payload(exercise, params)
     box_id = f"rlbox-{_slug(exercise.id)}-{_TOKEN}-{next(_COUNTER)}"
-    placeholder = {"choice": " or ".join(exercise.choices), "symbolic": "a formula, e.g. 2*B*D*F",
-                   "number": "a number", "time": "a time, e.g. 12.3 ms",
-                   "rate": "a rate, e.g. 450 TFLOP/s", "bandwidth": "a bandwidth, e.g. 1.2 TB/s",
-                   "size": "a size, e.g. 8 GB", "count": "a count, e.g. 3e12 FLOPs",
-                   "intensity": "FLOPs per byte",
-                   "parts": "answers separated by ;"}[exercise.kind]
-    intro = (payload["message"] if private else
-             "Check your answer here (this page checks it in your browser; no kernel needed)."
-             + (" A formula is checked by evaluating it at random values of "
-                + ", ".join(exercise.symbols) + "." if exercise.kind == "symbolic" else ""))
+    placeholder = {
+        "choice": " or ".join(exercise.choices),
+        "symbolic": "a formula, e.g. 2*B*D*F",
+        "number": "a number",
+        "time": "a time, e.g. 12.3 ms",
+        "rate": "a rate, e.g. 450 TFLOP/s",
+        "bandwidth": "a bandwidth, e.g. 1.2 TB/s",
+        "size": "a size, e.g. 8 GB",
+        "count": "a count, e.g. 3e12 FLOPs",
+        "intensity": "FLOPs per byte",
+        "parts": "answers separated by ;",
+    }[exercise.kind]
+    intro = (
+        payload["message"]
+        if private
+        else "Check your answer here (this page checks it in your browser; no kernel needed)."
+        + (
+            " A formula is checked by evaluating it at random values of "
+            + ", ".join(exercise.symbols)
+            + "."
+            if exercise.kind == "symbolic"
+            else ""
+        )
+    )
     e = html.escape
     return (
         f'<div class="roofline-answer-box" data-exercise="{e(exercise.id)}" id="{box_id}" '
@@ -660,7 +700,7 @@ def render_answer_box(exercise: core.Exercise, params: dict | None = None) -> st
         'style="border:1px solid #999;border-radius:4px;padding:0.5em 0.8em;margin:0.4em 0">'
         f'<div style="font-size:0.9em;margin-bottom:0.3em">{e(intro)}</div>'
         f'<label for="{box_id}-input" style="margin-right:0.4em">Your answer to '
-        f'&ldquo;{e(exercise.label())}&rdquo;:</label>'
+        f"&ldquo;{e(exercise.label())}&rdquo;:</label>"
         f'<input id="{box_id}-input" type="text" autocomplete="off" spellcheck="false" '
         f'placeholder="{e(placeholder)}" style="min-width:12em">'
         f'<button type="button" id="{box_id}-button" style="margin-left:0.4em">Check</button>'

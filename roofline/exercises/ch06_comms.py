@@ -8,188 +8,276 @@ def _one_way(chip):
     return get_chip(chip).link_bytes_per_s
 
 
-register(Exercise(
-    id="comms-critical-d-v4",
-    title="Two TPU v4 chips (chapter 6)",
-    question="Two TPU v4 chips split X[B, D] @ W[D, F] (bf16) along D and add their partial sums "
-             "over one ICI link. Above which D does each chip's math outlast the link transfer?",
-    answer=lambda p: sharded_critical_D(p["chip"], n=2, dtype="bf16"),
-    kind="number",
-    params={"chip": "TPU v4"},
-    hints=("Per chip: t_math = (2BDF/2) / peak FLOP/s and t_link = 2BF bytes / one-way link "
-           "bandwidth. Set them equal: B and F cancel.",),
-    mistakes=lambda p: [
-        Mistake(sharded_critical_D(p["chip"], n=2, link_bytes_per_s=2 * _one_way(p["chip"])),
+register(
+    Exercise(
+        id="comms-critical-d-v4",
+        title="Two TPU v4 chips (chapter 6)",
+        question="Two TPU v4 chips split X[B, D] @ W[D, F] (bf16) along D and add their partial sums "
+        "over one ICI link. Above which D does each chip's math outlast the link transfer?",
+        answer=lambda p: sharded_critical_D(p["chip"], n=2, dtype="bf16"),
+        kind="number",
+        params={"chip": "TPU v4"},
+        hints=(
+            "Per chip: t_math = (2BDF/2) / peak FLOP/s and t_link = 2BF bytes / one-way link "
+            "bandwidth. Set them equal: B and F cancel.",
+        ),
+        mistakes=lambda p: [
+            Mistake(
+                sharded_critical_D(p["chip"], n=2, link_bytes_per_s=2 * _one_way(p["chip"])),
                 "Half the answer. Either you used the bidirectional link figure (each chip's partial "
                 "sum travels one way, while the other chip's comes back the other way), or you "
                 "counted 1 byte per element (bf16 has 2), or all 2BDF FLOPs on each chip (each "
-                "does half)."),
-        Mistake(2 * sharded_critical_D(p["chip"], n=2),
+                "does half).",
+            ),
+            Mistake(
+                2 * sharded_critical_D(p["chip"], n=2),
                 "You charged 4BF bytes: both partial sums on one direction. Links are full duplex, "
-                "so each direction carries only 2BF bytes."),
-    ],
-))
+                "so each direction carries only 2BF bytes.",
+            ),
+        ],
+    )
+)
 
-register(Exercise(
-    id="comms-time-per-chip",
-    title="Time per chip (chapter 6)",
-    question="B = 1024, D = 16384, F = 8192 in bf16, D split over 2 TPU v5e chips. How long does each "
-             "chip need at best (math, HBM traffic and link transfer perfectly overlapped)?",
-    answer=lambda p: sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_lower,
-    kind="time",
-    params={"B": 1024, "D": 16384, "F": 8192, "chip": "TPU v5e"},
-    hints=("Per chip: the largest of t_math = (2BDF/2) / peak, t_HBM = its shards and partial sum "
-           "/ HBM bandwidth, and t_link = 2BF / link.",),
-    mistakes=lambda p: [
-        Mistake(sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_math * 2,
-                "That is the time for all 2BDF FLOPs on one chip: each chip does only half of them."),
-        Mistake(2 * sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_link,
+register(
+    Exercise(
+        id="comms-time-per-chip",
+        title="Time per chip (chapter 6)",
+        question="B = 1024, D = 16384, F = 8192 in bf16, D split over 2 TPU v5e chips. How long does each "
+        "chip need at best (math, HBM traffic and link transfer perfectly overlapped)?",
+        answer=lambda p: sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_lower,
+        kind="time",
+        params={"B": 1024, "D": 16384, "F": 8192, "chip": "TPU v5e"},
+        hints=(
+            "Per chip: the largest of t_math = (2BDF/2) / peak, t_HBM = its shards and partial sum "
+            "/ HBM bandwidth, and t_link = 2BF / link.",
+        ),
+        mistakes=lambda p: [
+            Mistake(
+                sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_math * 2,
+                "That is the time for all 2BDF FLOPs on one chip: each chip does only half of them.",
+            ),
+            Mistake(
+                2 * sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_link,
                 "That charges 4BF bytes to the link: both partial sums in one direction. Links "
-                "are full duplex, so each direction carries one 2BF-byte partial sum."),
-        Mistake(sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_upper,
+                "are full duplex, so each direction carries one 2BF-byte partial sum.",
+            ),
+            Mistake(
+                sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_upper,
                 "That is the sum of the three times, the bound with no overlap; the question asks for "
-                "the best case, the largest of them."),
-    ],
-))
+                "the best case, the largest of them.",
+            ),
+        ],
+    )
+)
 
-register(Exercise(
-    id="comms-which-regime",
-    title="Which resource? (chapter 6)",
-    question="Two TPU v5e chips, bf16, D split in two: B = 8192, D = 4096, F = 16384. Which resource "
-             "sets each chip's pace: 'compute', 'memory' (its HBM) or 'link'?",
-    answer=lambda p: sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).bound,
-    kind="choice",
-    choices=("compute", "memory", "link"),
-    params={"B": 8192, "D": 4096, "F": 16384, "chip": "TPU v5e"},
-    hints=(f"Compare D with the link's critical D (about {sharded_critical_D('TPU v5e'):.0f} for v5e; "
-           "B does not matter there), and B with the HBM critical batch of the chip's slice.",),
-    mistakes=lambda p: [
-        Mistake("compute", "A large B does not help the link: each chip's math and the partial sum "
-                           "it sends both grow with B (and with F). Only D, which the partial sum does "
-                           "not contain, decides between math and link."),
-        Mistake("memory", "With B = 8192 each chip does plenty of math per HBM byte; the HBM time is "
-                          "the shortest of the three here."),
-    ],
-))
+register(
+    Exercise(
+        id="comms-which-regime",
+        title="Which resource? (chapter 6)",
+        question="Two TPU v5e chips, bf16, D split in two: B = 8192, D = 4096, F = 16384. Which resource "
+        "sets each chip's pace: 'compute', 'memory' (its HBM) or 'link'?",
+        answer=lambda p: sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).bound,
+        kind="choice",
+        choices=("compute", "memory", "link"),
+        params={"B": 8192, "D": 4096, "F": 16384, "chip": "TPU v5e"},
+        hints=(
+            f"Compare D with the link's critical D (about {sharded_critical_D('TPU v5e'):.0f} for v5e; "
+            "B does not matter there), and B with the HBM critical batch of the chip's slice.",
+        ),
+        mistakes=lambda p: [
+            Mistake(
+                "compute",
+                "A large B does not help the link: each chip's math and the partial sum "
+                "it sends both grow with B (and with F). Only D, which the partial sum does "
+                "not contain, decides between math and link.",
+            ),
+            Mistake(
+                "memory",
+                "With B = 8192 each chip does plenty of math per HBM byte; the HBM time is "
+                "the shortest of the three here.",
+            ),
+        ],
+    )
+)
 
-register(Exercise(
-    id="comms-hbm-bytes-per-chip",
-    title="Memory bytes per chip, symbolically (chapter 6)",
-    question="A bf16 matmul X[B, D] @ W[D, F] is split along D over n chips. Each chip reads its "
-             "shards of X and W from its own memory once and writes its [B, F] partial sum once. "
-             "Write the bytes each chip moves to and from its own memory, in terms of B, D, F, n.",
-    answer=lambda p: "2*B*D/n + 2*D*F/n + 2*B*F",
-    kind="symbolic",
-    symbols=("B", "D", "F", "n"),
-    hints=("Chip i holds X_i[B, D/n] and W_i[D/n, F] and computes a whole Y_i[B, F]; every "
-           "element is 2 bytes in bf16.",),
-    mistakes=lambda p: [
-        Mistake("2*B*D/n + 2*D*F/n + 2*B*F/n", "The partial sum is not split: every chip computes "
-                                               "a whole [B, F] partial sum, 2BF bytes."),
-        Mistake("2*B*D + 2*D*F + 2*B*F", "That is one chip doing the whole matmul; each chip holds "
-                                         "only D/n of the columns of X and rows of W."),
-        Mistake("B*D/n + D*F/n + B*F", "bf16 is 2 bytes per element."),
-    ],
-))
+register(
+    Exercise(
+        id="comms-hbm-bytes-per-chip",
+        title="Memory bytes per chip, symbolically (chapter 6)",
+        question="A bf16 matmul X[B, D] @ W[D, F] is split along D over n chips. Each chip reads its "
+        "shards of X and W from its own memory once and writes its [B, F] partial sum once. "
+        "Write the bytes each chip moves to and from its own memory, in terms of B, D, F, n.",
+        answer=lambda p: "2*B*D/n + 2*D*F/n + 2*B*F",
+        kind="symbolic",
+        symbols=("B", "D", "F", "n"),
+        hints=(
+            "Chip i holds X_i[B, D/n] and W_i[D/n, F] and computes a whole Y_i[B, F]; every "
+            "element is 2 bytes in bf16.",
+        ),
+        mistakes=lambda p: [
+            Mistake(
+                "2*B*D/n + 2*D*F/n + 2*B*F/n",
+                "The partial sum is not split: every chip computes "
+                "a whole [B, F] partial sum, 2BF bytes.",
+            ),
+            Mistake(
+                "2*B*D + 2*D*F + 2*B*F",
+                "That is one chip doing the whole matmul; each chip holds "
+                "only D/n of the columns of X and rows of W.",
+            ),
+            Mistake("B*D/n + D*F/n + B*F", "bf16 is 2 bytes per element."),
+        ],
+    )
+)
 
-register(Exercise(
-    id="comms-ring-bytes-fp32",
-    title="fp32 partial sums on a ring (chapter 6)",
-    question="The n chips of a matmul split along D keep their partial sums of Y[B, F] in fp32 "
-             "(4 bytes per element) and add them with an all-reduce on a one-way ring. How many bytes "
-             "does each chip send over its link in one direction? (an expression in B, F, n)",
-    answer=lambda p: "8*B*F*(n - 1)/n",
-    kind="symbolic",
-    symbols=("B", "F", "n"),
-    hints=("An all-reduce is a reduce-scatter then an all-gather; on a ring each sends (n-1)/n of "
-           "the array out of every chip. One partial sum is B*F elements of 4 bytes.",),
-    mistakes=lambda p: [
-        Mistake("4*B*F*(n - 1)/n", "That counts 2 bytes per element (bf16 partial sums), or only "
-                                   "one half of the all-reduce; fp32 sums of both halves are twice "
-                                   "this."),
-        Mistake("16*B*F*(n - 1)/n", "That counts both directions; links are full duplex, so only one "
-                                    "direction's bytes cost time."),
-        Mistake("4*B*F", "That is one fp32 partial sum: the n = 2 answer would be 4BF, but for n "
-                         "chips a ring sends 2(n-1)/n partial sums."),
-    ],
-))
+register(
+    Exercise(
+        id="comms-ring-bytes-fp32",
+        title="fp32 partial sums on a ring (chapter 6)",
+        question="The n chips of a matmul split along D keep their partial sums of Y[B, F] in fp32 "
+        "(4 bytes per element) and add them with an all-reduce on a one-way ring. How many bytes "
+        "does each chip send over its link in one direction? (an expression in B, F, n)",
+        answer=lambda p: "8*B*F*(n - 1)/n",
+        kind="symbolic",
+        symbols=("B", "F", "n"),
+        hints=(
+            "An all-reduce is a reduce-scatter then an all-gather; on a ring each sends (n-1)/n of "
+            "the array out of every chip. One partial sum is B*F elements of 4 bytes.",
+        ),
+        mistakes=lambda p: [
+            Mistake(
+                "4*B*F*(n - 1)/n",
+                "That counts 2 bytes per element (bf16 partial sums), or only "
+                "one half of the all-reduce; fp32 sums of both halves are twice "
+                "this.",
+            ),
+            Mistake(
+                "16*B*F*(n - 1)/n",
+                "That counts both directions; links are full duplex, so only one "
+                "direction's bytes cost time.",
+            ),
+            Mistake(
+                "4*B*F",
+                "That is one fp32 partial sum: the n = 2 answer would be 4BF, but for n "
+                "chips a ring sends 2(n-1)/n partial sums.",
+            ),
+        ],
+    )
+)
 
-register(Exercise(
-    id="comms-allgather-mesh",
-    title="An all-gather on a full mesh (chapter 6)",
-    question="n chips are joined as a full mesh: every chip has its own link, W bytes/s each way, to "
-             "every other chip. Write the time of an all-gather of an array of V bytes (each chip "
-             "starts with V/n of it) over the n chips, bandwidth term only, in V, n and W.",
-    answer=lambda p: "V/(n*W)",
-    kind="symbolic",
-    symbols=("V", "n", "W"),
-    hints=("Each chip needs the V/n bytes of every other chip, and each of those pieces arrives "
-           "over its own link, all at the same time.",),
-    mistakes=lambda p: [
-        Mistake("(n - 1)*V/(n*W)", "That sends every piece over one link, as on a one-way ring; on "
-                                   "a mesh the n - 1 pieces arrive over n - 1 links at once."),
-        Mistake("(n - 1)*V/(2*n*W)", "That is a bidirectional ring (two links per chip); a mesh has "
-                                     "n - 1 links per chip."),
-        Mistake("V/W", "That moves the whole array over one link; each link carries only one "
-                       "chip's V/n."),
-    ],
-))
+register(
+    Exercise(
+        id="comms-allgather-mesh",
+        title="An all-gather on a full mesh (chapter 6)",
+        question="n chips are joined as a full mesh: every chip has its own link, W bytes/s each way, to "
+        "every other chip. Write the time of an all-gather of an array of V bytes (each chip "
+        "starts with V/n of it) over the n chips, bandwidth term only, in V, n and W.",
+        answer=lambda p: "V/(n*W)",
+        kind="symbolic",
+        symbols=("V", "n", "W"),
+        hints=(
+            "Each chip needs the V/n bytes of every other chip, and each of those pieces arrives "
+            "over its own link, all at the same time.",
+        ),
+        mistakes=lambda p: [
+            Mistake(
+                "(n - 1)*V/(n*W)",
+                "That sends every piece over one link, as on a one-way ring; on "
+                "a mesh the n - 1 pieces arrive over n - 1 links at once.",
+            ),
+            Mistake(
+                "(n - 1)*V/(2*n*W)",
+                "That is a bidirectional ring (two links per chip); a mesh has "
+                "n - 1 links per chip.",
+            ),
+            Mistake(
+                "V/W",
+                "That moves the whole array over one link; each link carries only one chip's V/n.",
+            ),
+        ],
+    )
+)
 
-register(Exercise(
-    id="comms-torus-critical-d",
-    title="A TPU v6e torus axis (chapter 6)",
-    question="Eight TPU v6e chips along one axis of a 2D torus (a bidirectional ring) split a bf16 "
-             "matmul along D. Above which D does each chip's math outlast the all-reduce of the "
-             "partial sums?",
-    answer=lambda p: sharded_critical_D(p["chip"], n=p["n"], topology="bidirectional-ring"),
-    kind="number",
-    params={"chip": "TPU v6e", "n": 8},
-    hints=("On a bidirectional ring each link carries (n-1)/n of a partial sum each way "
-           "(half of the one-way ring's 2(n-1)/n). Set 2BDF/(n P) equal to that over W.",),
-    mistakes=lambda p: [
-        Mistake(sharded_critical_D(p["chip"], n=p["n"], topology="ring"),
+register(
+    Exercise(
+        id="comms-torus-critical-d",
+        title="A TPU v6e torus axis (chapter 6)",
+        question="Eight TPU v6e chips along one axis of a 2D torus (a bidirectional ring) split a bf16 "
+        "matmul along D. Above which D does each chip's math outlast the all-reduce of the "
+        "partial sums?",
+        answer=lambda p: sharded_critical_D(p["chip"], n=p["n"], topology="bidirectional-ring"),
+        kind="number",
+        params={"chip": "TPU v6e", "n": 8},
+        hints=(
+            "On a bidirectional ring each link carries (n-1)/n of a partial sum each way "
+            "(half of the one-way ring's 2(n-1)/n). Set 2BDF/(n P) equal to that over W.",
+        ),
+        mistakes=lambda p: [
+            Mistake(
+                sharded_critical_D(p["chip"], n=p["n"], topology="ring"),
                 "That is a one-way ring: twice the bytes per link. A torus axis has a link to each "
-                "neighbour, so the all-reduce runs both ways round at once."),
-        Mistake(sharded_critical_D(p["chip"], n=2),
-                "That is the two-chip answer; with n chips the threshold grows like n - 1."),
-    ],
-))
+                "neighbour, so the all-reduce runs both ways round at once.",
+            ),
+            Mistake(
+                sharded_critical_D(p["chip"], n=2),
+                "That is the two-chip answer; with n chips the threshold grows like n - 1.",
+            ),
+        ],
+    )
+)
 
-register(Exercise(
-    id="comms-nvswitch-critical-d",
-    title="Eight B200s on NVSwitch (chapter 6)",
-    question="Eight B200 GPUs on NVSwitch split a bf16 matmul along D; each GPU sends over all its "
-             "NVLink 5 links at once. Above which D does each GPU's math outlast the all-reduce?",
-    answer=lambda p: sharded_critical_D(p["chip"], n=p["n"]),
-    kind="number",
-    params={"chip": "B200", "n": 8},
-    hints=("Through a switch the all-reduce sends 2(n-1)/n of a partial sum out of each GPU, over "
-           "all its links together (links x one-way bandwidth per link).",),
-    mistakes=lambda p: [
-        Mistake(sharded_critical_D(p["chip"], n=p["n"], topology="ring"),
+register(
+    Exercise(
+        id="comms-nvswitch-critical-d",
+        title="Eight B200s on NVSwitch (chapter 6)",
+        question="Eight B200 GPUs on NVSwitch split a bf16 matmul along D; each GPU sends over all its "
+        "NVLink 5 links at once. Above which D does each GPU's math outlast the all-reduce?",
+        answer=lambda p: sharded_critical_D(p["chip"], n=p["n"]),
+        kind="number",
+        params={"chip": "B200", "n": 8},
+        hints=(
+            "Through a switch the all-reduce sends 2(n-1)/n of a partial sum out of each GPU, over "
+            "all its links together (links x one-way bandwidth per link).",
+        ),
+        mistakes=lambda p: [
+            Mistake(
+                sharded_critical_D(p["chip"], n=p["n"], topology="ring"),
                 "That sends everything over one link, as in a ring of single links; through "
-                "NVSwitch every GPU uses all of its links at once."),
-        Mistake(sharded_critical_D(p["chip"], n=p["n"], link_bytes_per_s=2 * get_chip(p["chip"]).link_bytes_per_s),
-                "You used the bidirectional figure (1.8 TB/s per GPU counts both directions)."),
-    ],
-))
+                "NVSwitch every GPU uses all of its links at once.",
+            ),
+            Mistake(
+                sharded_critical_D(
+                    p["chip"], n=p["n"], link_bytes_per_s=2 * get_chip(p["chip"]).link_bytes_per_s
+                ),
+                "You used the bidirectional figure (1.8 TB/s per GPU counts both directions).",
+            ),
+        ],
+    )
+)
 
-register(Exercise(
-    id="comms-latency-crossover",
-    title="When latency wins (chapter 6)",
-    question="An all-gather over 8 TPU v5e chips on a torus axis (bidirectional ring), with 1 µs of "
-             "latency per step. Below which array size V does the latency term exceed the bandwidth "
-             "term? Answer in bytes (a size, e.g. '1 MB').",
-    answer=lambda p: 2 * p["n"] * _one_way(p["chip"]) * p["latency_s"],
-    kind="size",
-    params={"chip": "TPU v5e", "n": 8, "latency_s": 1e-6},
-    hints=("Latency: (n - 1) steps x 1 µs. Bandwidth: (n-1)/n x V / (2W). Set them equal; "
-           "n - 1 cancels.",),
-    mistakes=lambda p: [
-        Mistake(p["n"] * _one_way(p["chip"]) * p["latency_s"],
-                "That is a one-way ring; a bidirectional ring moves twice the bytes per step."),
-        Mistake(2 * (p["n"] - 1) * _one_way(p["chip"]) * p["latency_s"],
-                "Check the bandwidth term: it is (n-1)/n x V/(2W), so n (not n - 1) survives."),
-    ],
-))
-
+register(
+    Exercise(
+        id="comms-latency-crossover",
+        title="When latency wins (chapter 6)",
+        question="An all-gather over 8 TPU v5e chips on a torus axis (bidirectional ring), with 1 µs of "
+        "latency per step. Below which array size V does the latency term exceed the bandwidth "
+        "term? Answer in bytes (a size, e.g. '1 MB').",
+        answer=lambda p: 2 * p["n"] * _one_way(p["chip"]) * p["latency_s"],
+        kind="size",
+        params={"chip": "TPU v5e", "n": 8, "latency_s": 1e-6},
+        hints=(
+            "Latency: (n - 1) steps x 1 µs. Bandwidth: (n-1)/n x V / (2W). Set them equal; "
+            "n - 1 cancels.",
+        ),
+        mistakes=lambda p: [
+            Mistake(
+                p["n"] * _one_way(p["chip"]) * p["latency_s"],
+                "That is a one-way ring; a bidirectional ring moves twice the bytes per step.",
+            ),
+            Mistake(
+                2 * (p["n"] - 1) * _one_way(p["chip"]) * p["latency_s"],
+                "Check the bandwidth term: it is (n-1)/n x V/(2W), so n (not n - 1) survives.",
+            ),
+        ],
+    )
+)

@@ -21,34 +21,89 @@ from typing import Callable
 
 from ..units import RATE_DIGITS, format_si, parse_quantity_details
 
-__all__ = ["distinct_mistakes", "Exercise", "Mistake", "Feedback", "register", "get_exercise", "list_exercises",
-           "check", "check_answer", "approximation_mistakes", "UNIT_FOR_KIND", "KIND_WORDS"]
+__all__ = [
+    "distinct_mistakes",
+    "Exercise",
+    "Mistake",
+    "Feedback",
+    "register",
+    "get_exercise",
+    "list_exercises",
+    "check",
+    "check_answer",
+    "approximation_mistakes",
+    "UNIT_FOR_KIND",
+    "KIND_WORDS",
+]
 
 #: How each kind of answer is written, for messages and formatting.
 UNIT_FOR_KIND = {
-    "time": "s", "rate": "FLOP/s", "bandwidth": "B/s", "size": "B",
-    "count": "FLOPs", "intensity": "FLOPs/B",
+    "time": "s",
+    "rate": "FLOP/s",
+    "bandwidth": "B/s",
+    "size": "B",
+    "count": "FLOPs",
+    "intensity": "FLOPs/B",
 }
 #: How each kind of quantity is named in messages (None: a plain number).
 KIND_WORDS = {
-    "time": "a time (e.g. '1.01 ms')", "rate": "a rate in FLOP/s (e.g. '989.5 TFLOP/s')",
-    "bandwidth": "a bandwidth in B/s (e.g. '3.35 TB/s')", "size": "a size in bytes (e.g. '16 GB')",
-    "count": "a count of FLOPs (e.g. '2e12 FLOPs')", "intensity": "an intensity in FLOPs/B",
+    "time": "a time (e.g. '1.01 ms')",
+    "rate": "a rate in FLOP/s (e.g. '989.5 TFLOP/s')",
+    "bandwidth": "a bandwidth in B/s (e.g. '3.35 TB/s')",
+    "size": "a size in bytes (e.g. '16 GB')",
+    "count": "a count of FLOPs (e.g. '2e12 FLOPs')",
+    "intensity": "an intensity in FLOPs/B",
     None: "a plain number",
 }
 _KIND_WORDS = KIND_WORDS  # the first version's name
 
 #: Words a student may type for a regime, mapped to the choice they mean.
-CHOICE_SYNONYMS = {"memory": "bandwidth", "bandwidth": "bandwidth", "mem": "bandwidth",
-                   "hbm": "bandwidth", "memory bandwidth": "bandwidth", "io": "bandwidth",
-                   "math": "compute", "compute": "compute", "flops": "compute",
-                   "arithmetic": "compute", "not possible": "impossible",
-                   "link": "link", "ici": "link", "nvlink": "link", "interconnect": "link",
-                   "network": "link", "communication": "link", "comms": "link"}
+CHOICE_SYNONYMS = {
+    "memory": "bandwidth",
+    "bandwidth": "bandwidth",
+    "mem": "bandwidth",
+    "hbm": "bandwidth",
+    "memory bandwidth": "bandwidth",
+    "io": "bandwidth",
+    "math": "compute",
+    "compute": "compute",
+    "flops": "compute",
+    "arithmetic": "compute",
+    "not possible": "impossible",
+    "link": "link",
+    "ici": "link",
+    "nvlink": "link",
+    "interconnect": "link",
+    "network": "link",
+    "communication": "link",
+    "comms": "link",
+}
 #: Words dropped from a typed choice ("It is compute-bound." -> "compute").
-CHOICE_FILLER = ("bound", "limited", "the", "it", "is", "its", "s", "a", "an", "this", "that",
-                 "by", "on", "operation", "matmul", "layer", "answer", "i", "think", "would",
-                 "be", "will", "so")
+CHOICE_FILLER = (
+    "bound",
+    "limited",
+    "the",
+    "it",
+    "is",
+    "its",
+    "s",
+    "a",
+    "an",
+    "this",
+    "that",
+    "by",
+    "on",
+    "operation",
+    "matmul",
+    "layer",
+    "answer",
+    "i",
+    "think",
+    "would",
+    "be",
+    "will",
+    "so",
+)
 
 
 def _listed_choice(answer, choices):
@@ -66,20 +121,40 @@ def _listed_choice(answer, choices):
             by_meaning = {normalise_choice(c): c for c in choices}
             return by_meaning.get(normalise_choice(value), value)
         return value
+
     listed._listed_choice = True
     return listed
 
-_TWICE = ("off by a factor of 2 - a sparse peak where the dense one belongs (or the reverse), "
-          "bytes per element (bf16 is 2 bytes), or a bidirectional bandwidth where the one-way "
-          "figure belongs (or the reverse)?")
+
+_TWICE = (
+    "off by a factor of 2 - a sparse peak where the dense one belongs (or the reverse), "
+    "bytes per element (bf16 is 2 bytes), or a bidirectional bandwidth where the one-way "
+    "figure belongs (or the reverse)?"
+)
 #: (factor, message, tag) of the generic mistakes added to every numeric exercise.
 #: The "prefix" ones are a slipped unit prefix: for a bare number where a unit is
 #: needed they do not apply (the student is told to add a unit instead).
 GENERIC_MISTAKES = (
-    (1e3, "It is 1000 times too large: a unit prefix slipped (ms vs s, GB vs TB, TFLOP/s vs GFLOP/s)?", "prefix"),
-    (1e-3, "It is 1000 times too small: a unit prefix slipped (ms vs s, GB vs TB, TFLOP/s vs PFLOP/s)?", "prefix"),
-    (1e6, "It is a million times too large: a unit prefix slipped twice (µs vs s, MB vs TB)?", "prefix"),
-    (1e-6, "It is a million times too small: a unit prefix slipped twice (s vs µs, TB vs MB)?", "prefix"),
+    (
+        1e3,
+        "It is 1000 times too large: a unit prefix slipped (ms vs s, GB vs TB, TFLOP/s vs GFLOP/s)?",
+        "prefix",
+    ),
+    (
+        1e-3,
+        "It is 1000 times too small: a unit prefix slipped (ms vs s, GB vs TB, TFLOP/s vs PFLOP/s)?",
+        "prefix",
+    ),
+    (
+        1e6,
+        "It is a million times too large: a unit prefix slipped twice (µs vs s, MB vs TB)?",
+        "prefix",
+    ),
+    (
+        1e-6,
+        "It is a million times too small: a unit prefix slipped twice (s vs µs, TB vs MB)?",
+        "prefix",
+    ),
     (1e9, "It is 10^9 times too large: GB or ns where bytes or seconds were meant?", "prefix"),
     (1e-9, "It is 10^9 times too small: bytes or seconds where GB or ns were meant?", "prefix"),
     (2.0, "It is twice the answer: " + _TWICE, ""),
@@ -90,26 +165,40 @@ GENERIC_MISTAKES = (
 #: The reciprocal of the answer, explained for the kind of quantity asked.
 RECIPROCAL_MESSAGES = {
     "intensity": "That is the reciprocal of the answer: the ratio is inverted (FLOPs per byte, "
-                 "not bytes per FLOP?)",
+    "not bytes per FLOP?)",
     "time": "That is the reciprocal of the answer: a time is the work divided by the rate "
-            "(FLOPs / FLOP/s, bytes / B/s), not the rate divided by the work.",
+    "(FLOPs / FLOP/s, bytes / B/s), not the rate divided by the work.",
     "rate": "That is the reciprocal of the answer: a rate is FLOPs divided by seconds, not "
-            "seconds divided by FLOPs.",
+    "seconds divided by FLOPs.",
     "bandwidth": "That is the reciprocal of the answer: a bandwidth is bytes divided by seconds, "
-                 "not seconds divided by bytes.",
+    "not seconds divided by bytes.",
     "size": "That is the reciprocal of the answer: one of your divisions is upside down.",
     "count": "That is the reciprocal of the answer: one of your divisions is upside down.",
     None: "That is the reciprocal of the answer: the ratio is upside down (swap what goes on "
-          "top and what goes below).",
+    "top and what goes below).",
 }
 RECIPROCAL_MESSAGE = RECIPROCAL_MESSAGES["intensity"]  # the first version's name
 #: Said for a bare number where the question wants a unit (the number is read in base units).
-ADD_UNIT_MESSAGE = ("Add a unit: a number alone is read in {base}, and that is not the answer. "
-                    "Write the unit you mean, e.g. {example}.")
-ADD_UNIT_EXAMPLES = {"time": "'1.01 ms'", "rate": "'989.5 TFLOP/s'", "bandwidth": "'3.35 TB/s'",
-                     "size": "'16 GB'", "count": "'2e12 FLOPs'", "intensity": "'240 FLOPs/B'"}
-BASE_UNIT_NAMES = {"time": "seconds", "rate": "FLOP/s", "bandwidth": "bytes per second",
-                   "size": "bytes", "count": "FLOPs", "intensity": "FLOPs per byte"}
+ADD_UNIT_MESSAGE = (
+    "Add a unit: a number alone is read in {base}, and that is not the answer. "
+    "Write the unit you mean, e.g. {example}."
+)
+ADD_UNIT_EXAMPLES = {
+    "time": "'1.01 ms'",
+    "rate": "'989.5 TFLOP/s'",
+    "bandwidth": "'3.35 TB/s'",
+    "size": "'16 GB'",
+    "count": "'2e12 FLOPs'",
+    "intensity": "'240 FLOPs/B'",
+}
+BASE_UNIT_NAMES = {
+    "time": "seconds",
+    "rate": "FLOP/s",
+    "bandwidth": "bytes per second",
+    "size": "bytes",
+    "count": "FLOPs",
+    "intensity": "FLOPs per byte",
+}
 
 
 @dataclass(frozen=True)
@@ -121,8 +210,9 @@ class Mistake:
     tag: str = ""
 
 
-def approximation_mistakes(exact, approximate, what="B << D, F", tolerance=0.02,
-                           reverse=False) -> list[Mistake]:
+def approximation_mistakes(
+    exact, approximate, what="B << D, F", tolerance=0.02, reverse=False
+) -> list[Mistake]:
     """The mistake of giving the approximate value where the exact one was asked.
 
     With `reverse=True` the question asks for the approximate value and the mistake
@@ -139,10 +229,20 @@ def approximation_mistakes(exact, approximate, what="B << D, F", tolerance=0.02,
     if math.isfinite(expected) and collide(wrong, expected, tolerance):
         return []
     if reverse:
-        return [Mistake(wrong, f"That is the exact value; this question asks for the approximate "
-                               f"one (assuming {what}).")]
-    return [Mistake(wrong, f"That is the approximate value (assuming {what}); this question "
-                           "asks for the exact one, without that approximation.")]
+        return [
+            Mistake(
+                wrong,
+                f"That is the exact value; this question asks for the approximate "
+                f"one (assuming {what}).",
+            )
+        ]
+    return [
+        Mistake(
+            wrong,
+            f"That is the approximate value (assuming {what}); this question "
+            "asks for the exact one, without that approximation.",
+        )
+    ]
 
 
 def distinct_mistakes(expected, mistakes, tolerance=0.02) -> list[Mistake]:
@@ -212,9 +312,15 @@ class Exercise:
         if self.homework is None:
             object.__setattr__(self, "homework", self.id.startswith("hw-"))
         import dataclasses
-        object.__setattr__(self, "parts", tuple(
-            dataclasses.replace(part, params=dict(self.params), homework=self.homework)
-            for part in self.parts))
+
+        object.__setattr__(
+            self,
+            "parts",
+            tuple(
+                dataclasses.replace(part, params=dict(self.params), homework=self.homework)
+                for part in self.parts
+            ),
+        )
         object.__setattr__(self, "hints", tuple(self.hints))
         object.__setattr__(self, "symbols", tuple(self.symbols))
         object.__setattr__(self, "choices", tuple(self.choices))
@@ -226,8 +332,10 @@ class Exercise:
         merged = dict(self.params)
         for key, value in (params or {}).items():
             if key not in merged:
-                raise TypeError(f"exercise {self.id!r} has no parameter {key!r}; "
-                                f"it takes {', '.join(merged) or 'none'}")
+                raise TypeError(
+                    f"exercise {self.id!r} has no parameter {key!r}; "
+                    f"it takes {', '.join(merged) or 'none'}"
+                )
             merged[key] = value
         return merged
 
@@ -236,8 +344,10 @@ class Exercise:
 
     def specific_mistakes(self, **params) -> list[Mistake]:
         resolved = self.resolve(params)
-        return [m if isinstance(m, Mistake) else Mistake(*m)
-                for m in (self.mistakes(resolved) if self.mistakes else [])]
+        return [
+            m if isinstance(m, Mistake) else Mistake(*m)
+            for m in (self.mistakes(resolved) if self.mistakes else [])
+        ]
 
     def mistake_table(self, **params) -> list[Mistake]:
         """Specific mistakes first, then the generic ones, for a numeric exercise.
@@ -250,8 +360,9 @@ class Exercise:
         expected = float(self.answer(self.resolve(params)))
         if expected == 0 or not math.isfinite(expected):
             return table
-        generic = [Mistake(expected * factor, message, tag)
-                   for factor, message, tag in GENERIC_MISTAKES]
+        generic = [
+            Mistake(expected * factor, message, tag) for factor, message, tag in GENERIC_MISTAKES
+        ]
         if abs(expected) != 1:
             wanted = None if self.kind == "number" else self.kind
             generic.append(Mistake(1 / expected, RECIPROCAL_MESSAGES[wanted], "reciprocal"))
@@ -311,22 +422,30 @@ class Feedback:
 
     def _repr_html_(self) -> str:
         import html
-        colour, border, mark = (("#e8f5e9", "#009E73", "✔ Correct") if self.correct
-                                else ("#fff4e5", "#D55E00", "✘ Not yet") if not self.unknown
-                                else ("#eeeeee", "#555555", "? Unknown exercise"))
+
+        colour, border, mark = (
+            ("#e8f5e9", "#009E73", "✔ Correct")
+            if self.correct
+            else ("#fff4e5", "#D55E00", "✘ Not yet")
+            if not self.unknown
+            else ("#eeeeee", "#555555", "? Unknown exercise")
+        )
         hint = ""
         if not self.correct and self.hints:
             hint = f"<div><em>Hint:</em> {html.escape(self.hints[0])}</div>"
         if not self.answered and self.exercise is not None:
             from .answerbox import render_answer_box
+
             try:
                 return render_answer_box(self.exercise, self.params or {})
             except Exception as error:  # never hide the exercise behind a build error
                 hint += f"<div><em>(No answer box: {html.escape(_safe_str(error))})</em></div>"
-        return (f'<div class="roofline-feedback" role="status" style="background:{colour};'
-                f'color:#111;border-left:4px solid {border};padding:0.5em 0.8em;margin:0.3em 0">'
-                f"<strong>{mark}</strong> <code>{html.escape(self.exercise_id)}</code>: "
-                f"{html.escape(self.message)}{hint}</div>")
+        return (
+            f'<div class="roofline-feedback" role="status" style="background:{colour};'
+            f'color:#111;border-left:4px solid {border};padding:0.5em 0.8em;margin:0.3em 0">'
+            f"<strong>{mark}</strong> <code>{html.escape(self.exercise_id)}</code>: "
+            f"{html.escape(self.message)}{hint}</div>"
+        )
 
 
 # ---------------------------------------------------------------- the registry
@@ -350,10 +469,12 @@ def get_exercise(exercise_id) -> Exercise:
         return exercise_id
     if not isinstance(exercise_id, str) or exercise_id not in _REGISTRY:
         import difflib
+
         close = difflib.get_close_matches(_safe_str(exercise_id), list(_REGISTRY), n=3, cutoff=0.0)
         hint = f" The nearest ids are {', '.join(close)}." if close else ""
-        raise KeyError(f"There is no exercise {_safe_str(exercise_id)!r}; check the id's "
-                       f"spelling.{hint}")
+        raise KeyError(
+            f"There is no exercise {_safe_str(exercise_id)!r}; check the id's spelling.{hint}"
+        )
     return _REGISTRY[exercise_id]
 
 
@@ -386,7 +507,7 @@ def _safe_str(value, limit=80) -> str:
         text = str(value)
     except Exception:
         text = f"<a {type(value).__name__}>"
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _sentence(text: str) -> str:
@@ -406,8 +527,14 @@ def _as_number(answer):
 
 
 def _plain(value) -> dict:
-    return {"value": value, "kind": None, "number": value, "factor": 1.0, "binary": False,
-            "text": False}
+    return {
+        "value": value,
+        "kind": None,
+        "number": value,
+        "factor": 1.0,
+        "binary": False,
+        "text": False,
+    }
 
 
 def _as_details(answer) -> dict:
@@ -427,12 +554,16 @@ def _as_details(answer) -> dict:
     if np is not None and isinstance(answer, np.generic):
         answer = answer.item()
     if isinstance(answer, (bytes, bytearray)):
-        raise _Unreadable("That is bytes (b'...'); type the number itself, or text such as '1.01 ms'.")
+        raise _Unreadable(
+            "That is bytes (b'...'); type the number itself, or text such as '1.01 ms'."
+        )
     if sympy is not None and isinstance(answer, sympy.Basic):
         free = getattr(answer, "free_symbols", set())
         if free:
-            raise _Unreadable(f"That expression still contains {', '.join(sorted(map(str, free)))}; "
-                              "substitute numbers to get a value.")
+            raise _Unreadable(
+                f"That expression still contains {', '.join(sorted(map(str, free)))}; "
+                "substitute numbers to get a value."
+            )
         try:
             answer = complex(answer.evalf())
         except (TypeError, ValueError, AttributeError):
@@ -448,8 +579,10 @@ def _as_details(answer) -> dict:
         if not text:
             raise _Unreadable("The answer is empty; type a number.")
         if len(text) > 100:
-            raise _Unreadable("That text is too long to be a number; type a number such as "
-                              "240 or a quantity such as '1.01 ms'.")
+            raise _Unreadable(
+                "That text is too long to be a number; type a number such as "
+                "240 or a quantity such as '1.01 ms'."
+            )
         try:
             return dict(parse_quantity_details(text), text=True)
         except (ValueError, TypeError) as error:
@@ -460,10 +593,14 @@ def _as_details(answer) -> dict:
         except OverflowError:
             raise _Unreadable("That number is too large to be any answer here.") from None
         except Exception:
-            raise _Unreadable(f"Cannot read that {type(answer).__name__} as a number; type a "
-                              "number such as 240 or a quantity such as '1.01 ms'.") from None
-    raise _Unreadable(f"Cannot read a {type(answer).__name__} as a number; type a number "
-                      "such as 240 or a quantity such as '1.01 ms'.")
+            raise _Unreadable(
+                f"Cannot read that {type(answer).__name__} as a number; type a "
+                "number such as 240 or a quantity such as '1.01 ms'."
+            ) from None
+    raise _Unreadable(
+        f"Cannot read a {type(answer).__name__} as a number; type a number "
+        "such as 240 or a quantity such as '1.01 ms'."
+    )
 
 
 def _close(a: float, b: float, tolerance: float) -> bool:
@@ -504,13 +641,24 @@ def check_answer(exercise: Exercise, answer, params: dict) -> Feedback:
     except _Unreadable as problem:
         result = Feedback(exercise.id, False, str(problem), hints=exercise.hints)
     except Exception as error:  # the checker must never crash on a student's input
-        result = Feedback(exercise.id, False,
-                          f"Could not check that answer ({type(error).__name__}: "
-                          f"{_safe_str(error, 200)}).", hints=exercise.hints)
+        result = Feedback(
+            exercise.id,
+            False,
+            f"Could not check that answer ({type(error).__name__}: {_safe_str(error, 200)}).",
+            hints=exercise.hints,
+        )
     if answered:
         return result
-    return Feedback(result.exercise_id, result.correct, result.message, result.diagnosis,
-                    result.hints, answered=False, exercise=exercise, params=dict(params))
+    return Feedback(
+        result.exercise_id,
+        result.correct,
+        result.message,
+        result.diagnosis,
+        result.hints,
+        answered=False,
+        exercise=exercise,
+        params=dict(params),
+    )
 
 
 def tolerance_text(tolerance: float) -> str:
@@ -524,6 +672,7 @@ def ratio_text(ratio: float) -> str:
     JavaScript's toPrecision rounds the exact binary value half up (494.5 -> "495"); Python's
     format rounds half to even ("494"), so round with Decimal the way JavaScript does."""
     from decimal import ROUND_HALF_UP, Decimal
+
     exact = Decimal(ratio)
     if exact.is_finite() and exact != 0:
         exact = exact.quantize(Decimal(1).scaleb(exact.adjusted() - 2), rounding=ROUND_HALF_UP)
@@ -538,12 +687,15 @@ def correct_message(exercise: Exercise, expected) -> str:
         return f"{expected} is right."
     if exercise.kind == "symbolic":
         import sympy
+
         names = _symbols(exercise)
         return f"{sympy.sstr(_by_name(sympy.sympify(expected, locals=names), names))} is right."
     if math.isinf(float(expected)):
         return "Right: there is no finite value."
     wanted = None if exercise.kind == "number" else exercise.kind
-    return f"{_show(float(expected), wanted)} is right (within {tolerance_text(exercise.tolerance)})."
+    return (
+        f"{_show(float(expected), wanted)} is right (within {tolerance_text(exercise.tolerance)})."
+    )
 
 
 def _echo(exercise, details, params):
@@ -555,8 +707,11 @@ def _echo(exercise, details, params):
             given = parse_quantity_details(text)
         except ValueError:
             continue
-        if (given["kind"] == details["kind"] and given["factor"] == details["factor"]
-                and _close(details["number"], given["number"], 1e-9)):
+        if (
+            given["kind"] == details["kind"]
+            and given["factor"] == details["factor"]
+            and _close(details["number"], given["number"], 1e-9)
+        ):
             return text
     return None
 
@@ -569,24 +724,42 @@ def numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
     if unit_kind == "count_or_rate":  # "Tflops": whichever of the two the question asks for
         unit_kind = wanted if wanted in ("count", "rate") else "count"
     if unit_kind is not None and wanted is not None and unit_kind != wanted:
-        return (False, f"That is {KIND_WORDS[unit_kind]}, but the question asks for "
-                       f"{KIND_WORDS[wanted]}.", "wrong unit kind")
+        return (
+            False,
+            f"That is {KIND_WORDS[unit_kind]}, but the question asks for {KIND_WORDS[wanted]}.",
+            "wrong unit kind",
+        )
     if unit_kind is not None and wanted is None and unit_kind != "intensity":
-        return (False, f"That is {KIND_WORDS[unit_kind]}, but the question asks for a plain "
-                       "number.", "wrong unit kind")
+        return (
+            False,
+            f"That is {KIND_WORDS[unit_kind]}, but the question asks for a plain number.",
+            "wrong unit kind",
+        )
     if math.isnan(value):
         return False, "That is NaN (not a number): check for 0/0 or inf - inf.", None
     if math.isinf(value):
         if math.isinf(expected) and (value > 0) == (expected > 0):
             return True, correct_message(exercise, expected), None
-        return False, "That is infinite; the answer is a finite number. Did you divide by zero?", None
+        return (
+            False,
+            "That is infinite; the answer is a finite number. Did you divide by zero?",
+            None,
+        )
     if math.isinf(expected):
-        return (False, "There is no finite answer here: no batch size is large enough (enter "
-                       "inf, or float('inf')).", None)
+        return (
+            False,
+            "There is no finite answer here: no batch size is large enough (enter "
+            "inf, or float('inf')).",
+            None,
+        )
     echoed = _echo(exercise, details, params)
     if echoed is not None:
-        return (False, f"That repeats the figure the question gives ({echoed}); the question "
-                       "asks you to work from it to a new figure.", "echo")
+        return (
+            False,
+            f"That repeats the figure the question gives ({echoed}); the question "
+            "asks you to work from it to a new figure.",
+            "echo",
+        )
     if accepts(value, expected, exercise.tolerance):
         return True, correct_message(exercise, expected), None
     if value < 0 <= expected:
@@ -598,17 +771,32 @@ def numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
         if _close(value, float(mistake.value), exercise.tolerance):
             return False, mistake.message, mistake.message
     if bare and value != 0:
-        return (False, ADD_UNIT_MESSAGE.format(base=BASE_UNIT_NAMES[wanted],
-                                               example=ADD_UNIT_EXAMPLES[wanted]), "add a unit")
+        return (
+            False,
+            ADD_UNIT_MESSAGE.format(
+                base=BASE_UNIT_NAMES[wanted], example=ADD_UNIT_EXAMPLES[wanted]
+            ),
+            "add a unit",
+        )
     if value == 0:
         return False, "That is zero; the answer is not.", None
     ratio = value / expected
     if exercise.homework:
-        return False, f"Not within {tolerance_text(exercise.tolerance)} of the answer: yours is {_bucket(ratio)}.", None
-    direction = (f"about {ratio_text(ratio)} times too large" if ratio > 1
-                 else f"about {ratio_text(1 / ratio)} times too small")
-    return (False, f"Not within {tolerance_text(exercise.tolerance)} of the answer: yours is {direction}.",
-            None)
+        return (
+            False,
+            f"Not within {tolerance_text(exercise.tolerance)} of the answer: yours is {_bucket(ratio)}.",
+            None,
+        )
+    direction = (
+        f"about {ratio_text(ratio)} times too large"
+        if ratio > 1
+        else f"about {ratio_text(1 / ratio)} times too small"
+    )
+    return (
+        False,
+        f"Not within {tolerance_text(exercise.tolerance)} of the answer: yours is {direction}.",
+        None,
+    )
 
 
 def _bucket(ratio: float) -> str:
@@ -625,10 +813,12 @@ def _bucket(ratio: float) -> str:
 def _check_numeric(exercise, answer, params) -> Feedback:
     details = _as_details(answer)
     expected = float(exercise.answer(params))
-    correct, message, diagnosis = numeric_verdict(exercise, details, expected, params,
-                                                  exercise.mistake_table(**params))
-    return Feedback(exercise.id, correct, message, diagnosis=diagnosis,
-                    hints=() if correct else exercise.hints)
+    correct, message, diagnosis = numeric_verdict(
+        exercise, details, expected, params, exercise.mistake_table(**params)
+    )
+    return Feedback(
+        exercise.id, correct, message, diagnosis=diagnosis, hints=() if correct else exercise.hints
+    )
 
 
 def _show(value: float, kind) -> str:
@@ -657,8 +847,9 @@ def _check_choice(exercise, answer, params) -> Feedback:
     if not isinstance(answer, str):
         raise _Unreadable(f"Answer with one of {listed} (as text, in quotes).")
     correct, message, diagnosis = choice_verdict(exercise, answer, params)
-    return Feedback(exercise.id, correct, message, diagnosis=diagnosis,
-                    hints=() if correct else exercise.hints)
+    return Feedback(
+        exercise.id, correct, message, diagnosis=diagnosis, hints=() if correct else exercise.hints
+    )
 
 
 def choice_verdict(exercise, answer: str, params) -> tuple:
@@ -675,8 +866,11 @@ def choice_verdict(exercise, answer: str, params) -> tuple:
     for mistake in exercise.specific_mistakes(**params):
         if normalise_choice(str(mistake.value), extra) == text:
             return False, mistake.message, mistake.message
-    return (False, f"Not {options[text]}: compare the operation's intensity with this chip's "
-                   "ridge point.", None)
+    return (
+        False,
+        f"Not {options[text]}: compare the operation's intensity with this chip's ridge point.",
+        None,
+    )
 
 
 # ---------------------------------------------------------------- answers in parts
@@ -687,30 +881,44 @@ def _split_parts(exercise, answer) -> list:
     elif isinstance(answer, (tuple, list)):
         pieces = list(answer)
     else:
-        raise _Unreadable(f"This question asks for {n} answers: give them as a tuple, "
-                          f"(first, second), or as text separated by ';'.")
+        raise _Unreadable(
+            f"This question asks for {n} answers: give them as a tuple, "
+            f"(first, second), or as text separated by ';'."
+        )
     if len(pieces) != n:
-        raise _Unreadable(f"This question asks for {n} answers, separated by ';' (you gave "
-                          f"{len(pieces)}): " + "; ".join(p.label() for p in exercise.parts) + ".")
+        raise _Unreadable(
+            f"This question asks for {n} answers, separated by ';' (you gave "
+            f"{len(pieces)}): " + "; ".join(p.label() for p in exercise.parts) + "."
+        )
     return pieces
 
 
 def _check_parts(exercise, answer, params) -> Feedback:
     if _unanswered(answer):
-        raise _Unreadable(f"No answer yet: give {len(exercise.parts)} answers separated by ';' ("
-                          + "; ".join(p.label() for p in exercise.parts) + ").")
+        raise _Unreadable(
+            f"No answer yet: give {len(exercise.parts)} answers separated by ';' ("
+            + "; ".join(p.label() for p in exercise.parts)
+            + ")."
+        )
     pieces = _split_parts(exercise, answer)
-    results = [check_answer(part, piece, dict(params)) for part, piece in zip(exercise.parts, pieces)]
-    return Feedback(exercise.id, all(r.correct for r in results),
-                    parts_message([(r.correct, r.message) for r in results], exercise.parts),
-                    diagnosis=next((r.diagnosis for r in results if r.diagnosis), None),
-                    hints=() if all(r.correct for r in results) else exercise.hints)
+    results = [
+        check_answer(part, piece, dict(params)) for part, piece in zip(exercise.parts, pieces)
+    ]
+    return Feedback(
+        exercise.id,
+        all(r.correct for r in results),
+        parts_message([(r.correct, r.message) for r in results], exercise.parts),
+        diagnosis=next((r.diagnosis for r in results if r.diagnosis), None),
+        hints=() if all(r.correct for r in results) else exercise.hints,
+    )
 
 
 def parts_message(verdicts, parts) -> str:
     """One line per part: "(1) the time: right - ... (2) the regime: not yet - ..."."""
-    return " ".join(f"({i}) {part.label()}: {'right' if ok else 'not yet'} - {message}"
-                    for i, ((ok, message), part) in enumerate(zip(verdicts, parts), start=1))
+    return " ".join(
+        f"({i}) {part.label()}: {'right' if ok else 'not yet'} - {message}"
+        for i, ((ok, message), part) in enumerate(zip(verdicts, parts), start=1)
+    )
 
 
 # ---------------------------------------------------------------- symbolic answers
@@ -731,8 +939,10 @@ def formula_tokens(text: str, names) -> list:
     text = text.replace("**", "^")
     for c in text:
         if c not in g["chars"]:
-            raise _Unreadable(f"A formula may hold only letters, digits and + - * / ^ ( ); "
-                              f"{c!r} is not allowed. Write it like {_FORMULA_EXAMPLE}.")
+            raise _Unreadable(
+                f"A formula may hold only letters, digits and + - * / ^ ( ); "
+                f"{c!r} is not allowed. Write it like {_FORMULA_EXAMPLE}."
+            )
     words = sorted(list(names) + g["functions"], key=lambda w: (-len(w), w))
     tokens, i, n = [], 0, len(text)
     while i < n:
@@ -752,16 +962,21 @@ def formula_tokens(text: str, names) -> list:
         word = next((w for w in words if text.startswith(w, i)), None)
         if word is None:
             run = re.compile(r"[A-Za-z0-9_.]+").match(text, i).group(0)
-            raise _Unreadable(f"The answer uses {run!r}; this question uses only "
-                              f"{', '.join(names)} (write products with *, e.g. {_FORMULA_EXAMPLE}).")
+            raise _Unreadable(
+                f"The answer uses {run!r}; this question uses only "
+                f"{', '.join(names)} (write products with *, e.g. {_FORMULA_EXAMPLE})."
+            )
         tokens.append(["name", word])
         i += len(word)
     out = []
     for token in tokens:
         if out:
             prev = out[-1]
-            left = prev[0] == "num" or (prev[0] == "name" and prev[1] not in g["functions"]) \
+            left = (
+                prev[0] == "num"
+                or (prev[0] == "name" and prev[1] not in g["functions"])
                 or prev == ["op", ")"]
+            )
             right = token[0] in ("num", "name") or token == ["op", "("]
             if left and right:
                 out.append(["op", "*"])
@@ -779,7 +994,9 @@ def formula_tree(text: str, names) -> list:
     position = [0]
 
     def bad():
-        raise _Unreadable(f"Could not read {text!r} as a formula; write it like {_FORMULA_EXAMPLE}.")
+        raise _Unreadable(
+            f"Could not read {text!r} as a formula; write it like {_FORMULA_EXAMPLE}."
+        )
 
     def peek():
         return tokens[position[0]] if position[0] < len(tokens) else ["end", ""]
@@ -877,13 +1094,14 @@ def _constant(tree) -> float:
             return a * b
         if op == "div":
             return a / b if b != 0 else math.inf
-        return a ** b if not (a < 0 and b != math.floor(b)) else math.nan
+        return a**b if not (a < 0 and b != math.floor(b)) else math.nan
     except (OverflowError, ZeroDivisionError):
         return math.inf
 
 
 def _tree_to_sympy(tree, names):
     import sympy
+
     op = tree[0]
     if op == "num":
         return sympy.Rational(tree[1])
@@ -895,14 +1113,20 @@ def _tree_to_sympy(tree, names):
     if op == "sqrt":
         return sympy.sqrt(args[0])
     a, b = args
-    return {"add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b,
-            "div": lambda: a / b, "pow": lambda: a ** b}[op]()
+    return {
+        "add": lambda: a + b,
+        "sub": lambda: a - b,
+        "mul": lambda: a * b,
+        "div": lambda: a / b,
+        "pow": lambda: a**b,
+    }[op]()
 
 
 def parse_formula(text: str, names: dict):
     """Read a student's formula ('2*B*D*F/n', '2BDF/n', 'B^2') into sympy with the shared
     grammar (no Python is evaluated, powers stay small, so it can neither run code nor hang)."""
     import sympy
+
     result = _tree_to_sympy(formula_tree(text, names), names)
     if result.has(sympy.zoo, sympy.nan, sympy.oo):
         raise _Unreadable("That formula divides by zero.")
@@ -927,13 +1151,19 @@ def fraction_text(ratio: float) -> str:
 
 def _symbols(exercise):
     import sympy
+
     return {name: sympy.Symbol(name, positive=True) for name in exercise.symbols}
 
 
 def _by_name(expression, names):
     """Replace symbols made without positive=True by the exercise's, matching names."""
-    return expression.subs({s: names[s.name] for s in expression.free_symbols
-                            if s.name in names and s is not names[s.name]})
+    return expression.subs(
+        {
+            s: names[s.name]
+            for s in expression.free_symbols
+            if s.name in names and s is not names[s.name]
+        }
+    )
 
 
 _PROBES = (1.3731, 2.1789, 0.7193, 3.3311, 1.9123, 2.7059, 0.4517, 1.1467)
@@ -942,6 +1172,7 @@ _PROBES = (1.3731, 2.1789, 0.7193, 3.3311, 1.9123, 2.7059, 0.4517, 1.1467)
 def symbolically_equal(a, b) -> bool:
     """a == b for all positive values of their symbols; fast (no sympy.simplify unless needed)."""
     import sympy
+
     difference = a - b
     if difference == 0:
         return True
@@ -965,6 +1196,7 @@ def symbolically_equal(a, b) -> bool:
 
 def _check_symbolic(exercise, answer, params) -> Feedback:
     import sympy
+
     names = _symbols(exercise)
     expected = _by_name(sympy.sympify(exercise.answer(params), locals=names), names)
     listed = ", ".join(exercise.symbols)
@@ -987,15 +1219,17 @@ def _check_symbolic(exercise, answer, params) -> Feedback:
     answer = _by_name(answer, names)
     unknown = sorted(s.name for s in answer.free_symbols if s.name not in names)
     if unknown:
-        raise _Unreadable(f"The answer uses {', '.join(unknown)}; this question uses "
-                          f"only {listed}.")
+        raise _Unreadable(
+            f"The answer uses {', '.join(unknown)}; this question uses only {listed}."
+        )
     if symbolically_equal(answer, expected):
         return Feedback(exercise.id, True, correct_message(exercise, expected))
     for mistake in exercise.specific_mistakes(**params):
         wrong = _by_name(sympy.sympify(mistake.value, locals=names), names)
         if symbolically_equal(answer, wrong):
-            return Feedback(exercise.id, False, mistake.message, diagnosis=mistake.message,
-                            hints=exercise.hints)
+            return Feedback(
+                exercise.id, False, mistake.message, diagnosis=mistake.message, hints=exercise.hints
+            )
     try:
         ratio = sympy.cancel(answer / expected)
     except Exception:
@@ -1005,7 +1239,9 @@ def _check_symbolic(exercise, answer, params) -> Feedback:
             shown = fraction_text(float(ratio))
         except (TypeError, ValueError):
             shown = sympy.sstr(ratio)
-        return Feedback(exercise.id, False, symbolic_factor_message(exercise, shown),
-                        hints=exercise.hints)
-    return Feedback(exercise.id, False, "That expression is not equal to the answer.",
-                    hints=exercise.hints)
+        return Feedback(
+            exercise.id, False, symbolic_factor_message(exercise, shown), hints=exercise.hints
+        )
+    return Feedback(
+        exercise.id, False, "That expression is not equal to the answer.", hints=exercise.hints
+    )

@@ -47,8 +47,17 @@ import threading
 import time
 from pathlib import Path
 
-__all__ = ["Limits", "grade_folder", "grade_submission", "run_notebook", "write_csv",
-           "read_roster", "sandbox_kind", "FIELDS", "main"]
+__all__ = [
+    "Limits",
+    "grade_folder",
+    "grade_submission",
+    "run_notebook",
+    "write_csv",
+    "read_roster",
+    "sandbox_kind",
+    "FIELDS",
+    "main",
+]
 
 FIELDS = ("student_id", "file", "exercise", "submitted", "correct", "feedback")
 _SET_PATTERN = re.compile(r"""homework\.parameters\(\s*["'](?P<set>[A-Za-z0-9_-]+)["']""")
@@ -56,7 +65,7 @@ JOURNAL_VERSION = 1
 
 # Caps on what goes into the CSV (characters).
 ID_CAP, SUBMITTED_CAP, FEEDBACK_CAP = 100, 200, 500
-MIB = 2 ** 20
+MIB = 2**20
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,7 +103,7 @@ class Limits:
 # ---------------------------------------------------------------- the report, asked over the protocol
 # Defined silently in the kernel before the student's cells under a random name; each
 # snapshot is a user_expression calling it. It only reports values; it judges nothing.
-_REPORTER = r'''
+_REPORTER = r"""
 def %NAME%():
     import json
     def enc(v):
@@ -140,7 +149,7 @@ def %NAME%():
         ans = None
     return json.dumps({"has_id": "STUDENT_ID" in g, "student_id": sid, "id_length": length,
                        "answers": ans})
-'''
+"""
 _MAX_MESSAGE_BYTES = 8 * MIB  # larger messages from a kernel are dropped by zmq
 
 
@@ -172,9 +181,15 @@ def _parse_snapshot(reply_content) -> dict | None:
             if not (isinstance(value, dict) and isinstance(value.get("type"), str)):
                 return None
     length = report.get("id_length")
-    length = length if isinstance(length, int) and not isinstance(length, bool) and length >= 0 else 0
-    return {"has_id": report["has_id"], "student_id": sid, "id_length": max(length, len(sid or "")),
-            "answers": answers}
+    length = (
+        length if isinstance(length, int) and not isinstance(length, bool) and length >= 0 else 0
+    )
+    return {
+        "has_id": report["has_id"],
+        "student_id": sid,
+        "id_length": max(length, len(sid or "")),
+        "answers": answers,
+    }
 
 
 # ---------------------------------------------------------------- the sandbox
@@ -197,8 +212,13 @@ def sandbox_kind(requested: str = "auto") -> str:
         return "rlimits"
     usable = shutil.which("bwrap") is not None and sys.platform.startswith("linux")
     if usable:
-        probe = subprocess.run(["bwrap", *_bwrap_base(), "--", "true"], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=30)
+        probe = subprocess.run(
+            ["bwrap", *_bwrap_base(), "--", "true"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=30,
+        )
         usable = probe.returncode == 0
         why = probe.stderr.decode(errors="replace").strip()[-300:]
     else:
@@ -206,18 +226,31 @@ def sandbox_kind(requested: str = "auto") -> str:
     if not usable:
         if requested == "bwrap":
             raise RuntimeError(f"the bubblewrap sandbox cannot run here: {why}")
-        _warn_once("no-bwrap", f"no sandbox: {why}. Student code will run with resource limits only: "
-                               "it can read what your account can read, reach the network, and "
-                               "(unless the grader runs as root) write your files. Grade in a "
-                               "throwaway account or container, or install bubblewrap.")
+        _warn_once(
+            "no-bwrap",
+            f"no sandbox: {why}. Student code will run with resource limits only: "
+            "it can read what your account can read, reach the network, and "
+            "(unless the grader runs as root) write your files. Grade in a "
+            "throwaway account or container, or install bubblewrap.",
+        )
         return "rlimits"
     return "bwrap"
 
 
 def _bwrap_base() -> list[str]:
     """The system part of the sandbox: read-only /usr /etc ..., its own /proc /dev, no network."""
-    args = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-            "--die-with-parent", "--proc", "/proc", "--dev", "/dev"]
+    args = [
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+    ]
     if os.geteuid() != 0:
         args += ["--unshare-user"]
     for top in ("/usr", "/etc"):
@@ -237,23 +270,40 @@ def _python_paths() -> list[str]:
     Only the `roofline` package folder itself is shown (not the repository around it, where a
     teacher may keep submissions or grades)."""
     import roofline
-    wanted = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-              os.path.dirname(os.path.realpath(sys.executable)),
-              os.path.dirname(os.path.abspath(roofline.__file__))}
+
+    wanted = {
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        sys.base_exec_prefix,
+        os.path.dirname(os.path.realpath(sys.executable)),
+        os.path.dirname(os.path.abspath(roofline.__file__)),
+    }
     for entry in sys.path:
-        if entry and os.path.isdir(entry) and any(entry.startswith(p + os.sep) for p in
-                                                  (sys.prefix, sys.base_prefix)):
+        if (
+            entry
+            and os.path.isdir(entry)
+            and any(entry.startswith(p + os.sep) for p in (sys.prefix, sys.base_prefix))
+        ):
             wanted.add(entry)
-    paths = sorted({os.path.realpath(p) for p in wanted if os.path.isdir(p)} |
-                   {os.path.abspath(p) for p in wanted if os.path.isdir(p)})
+    paths = sorted(
+        {os.path.realpath(p) for p in wanted if os.path.isdir(p)}
+        | {os.path.abspath(p) for p in wanted if os.path.isdir(p)}
+    )
     system = ("/usr/", "/etc/", "/bin/", "/lib/", "/lib64/", "/sbin/")
     paths = [p for p in paths if not (p + "/").startswith(system)]
     return [p for p in paths if not any(p.startswith(q + os.sep) for q in paths)]
 
 
 def _rlimit_args(limits: Limits, processes: int) -> list[str]:
-    return [f"--as={limits.memory_bytes}", f"--cpu={int(limits.cpu_s)}", f"--nproc={processes}",
-            f"--fsize={limits.file_bytes}", f"--nofile={limits.open_files}", "--core=0"]
+    return [
+        f"--as={limits.memory_bytes}",
+        f"--cpu={int(limits.cpu_s)}",
+        f"--nproc={processes}",
+        f"--fsize={limits.file_bytes}",
+        f"--nofile={limits.open_files}",
+        "--core=0",
+    ]
 
 
 def _count_processes(uid: int) -> int:
@@ -311,12 +361,25 @@ class _Sandbox:
         self.inside_run = "/run/kernel" if kind == "bwrap" else str(self.run)
 
     def env(self) -> dict:
-        path = os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"])
-        return {"PATH": path, "HOME": self.inside_home, "TMPDIR": self.inside_tmp,
-                "USER": "student", "LOGNAME": "student", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                "NUMEXPR_NUM_THREADS": "1", "JUPYTER_PLATFORM_DIRS": "1",
-                "PYDEVD_DISABLE_FILE_VALIDATION": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+        path = os.pathsep.join(
+            [os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"]
+        )
+        return {
+            "PATH": path,
+            "HOME": self.inside_home,
+            "TMPDIR": self.inside_tmp,
+            "USER": "student",
+            "LOGNAME": "student",
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+            "NUMEXPR_NUM_THREADS": "1",
+            "JUPYTER_PLATFORM_DIRS": "1",
+            "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
 
     def command(self, kernel: list[str], processes: int, hidden: list[Path]) -> list[str]:
         prlimit = shutil.which("prlimit")
@@ -327,9 +390,28 @@ class _Sandbox:
         # home and /tmp: size-capped tmpfs (a notebook cannot fill the grader's disk). Mounted
         # first, so that a Python or a checkout that lives under /tmp is bound on top of it.
         size = str(self.limits.disk_bytes)
-        args += ["--perms", "0755", "--dir", "/home", "--perms", "0755", "--dir", "/run",
-                 "--perms", "01777", "--size", size, "--tmpfs", "/home/student",
-                 "--perms", "01777", "--size", size, "--tmpfs", "/tmp"]
+        args += [
+            "--perms",
+            "0755",
+            "--dir",
+            "/home",
+            "--perms",
+            "0755",
+            "--dir",
+            "/run",
+            "--perms",
+            "01777",
+            "--size",
+            size,
+            "--tmpfs",
+            "/home/student",
+            "--perms",
+            "01777",
+            "--size",
+            size,
+            "--tmpfs",
+            "/tmp",
+        ]
         made = {"/", "/tmp", "/home", "/home/student", "/run"}  # already there, with their modes
         for path in _python_paths():
             for parent in reversed(Path(path).parents[:-1]):  # readable folders above it
@@ -339,17 +421,44 @@ class _Sandbox:
             args += ["--ro-bind", path, path]
         shown = _python_paths() + ["/usr", "/etc"]
         for path in hidden:  # submissions or output inside a shown folder: hide them
-            if path.exists() and any(str(path) == p or str(path).startswith(p + os.sep) for p in shown):
-                args += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
-        args += ["--ro-bind", str(self.home / "submission.ipynb"), "/home/student/submission.ipynb",
-                 "--bind", str(self.run), self.inside_run, "--chdir", "/home/student",
-                 "--hostname", "sandbox", "--clearenv"]
+            if path.exists() and any(
+                str(path) == p or str(path).startswith(p + os.sep) for p in shown
+            ):
+                args += (
+                    ["--tmpfs", str(path)]
+                    if path.is_dir()
+                    else ["--ro-bind", "/dev/null", str(path)]
+                )
+        args += [
+            "--ro-bind",
+            str(self.home / "submission.ipynb"),
+            "/home/student/submission.ipynb",
+            "--bind",
+            str(self.run),
+            self.inside_run,
+            "--chdir",
+            "/home/student",
+            "--hostname",
+            "sandbox",
+            "--clearenv",
+        ]
         for name, value in self.env().items():
             args += ["--setenv", name, value]
         if self.uid is not None:  # root: a real unprivileged uid for the student's code
-            args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
-                     "setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
-                     "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
+            args += [
+                "--cap-add",
+                "CAP_SETUID",
+                "--cap-add",
+                "CAP_SETGID",
+                "--",
+                "setpriv",
+                f"--reuid={self.uid}",
+                f"--regid={self.uid}",
+                "--clear-groups",
+                "--bounding-set=-all",
+                "--inh-caps=-all",
+                "--no-new-privs",
+            ]
         else:
             args += ["--"]
         return limit + args + kernel
@@ -360,8 +469,10 @@ class _Sandbox:
 
 # ---------------------------------------------------------------- one notebook
 # ipykernel_launcher without the debugger (debugpy's import is a quarter of a kernel's start-up).
-_LAUNCH = ("import sys; sys.modules['debugpy'] = None; "
-           "from ipykernel import kernelapp; kernelapp.launch_new_instance()")
+_LAUNCH = (
+    "import sys; sys.modules['debugpy'] = None; "
+    "from ipykernel import kernelapp; kernelapp.launch_new_instance()"
+)
 
 
 class _KernelGone(Exception):
@@ -371,8 +482,16 @@ class _KernelGone(Exception):
 class _Kernel:
     """A kernel in a sandbox, driven over ipc sockets that live in the sandbox's run dir."""
 
-    def __init__(self, sandbox: _Sandbox, context, processes: int, hidden, deadline: float,
-                 live: set, live_lock):
+    def __init__(
+        self,
+        sandbox: _Sandbox,
+        context,
+        processes: int,
+        hidden,
+        deadline: float,
+        live: set,
+        live_lock,
+    ):
         from jupyter_client.blocking import BlockingKernelClient
         from jupyter_client.connect import write_connection_file
 
@@ -381,15 +500,28 @@ class _Kernel:
         key = secrets.token_hex(16).encode()
         ports = dict(shell_port=1, iopub_port=2, stdin_port=3, control_port=4, hb_port=5)
         self.connection = str(sandbox.run / "grader.json")
-        write_connection_file(self.connection, transport="ipc", ip=str(sandbox.run / "k"), key=key,
-                              **ports)
-        write_connection_file(str(sandbox.run / "kernel.json"), transport="ipc",
-                              ip=f"{sandbox.inside_run}/k", key=key, **ports)
+        write_connection_file(
+            self.connection, transport="ipc", ip=str(sandbox.run / "k"), key=key, **ports
+        )
+        write_connection_file(
+            str(sandbox.run / "kernel.json"),
+            transport="ipc",
+            ip=f"{sandbox.inside_run}/k",
+            key=key,
+            **ports,
+        )
         if sandbox.uid is not None:
             os.chown(sandbox.run / "kernel.json", sandbox.uid, sandbox.uid)
-        kernel = [sys.executable, "-s", "-c", _LAUNCH, "-f",
-                  f"{sandbox.inside_run}/kernel.json",
-                  "--HistoryManager.enabled=False", "--IPKernelApp.quiet=True"]
+        kernel = [
+            sys.executable,
+            "-s",
+            "-c",
+            _LAUNCH,
+            "-f",
+            f"{sandbox.inside_run}/kernel.json",
+            "--HistoryManager.enabled=False",
+            "--IPKernelApp.quiet=True",
+        ]
         command = sandbox.command(kernel, processes, hidden)
         extra = {}
         if sandbox.kind != "bwrap":
@@ -399,8 +531,14 @@ class _Kernel:
             if not shutil.which("prlimit"):
                 extra["preexec_fn"] = _preexec_limits(sandbox.limits, processes)
         self.live, self.live_lock = live, live_lock
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL, start_new_session=True, **extra)
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            **extra,
+        )
         with live_lock:
             live.add(self)
         self.client = BlockingKernelClient(connection_file=self.connection, context=context)
@@ -427,7 +565,10 @@ class _Kernel:
                 continue
             except Exception:  # an unreadable message: ignore it
                 continue
-            if isinstance(message, dict) and message.get("parent_header", {}).get("msg_id") == msg_id:
+            if (
+                isinstance(message, dict)
+                and message.get("parent_header", {}).get("msg_id") == msg_id
+            ):
                 return message
 
     def ready(self, startup_s: float) -> bool:
@@ -439,8 +580,14 @@ class _Kernel:
         return False
 
     def send(self, code: str, silent=False, user_expressions=None) -> str:
-        return self.client.execute(code, silent=silent, store_history=not silent, allow_stdin=False,
-                                    stop_on_error=False, user_expressions=user_expressions or {})
+        return self.client.execute(
+            code,
+            silent=silent,
+            store_history=not silent,
+            allow_stdin=False,
+            stop_on_error=False,
+            user_expressions=user_expressions or {},
+        )
 
     def execute(self, code: str, until: float, silent=False, user_expressions=None):
         reply = self.wait_reply(self.send(code, silent, user_expressions), until)
@@ -476,21 +623,30 @@ class _Kernel:
 def _preexec_limits(limits: Limits, processes: int):
     def apply():
         import resource
-        for name, value in (("RLIMIT_AS", limits.memory_bytes), ("RLIMIT_CPU", int(limits.cpu_s)),
-                            ("RLIMIT_NPROC", processes), ("RLIMIT_FSIZE", limits.file_bytes),
-                            ("RLIMIT_NOFILE", limits.open_files), ("RLIMIT_CORE", 0)):
+
+        for name, value in (
+            ("RLIMIT_AS", limits.memory_bytes),
+            ("RLIMIT_CPU", int(limits.cpu_s)),
+            ("RLIMIT_NPROC", processes),
+            ("RLIMIT_FSIZE", limits.file_bytes),
+            ("RLIMIT_NOFILE", limits.open_files),
+            ("RLIMIT_CORE", 0),
+        ):
             if hasattr(resource, name):
                 try:
                     resource.setrlimit(getattr(resource, name), (value, value))
                 except (ValueError, OSError):
                     pass
+
     return apply
 
 
 def _stopped_kernel_note(number, gone) -> str:
     """The NOTE for a cell whose kernel died (it is skipped and the notebook run again)."""
-    return (f"code cell {number} stopped its kernel (the kernel {_describe_exit(gone.args[0])}); "
-            "it was skipped and the notebook run again without it")
+    return (
+        f"code cell {number} stopped its kernel (the kernel {_describe_exit(gone.args[0])}); "
+        "it was skipped and the notebook run again without it"
+    )
 
 
 def _describe_exit(code) -> str:
@@ -510,12 +666,21 @@ def _describe_exit(code) -> str:
 
 def _clean_text(text, cap: int) -> str:
     text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", " ", str(text)).replace("\n", " ")
-    return text if len(text) <= cap else text[:cap - 1] + "…"
+    return text if len(text) <= cap else text[: cap - 1] + "…"
 
 
-def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid: int | None = None,
-                 base: Path | None = None, context=None, hidden=(), live=None, live_lock=None,
-                 stop: threading.Event | None = None) -> dict:
+def run_notebook(
+    path: Path,
+    limits: Limits = Limits(),
+    kind: str = "bwrap",
+    uid: int | None = None,
+    base: Path | None = None,
+    context=None,
+    hidden=(),
+    live=None,
+    live_lock=None,
+    stop: threading.Event | None = None,
+) -> dict:
     """Execute one submission in sandboxed kernels; return its set, id, answers and notes.
 
     Cells run one by one; after each, the id and answers are asked for over the protocol.
@@ -526,9 +691,13 @@ def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid
 
     try:
         nb = nbformat.read(str(path), as_version=4)
-        cells = [str(cell.get("source", "")) for cell in nb.cells if cell.get("cell_type") == "code"]
+        cells = [
+            str(cell.get("source", "")) for cell in nb.cells if cell.get("cell_type") == "code"
+        ]
     except Exception as error:
-        return {"error": f"cannot read the notebook: {type(error).__name__}: {_clean_text(error, 200)}"}
+        return {
+            "error": f"cannot read the notebook: {type(error).__name__}: {_clean_text(error, 200)}"
+        }
     found = _SET_PATTERN.search("\n".join(cells))
     set_id = found.group("set") if found else None
     own_context = context is None
@@ -543,7 +712,9 @@ def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid
     if own_base and uid is not None:
         os.chmod(base, 0o711)
     deadline = time.monotonic() + limits.notebook_s
-    processes = limits.processes if uid is not None else _count_processes(os.getuid()) + limits.processes
+    processes = (
+        limits.processes if uid is not None else _count_processes(os.getuid()) + limits.processes
+    )
     notes: dict[int, str] = {}
     skip: set[int] = set()
     report = None
@@ -556,16 +727,24 @@ def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid
             sandbox = _Sandbox(base, kind, uid, limits, path)
             kernel = None
             try:
-                kernel = _Kernel(sandbox, context, processes, list(hidden), deadline, live, live_lock)
+                kernel = _Kernel(
+                    sandbox, context, processes, list(hidden), deadline, live, live_lock
+                )
                 if stop is not None:
                     kernel.stop = stop
                 if not kernel.ready(limits.startup_s):
-                    failure = (f"the kernel did not start within {limits.startup_s:g} s"
-                               if time.monotonic() < deadline else None)
+                    failure = (
+                        f"the kernel did not start within {limits.startup_s:g} s"
+                        if time.monotonic() < deadline
+                        else None
+                    )
                     break
                 name = "_roofline_report_" + secrets.token_hex(8)
-                setup = kernel.execute(_REPORTER.replace("%NAME%", name), time.monotonic() + limits.startup_s,
-                                       silent=True)
+                setup = kernel.execute(
+                    _REPORTER.replace("%NAME%", name),
+                    time.monotonic() + limits.startup_s,
+                    silent=True,
+                )
                 if setup is None or setup.get("status") != "ok":
                     failure = "the kernel did not accept the grader's report function"
                     break
@@ -581,23 +760,31 @@ def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid
                         reply = kernel.wait_reply(msg_id, time.monotonic() + limits.cell_s)
                         if reply is None and time.monotonic() < deadline:
                             kernel.interrupt()
-                            reply = kernel.wait_reply(msg_id, time.monotonic() + limits.interrupt_grace_s)
+                            reply = kernel.wait_reply(
+                                msg_id, time.monotonic() + limits.interrupt_grace_s
+                            )
                             if reply is None:
-                                notes[number] = (f"code cell {number} ran longer than {limits.cell_s:g} s "
-                                                 "and could not be stopped; it was skipped and the "
-                                                 "notebook run again without it")
+                                notes[number] = (
+                                    f"code cell {number} ran longer than {limits.cell_s:g} s "
+                                    "and could not be stopped; it was skipped and the "
+                                    "notebook run again without it"
+                                )
                                 skip.add(number)
                                 restart = True
                                 break
                         content = {} if reply is None else reply.get("content", {})
                         if content.get("status") == "error":
                             if content.get("ename") == "KeyboardInterrupt":
-                                notes[number] = (f"code cell {number} ran longer than "
-                                                 f"{limits.cell_s:g} s and was stopped")
+                                notes[number] = (
+                                    f"code cell {number} ran longer than "
+                                    f"{limits.cell_s:g} s and was stopped"
+                                )
                             else:
-                                notes[number] = (f"code cell {number} raised "
-                                                 f"{_clean_text(content.get('ename'), 60)}: "
-                                                 f"{_clean_text(content.get('evalue', ''), 120)}")
+                                notes[number] = (
+                                    f"code cell {number} raised "
+                                    f"{_clean_text(content.get('ename'), 60)}: "
+                                    f"{_clean_text(content.get('evalue', ''), 120)}"
+                                )
                     except _KernelGone as gone:
                         notes[number] = _stopped_kernel_note(number, gone)
                         skip.add(number)
@@ -605,8 +792,12 @@ def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid
                         break
                     if content.get("status") != "ok":  # no user_expressions in the reply: ask
                         try:
-                            content = kernel.execute("", time.monotonic() + min(10.0, limits.startup_s),
-                                                     silent=True, user_expressions=snapshot)
+                            content = kernel.execute(
+                                "",
+                                time.monotonic() + min(10.0, limits.startup_s),
+                                silent=True,
+                                user_expressions=snapshot,
+                            )
                         except _KernelGone as gone:  # it died just after this cell: its doing
                             notes[number] = _stopped_kernel_note(number, gone)
                             skip.add(number)
@@ -618,18 +809,24 @@ def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid
                 if not restart:
                     break
                 if attempt == limits.restarts:
-                    notes[len(cells) + 1] = (f"its kernel was restarted {limits.restarts} times; the "
-                                             "cells after the last failure were not run")
+                    notes[len(cells) + 1] = (
+                        f"its kernel was restarted {limits.restarts} times; the "
+                        "cells after the last failure were not run"
+                    )
             except _KernelGone as gone:
-                failure = f"the kernel {_describe_exit(gone.args[0])} before the notebook's cells ran"
+                failure = (
+                    f"the kernel {_describe_exit(gone.args[0])} before the notebook's cells ran"
+                )
                 break
             finally:
                 if kernel is not None:
                     kernel.kill()
                 sandbox.cleanup()
         if time.monotonic() >= deadline:
-            notes[len(cells) + 3] = (f"the notebook ran longer than {limits.notebook_s:g} s in all and "
-                                     "was stopped; answers recorded until then are graded")
+            notes[len(cells) + 3] = (
+                f"the notebook ran longer than {limits.notebook_s:g} s in all and "
+                "was stopped; answers recorded until then are graded"
+            )
     finally:
         if own_base:
             shutil.rmtree(base, ignore_errors=True)
@@ -639,10 +836,11 @@ def run_notebook(path: Path, limits: Limits = Limits(), kind: str = "bwrap", uid
         notes[len(cells) + 2] = f"after a restart {failure}; the later cells were not run"
     ordered = [notes[k] for k in sorted(notes)]
     if report is None:
-        error = failure or "the notebook's STUDENT_ID and answers could not be read after running it"
+        error = (
+            failure or "the notebook's STUDENT_ID and answers could not be read after running it"
+        )
         return {"set": set_id, "notes": ordered, "error": error}
     return {"set": set_id, "notes": ordered, **report}
-
 
 
 # ---------------------------------------------------------------- verdicts (in the grader)
@@ -659,12 +857,15 @@ def _decode(encoded):
         return complex(float(value[0]), float(value[1])), f"{value[0]}+{value[1]}j"
     if kind in ("str", "sympy"):
         return str(value), str(value)
-    raise ValueError(f"a {_clean_text(encoded.get('name', 'value'), 50)} "
-                     f"({_clean_text(value, 100)}) is not a number, text or formula")
+    raise ValueError(
+        f"a {_clean_text(encoded.get('name', 'value'), 50)} "
+        f"({_clean_text(value, 100)}) is not a number, text or formula"
+    )
 
 
-def grade_submission(path: Path, report: dict, set_override: str | None = None,
-                     file: str | None = None) -> list[dict]:
+def grade_submission(
+    path: Path, report: dict, set_override: str | None = None, file: str | None = None
+) -> list[dict]:
     """Rows for one submission, every verdict recomputed here with `roofline`."""
     from . import homework
 
@@ -673,26 +874,51 @@ def grade_submission(path: Path, report: dict, set_override: str | None = None,
     sid_text = (sid or "").strip()
 
     def row(exercise, submitted="", correct="", feedback=""):
-        return {"student_id": sid_text, "file": file, "exercise": exercise,
-                "submitted": submitted, "correct": correct, "feedback": feedback}
+        return {
+            "student_id": sid_text,
+            "file": file,
+            "exercise": exercise,
+            "submitted": submitted,
+            "correct": correct,
+            "feedback": feedback,
+        }
 
     notes = [row("NOTE", feedback=note) for note in report.get("notes", [])]
     if "error" in report:
         return [row("ERROR", feedback=report["error"])] + notes
     length = max(report.get("id_length") or 0, len(sid or ""))
     if length > ID_CAP:
-        notes.append(row("NOTE", feedback=f"STUDENT_ID is {length} characters long; it is cut to "
-                                          f"{ID_CAP} characters in this file (and to 1000 for grading)"))
+        notes.append(
+            row(
+                "NOTE",
+                feedback=f"STUDENT_ID is {length} characters long; it is cut to "
+                f"{ID_CAP} characters in this file (and to 1000 for grading)",
+            )
+        )
     set_id = set_override or report.get("set")
     if set_id not in homework.sets():
-        return [row("ERROR", feedback="cannot tell which homework set this is (no "
-                                      "homework.parameters(\"partN\", ...) cell); pass --set")] + notes
+        return [
+            row(
+                "ERROR",
+                feedback="cannot tell which homework set this is (no "
+                'homework.parameters("partN", ...) cell); pass --set',
+            )
+        ] + notes
     if not report.get("has_id"):
-        return [row("ERROR", feedback="the notebook has no STUDENT_ID; cannot derive the "
-                                      "student's numbers")] + notes
+        return [
+            row(
+                "ERROR",
+                feedback="the notebook has no STUDENT_ID; cannot derive the student's numbers",
+            )
+        ] + notes
     if not homework.normalise_id(sid):
-        return [row("ERROR", feedback="STUDENT_ID is empty: the student did not type their id, "
-                                      "so their numbers are unknown; ask them to resubmit")] + notes
+        return [
+            row(
+                "ERROR",
+                feedback="STUDENT_ID is empty: the student did not type their id, "
+                "so their numbers are unknown; ask them to resubmit",
+            )
+        ] + notes
     answers = report.get("answers")
     if answers is None:
         return [row("ERROR", feedback="the notebook has no `answers` dictionary")] + notes
@@ -701,13 +927,16 @@ def grade_submission(path: Path, report: dict, set_override: str | None = None,
     for q in questions:
         exercise = f"{set_id}/{q}"
         if q not in answers:
-            rows.append(row(exercise, "", "no", f"unanswered: there is no answers[\"{q}\"] in the notebook"))
+            rows.append(
+                row(exercise, "", "no", f'unanswered: there is no answers["{q}"] in the notebook')
+            )
             continue
         try:
             value, shown = _decode(answers[q])
         except (ValueError, TypeError, OverflowError, IndexError, AttributeError) as error:
-            rows.append(row(exercise, str(answers[q].get("value", "")), "no",
-                            f"cannot be graded: {error}"))
+            rows.append(
+                row(exercise, str(answers[q].get("value", "")), "no", f"cannot be graded: {error}")
+            )
             continue
         if value is None:
             rows.append(row(exercise, "", "no", "unanswered"))
@@ -727,8 +956,16 @@ def _survey(folder: Path) -> tuple[list[tuple[str, Path]], list[dict]]:
     notebooks, skipped = [], []
 
     def skip(name, why):
-        skipped.append({"student_id": "", "file": name, "exercise": "SKIPPED", "submitted": "",
-                        "correct": "", "feedback": why})
+        skipped.append(
+            {
+                "student_id": "",
+                "file": name,
+                "exercise": "SKIPPED",
+                "submitted": "",
+                "correct": "",
+                "feedback": why,
+            }
+        )
 
     for root, dirs, files in os.walk(folder, followlinks=False):
         rel_root = Path(root).relative_to(folder)
@@ -771,7 +1008,10 @@ def _read_journal(journal: Path, limits_key: str) -> dict:
             for line in handle:
                 try:
                     entry = json.loads(line)
-                    if entry.get("version") == JOURNAL_VERSION and entry.get("limits") == limits_key:
+                    if (
+                        entry.get("version") == JOURNAL_VERSION
+                        and entry.get("limits") == limits_key
+                    ):
                         done[(entry["file"], entry["sha256"])] = entry["report"]
                 except (ValueError, KeyError, TypeError, AttributeError):
                     continue
@@ -812,18 +1052,31 @@ def _roster_rows(rows: list[dict], roster: list[str], names: dict[str, str]) -> 
                 extra.append("this STUDENT_ID is not on the roster")
         stem = re.sub(r"[^0-9a-z]+", " ", Path(file).stem.casefold())
         tokens = set(stem.split())
-        named = sorted((k for k in known if k in tokens or (len(k) >= 5 and k in stem)),
-                       key=len, reverse=True)
+        named = sorted(
+            (k for k in known if k in tokens or (len(k) >= 5 and k in stem)), key=len, reverse=True
+        )
         if graded and named and key not in named:
-            extra.append(f"the file is named for {known[named[0]]} but its STUDENT_ID is "
-                         f"{names.get(file) or '(empty)'}")
-        notes = [{**group[0], "exercise": "NOTE", "submitted": "", "correct": "", "feedback": text}
-                 for text in extra]
+            extra.append(
+                f"the file is named for {known[named[0]]} but its STUDENT_ID is "
+                f"{names.get(file) or '(empty)'}"
+            )
+        notes = [
+            {**group[0], "exercise": "NOTE", "submitted": "", "correct": "", "feedback": text}
+            for text in extra
+        ]
         out += group[:1] + notes + group[1:] if group[0]["exercise"] == "ERROR" else notes + group
     for key, original in known.items():
         if key not in seen:
-            out.append({"student_id": original, "file": "", "exercise": "MISSING", "submitted": "",
-                        "correct": "", "feedback": "on the roster, but no graded submission has this id"})
+            out.append(
+                {
+                    "student_id": original,
+                    "file": "",
+                    "exercise": "MISSING",
+                    "submitted": "",
+                    "correct": "",
+                    "feedback": "on the roster, but no graded submission has this id",
+                }
+            )
     return out
 
 
@@ -831,17 +1084,30 @@ def _probe(kind: str, uid: int | None, limits: Limits, base: Path, notebook: Pat
     """Start Python the way kernels will be started (no student code): a clear error up front
     instead of an ERROR row per notebook when the sandbox cannot work here."""
     sandbox = _Sandbox(base, kind, uid, limits, notebook)
-    processes = limits.processes if uid is not None else _count_processes(os.getuid()) + limits.processes
-    command = sandbox.command([sys.executable, "-s", "-c", "import ipykernel, zmq, roofline"], processes, [])
+    processes = (
+        limits.processes if uid is not None else _count_processes(os.getuid()) + limits.processes
+    )
+    command = sandbox.command(
+        [sys.executable, "-s", "-c", "import ipykernel, zmq, roofline"], processes, []
+    )
     extra = {}
     if kind != "bwrap":
         extra = {"env": sandbox.env(), "cwd": str(sandbox.home)}
         if uid is not None:
             extra.update(user=uid, group=uid, extra_groups=[])
     try:
-        result = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, timeout=max(60.0, limits.startup_s), **extra)
-        why = result.stderr.decode(errors="replace").strip()[-500:] or f"exit status {result.returncode}"
+        result = subprocess.run(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=max(60.0, limits.startup_s),
+            **extra,
+        )
+        why = (
+            result.stderr.decode(errors="replace").strip()[-500:]
+            or f"exit status {result.returncode}"
+        )
         failed = result.returncode != 0
     except (OSError, subprocess.TimeoutExpired) as error:
         failed, why = True, str(error)
@@ -849,9 +1115,12 @@ def _probe(kind: str, uid: int | None, limits: Limits, base: Path, notebook: Pat
         sandbox.cleanup()
     if failed:
         who = f" as uid {uid}" if uid is not None else ""
-        hint = (" (that uid must be able to read and run this Python and its packages: a venv under "
-                "/root is not; install bubblewrap, or put the venv where every user can read it)"
-                if kind != "bwrap" and uid is not None else "")
+        hint = (
+            " (that uid must be able to read and run this Python and its packages: a venv under "
+            "/root is not; install bubblewrap, or put the venv where every user can read it)"
+            if kind != "bwrap" and uid is not None
+            else ""
+        )
         raise RuntimeError(f"the {kind} sandbox cannot start Python{who}{hint}: {why}")
 
 
@@ -867,23 +1136,37 @@ class _Slots:
 
 def _check_uids(base_uid: int, jobs: int) -> None:
     import pwd
+
     for uid in range(base_uid, base_uid + jobs):
         try:
             user = pwd.getpwuid(uid).pw_name
         except KeyError:
             continue
-        raise RuntimeError(f"uid {uid} belongs to the user {user!r}; sandboxed notebooks need uids no "
-                           f"one uses: pass --sandbox-uid with another first uid")
+        raise RuntimeError(
+            f"uid {uid} belongs to the user {user!r}; sandboxed notebooks need uids no "
+            f"one uses: pass --sandbox-uid with another first uid"
+        )
     for uid in range(base_uid, base_uid + jobs):
         if _count_processes(uid):
-            raise RuntimeError(f"processes of uid {uid} are running; sandboxed notebooks need uids no "
-                               f"one uses: pass --sandbox-uid with another first uid")
+            raise RuntimeError(
+                f"processes of uid {uid} are running; sandboxed notebooks need uids no "
+                f"one uses: pass --sandbox-uid with another first uid"
+            )
 
 
-def grade_folder(folder, timeout: float = 120, jobs: int | None = None,
-                 set_override: str | None = None, progress=None, limits: Limits | None = None,
-                 sandbox: str = "auto", roster=None, journal: Path | None = None,
-                 hidden=(), sandbox_uid: int = 64000) -> list[dict]:
+def grade_folder(
+    folder,
+    timeout: float = 120,
+    jobs: int | None = None,
+    set_override: str | None = None,
+    progress=None,
+    limits: Limits | None = None,
+    sandbox: str = "auto",
+    roster=None,
+    journal: Path | None = None,
+    hidden=(),
+    sandbox_uid: int = 64000,
+) -> list[dict]:
     """Grade every notebook under `folder`; return the CSV rows (one per file at least).
 
     `journal`: a JSONL file where each finished notebook's report is appended; reports
@@ -894,6 +1177,7 @@ def grade_folder(folder, timeout: float = 120, jobs: int | None = None,
     import zmq
 
     from . import homework
+
     homework.sets()  # imports every exercise module here first: their .pyc are then ready for the kernels
     limits = limits or Limits(cell_s=timeout)
     kind = sandbox_kind(sandbox)
@@ -943,16 +1227,26 @@ def grade_folder(folder, timeout: float = 120, jobs: int | None = None,
         uid = slots.free.get()
         try:
             try:
-                report = run_notebook(path, limits, kind, uid, base, context, hidden, live, live_lock,
-                                      stop)
+                report = run_notebook(
+                    path, limits, kind, uid, base, context, hidden, live, live_lock, stop
+                )
             except Exception as error:  # nothing may be lost: record and go on
-                report = {"error": f"the grader failed on this notebook: {type(error).__name__}: "
-                                   f"{_clean_text(error, 300)}"}
+                report = {
+                    "error": f"the grader failed on this notebook: {type(error).__name__}: "
+                    f"{_clean_text(error, 300)}"
+                }
         finally:
             slots.free.put(uid)
         if journal_handle:
-            line = json.dumps({"version": JOURNAL_VERSION, "file": name, "sha256": digests[name],
-                               "limits": limits.key(), "report": report})
+            line = json.dumps(
+                {
+                    "version": JOURNAL_VERSION,
+                    "file": name,
+                    "sha256": digests[name],
+                    "limits": limits.key(),
+                    "report": report,
+                }
+            )
             with journal_lock:
                 journal_handle.write(line + "\n")
                 journal_handle.flush()
@@ -993,14 +1287,29 @@ def grade_folder(folder, timeout: float = 120, jobs: int | None = None,
         try:
             graded = grade_submission(path, reports[name], set_override, file=name)
         except Exception as error:
-            graded = [{"student_id": str(reports[name].get("student_id") or ""), "file": name,
-                       "exercise": "ERROR", "submitted": "", "correct": "",
-                       "feedback": f"the grader failed: {type(error).__name__}: {error}"}]
+            graded = [
+                {
+                    "student_id": str(reports[name].get("student_id") or ""),
+                    "file": name,
+                    "exercise": "ERROR",
+                    "submitted": "",
+                    "correct": "",
+                    "feedback": f"the grader failed: {type(error).__name__}: {error}",
+                }
+            ]
         key = homework.normalise_id(reports[name].get("student_id"))
         others = [other for other in owners.get(key, []) if other != name]
         if others and "error" not in reports[name]:
-            graded.insert(0, {**graded[0], "exercise": "NOTE", "submitted": "", "correct": "",
-                              "feedback": f"duplicated student id: also submitted in {', '.join(others)}"})
+            graded.insert(
+                0,
+                {
+                    **graded[0],
+                    "exercise": "NOTE",
+                    "submitted": "",
+                    "correct": "",
+                    "feedback": f"duplicated student id: also submitted in {', '.join(others)}",
+                },
+            )
         rows += graded
     if roster is not None:
         names = {name: reports[name].get("student_id") for name, _ in notebooks}
@@ -1010,8 +1319,14 @@ def grade_folder(folder, timeout: float = 120, jobs: int | None = None,
 
 # ---------------------------------------------------------------- the CSV
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-_CAPS = {"student_id": ID_CAP, "file": 300, "exercise": 60, "submitted": SUBMITTED_CAP,
-         "correct": 20, "feedback": FEEDBACK_CAP}
+_CAPS = {
+    "student_id": ID_CAP,
+    "file": 300,
+    "exercise": 60,
+    "submitted": SUBMITTED_CAP,
+    "correct": 20,
+    "feedback": FEEDBACK_CAP,
+}
 
 
 def safe_cell(value, cap: int = FEEDBACK_CAP) -> str:
@@ -1027,8 +1342,15 @@ def safe_cell(value, cap: int = FEEDBACK_CAP) -> str:
 def write_csv(rows, out) -> None:
     """Write the rows atomically: to a temporary file next to `out`, then renamed over it."""
     out = Path(out)
-    handle = tempfile.NamedTemporaryFile("w", newline="", encoding="utf-8", dir=out.parent or ".",
-                                         prefix=f".{out.name}.", suffix=".tmp", delete=False)
+    handle = tempfile.NamedTemporaryFile(
+        "w",
+        newline="",
+        encoding="utf-8",
+        dir=out.parent or ".",
+        prefix=f".{out.name}.",
+        suffix=".tmp",
+        delete=False,
+    )
     try:
         with handle:
             writer = csv.DictWriter(handle, fieldnames=FIELDS)
@@ -1055,15 +1377,23 @@ def main(args) -> int:
         import nbformat  # noqa: F401
         import zmq  # noqa: F401
     except ImportError:
-        print("grading needs ipykernel, jupyter_client, pyzmq and nbformat: pip install -e \".[grade]\" "
-              "(or pip install ipykernel jupyter_client pyzmq nbformat)", file=sys.stderr)
+        print(
+            'grading needs ipykernel, jupyter_client, pyzmq and nbformat: pip install -e ".[grade]" '
+            "(or pip install ipykernel jupyter_client pyzmq nbformat)",
+            file=sys.stderr,
+        )
         return 2
     start = time.perf_counter()
-    limits = Limits(cell_s=args.timeout, notebook_s=args.notebook_timeout,
-                    memory_bytes=int(args.memory_mb * MIB), cpu_s=int(args.cpu_seconds),
-                    processes=args.processes, file_bytes=int(args.file_mb * MIB),
-                    disk_bytes=int(args.disk_mb * MIB),
-                    open_files=args.open_files)
+    limits = Limits(
+        cell_s=args.timeout,
+        notebook_s=args.notebook_timeout,
+        memory_bytes=int(args.memory_mb * MIB),
+        cpu_s=int(args.cpu_seconds),
+        processes=args.processes,
+        file_bytes=int(args.file_mb * MIB),
+        disk_bytes=int(args.disk_mb * MIB),
+        open_files=args.open_files,
+    )
     roster = None
     if args.roster is not None:
         try:
@@ -1083,10 +1413,18 @@ def main(args) -> int:
         print(f"{'reused' if reused else 'ran'} {name}", file=sys.stderr)
 
     try:
-        rows = grade_folder(args.submissions, jobs=args.jobs, set_override=args.set, progress=progress,
-                            limits=limits, sandbox=args.sandbox, roster=roster, journal=journal,
-                            hidden=[out.parent.resolve()] if args.out else (),
-                            sandbox_uid=args.sandbox_uid)
+        rows = grade_folder(
+            args.submissions,
+            jobs=args.jobs,
+            set_override=args.set,
+            progress=progress,
+            limits=limits,
+            sandbox=args.sandbox,
+            roster=roster,
+            journal=journal,
+            hidden=[out.parent.resolve()] if args.out else (),
+            sandbox_uid=args.sandbox_uid,
+        )
     except (FileNotFoundError, RuntimeError) as error:
         print(error, file=sys.stderr)
         return 2
@@ -1094,6 +1432,8 @@ def main(args) -> int:
     students = sum(1 for r in rows if r["exercise"] == "TOTAL")
     errors = sum(1 for r in rows if r["exercise"] == "ERROR")
     skipped = sum(1 for r in rows if r["exercise"] == "SKIPPED")
-    print(f"graded {students} submission(s), {errors} could not be graded, {skipped} file(s) skipped; "
-          f"wrote {out} in {time.perf_counter() - start:.1f} s (journal: {journal})")
+    print(
+        f"graded {students} submission(s), {errors} could not be graded, {skipped} file(s) skipped; "
+        f"wrote {out} in {time.perf_counter() - start:.1f} s (journal: {journal})"
+    )
     return 0

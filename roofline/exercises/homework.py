@@ -23,8 +23,21 @@ from typing import Callable
 
 from . import core
 
-__all__ = ["HomeworkSet", "define_set", "register_question", "sets", "get_set", "normalise_id", "parameters", "given",
-           "check", "exercise_id", "questions", "DEMO_ID", "Draw"]
+__all__ = [
+    "HomeworkSet",
+    "define_set",
+    "register_question",
+    "sets",
+    "get_set",
+    "normalise_id",
+    "parameters",
+    "given",
+    "check",
+    "exercise_id",
+    "questions",
+    "DEMO_ID",
+    "Draw",
+]
 
 DEMO_ID = "demo"
 
@@ -122,9 +135,11 @@ def parameters(set_id, student_id, quiet: bool = False) -> dict:
     """This student's numbers for `set_id`. An empty id gives the demo id's numbers."""
     if not normalise_id(student_id):
         if not quiet:
-            print(f"Type your student id between the quotes in STUDENT_ID = \"\" above and run the "
-                  f"notebook again. Until then you see the example numbers of the demo id "
-                  f"{DEMO_ID!r}.")
+            print(
+                f'Type your student id between the quotes in STUDENT_ID = "" above and run the '
+                f"notebook again. Until then you see the example numbers of the demo id "
+                f"{DEMO_ID!r}."
+            )
         student_id = DEMO_ID
     return _derive(set_id, student_id)
 
@@ -137,17 +152,24 @@ class Given:
 
     def __str__(self):
         width = max(len(label) for label, _ in self.rows)
-        return "\n".join([self.title] + [f"  {label:<{width}}  {value}" for label, value in self.rows])
+        return "\n".join(
+            [self.title] + [f"  {label:<{width}}  {value}" for label, value in self.rows]
+        )
 
     __repr__ = __str__
 
     def _repr_html_(self):
         import html
-        cells = "".join(f"<tr><th style='text-align:left'>{html.escape(label)}</th>"
-                        f"<td style='text-align:left'>{html.escape(value)}</td></tr>"
-                        for label, value in self.rows)
-        return (f"<div class='roofline-homework-given'><strong>{html.escape(self.title)}</strong>"
-                f"<table>{cells}</table></div>")
+
+        cells = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(label)}</th>"
+            f"<td style='text-align:left'>{html.escape(value)}</td></tr>"
+            for label, value in self.rows
+        )
+        return (
+            f"<div class='roofline-homework-given'><strong>{html.escape(self.title)}</strong>"
+            f"<table>{cells}</table></div>"
+        )
 
 
 def given(set_id, params) -> Given:
@@ -162,8 +184,10 @@ def check(student_id, set_id, question, answer) -> core.Feedback:
     except KeyError as error:
         return core.Feedback(str(set_id), False, str(error.args[0]))
     if question not in homework_set.questions:
-        return core.Feedback(f"{set_id} {question}", False,
-                             f"{set_id} has no question {question!r}; it has "
-                             f"{', '.join(homework_set.questions)}.")
+        return core.Feedback(
+            f"{set_id} {question}",
+            False,
+            f"{set_id} has no question {question!r}; it has {', '.join(homework_set.questions)}.",
+        )
     params = parameters(set_id, student_id, quiet=True)
     return core.check(homework_set.exercise_id(question), answer, **params)

@@ -1,7 +1,13 @@
 """Homework part 1: rooflines on one chip (time, intensity, ridge point, critical batch, regime)."""
 
-from .. import (critical_batch_size, critical_intensity, estimate, exact_critical_batch_size,
-                get_chip, matmul)
+from .. import (
+    critical_batch_size,
+    critical_intensity,
+    estimate,
+    exact_critical_batch_size,
+    get_chip,
+    matmul,
+)
 from ..units import format_bandwidth, format_flops_rate
 from .core import Mistake, approximation_mistakes, distinct_mistakes
 from .homework import DEMO_ID, Draw, HomeworkSet, define_set, register_question
@@ -14,16 +20,22 @@ DIMS_F = (4096, 8192, 16384, 28672)
 
 
 def make_parameters(draw: Draw) -> dict:
-    return {"chip": draw.choice(CHIPS), "B": draw.choice(BATCHES), "D": draw.choice(DIMS_D),
-            "F": draw.choice(DIMS_F)}
+    return {
+        "chip": draw.choice(CHIPS),
+        "B": draw.choice(BATCHES),
+        "D": draw.choice(DIMS_D),
+        "F": draw.choice(DIMS_F),
+    }
 
 
 def describe(p: dict) -> list:
     chip = get_chip(p["chip"])
-    return [("chip", chip.name),
-            ("dense bf16 peak", format_flops_rate(chip.peak_flops_per_s("bf16"))),
-            ("memory bandwidth", format_bandwidth(chip.hbm_bytes_per_s)),
-            ("matmul X[B, D] @ W[D, F], all bf16", f"B = {p['B']}, D = {p['D']}, F = {p['F']}")]
+    return [
+        ("chip", chip.name),
+        ("dense bf16 peak", format_flops_rate(chip.peak_flops_per_s("bf16"))),
+        ("memory bandwidth", format_bandwidth(chip.hbm_bytes_per_s)),
+        ("matmul X[B, D] @ W[D, F], all bf16", f"B = {p['B']}, D = {p['D']}, F = {p['F']}"),
+    ]
 
 
 def _cost(p):
@@ -41,9 +53,13 @@ def _sparse_mistakes(p, dense_value, scale):
     if peak.sparse_flops_per_s is None:
         return []
     factor = peak.sparse_flops_per_s / peak.dense_flops_per_s
-    return [Mistake(dense_value * factor ** scale,
-                    "You used the 2:4-sparse peak from the spec sheet; a dense matmul runs at the "
-                    "dense peak (half of the sparse figure).")]
+    return [
+        Mistake(
+            dense_value * factor**scale,
+            "You used the 2:4-sparse peak from the spec sheet; a dense matmul runs at the "
+            "dense peak (half of the sparse figure).",
+        )
+    ]
 
 
 def _time_mistakes(p):
@@ -53,25 +69,48 @@ def _time_mistakes(p):
 
 def _bytes_mistakes(p):
     B, D, F = p["B"], p["D"], p["F"]
-    return distinct_mistakes(_cost(p).bytes, [Mistake(2 * (B * D + D * F), "You counted reading X and W but not writing the output "
-                                         "Y[B, F] (B*F more elements)."),
-            Mistake(B * D + D * F + B * F, "That counts elements, not bytes: each bf16 element is "
-                                           "2 bytes.")])
+    return distinct_mistakes(
+        _cost(p).bytes,
+        [
+            Mistake(
+                2 * (B * D + D * F),
+                "You counted reading X and W but not writing the output "
+                "Y[B, F] (B*F more elements).",
+            ),
+            Mistake(
+                B * D + D * F + B * F,
+                "That counts elements, not bytes: each bf16 element is 2 bytes.",
+            ),
+        ],
+    )
 
 
 def _lower_mistakes(p):
     e = _est(p)
-    slower, other = (("math", e.t_comms) if e.bound == "compute" else ("memory", e.t_math))
-    return [Mistake(e.t_upper, "That is t_math + t_comms, the time with no overlap at all; the "
-                               "lower bound assumes perfect overlap: max(t_math, t_comms)."),
-            Mistake(other, f"That is the shorter of the two times; the {slower} time is longer "
-                           "and sets the lower bound max(t_math, t_comms).")]
+    slower, other = ("math", e.t_comms) if e.bound == "compute" else ("memory", e.t_math)
+    return [
+        Mistake(
+            e.t_upper,
+            "That is t_math + t_comms, the time with no overlap at all; the "
+            "lower bound assumes perfect overlap: max(t_math, t_comms).",
+        ),
+        Mistake(
+            other,
+            f"That is the shorter of the two times; the {slower} time is longer "
+            "and sets the lower bound max(t_math, t_comms).",
+        ),
+    ]
 
 
 def _regime_mistakes(p):
     wrong = "bandwidth" if _est(p).bound == "compute" else "compute"
-    return [Mistake(wrong, "Compare this matmul's intensity (q3) with the chip's ridge point (q4): "
-                           "above the ridge it is compute-bound, below it bandwidth-bound.")]
+    return [
+        Mistake(
+            wrong,
+            "Compare this matmul's intensity (q3) with the chip's ridge point (q4): "
+            "above the ridge it is compute-bound, below it bandwidth-bound.",
+        )
+    ]
 
 
 def _register(q, **kwargs):
@@ -80,41 +119,89 @@ def _register(q, **kwargs):
 
 DEMO = make_parameters(Draw(f"{SET_ID}\0{DEMO_ID}"))
 
-_register("q1", question="How long does the math of your matmul take at the chip's dense bf16 peak?",
-          answer=lambda p: _est(p).t_math, kind="time", mistakes=_time_mistakes,
-          hints=("t_math = 2*B*D*F FLOPs / dense bf16 peak FLOP/s.",))
-_register("q2", question="How many bytes does the matmul move (read X and W, write Y, bf16)?",
-          answer=lambda p: _cost(p).bytes, kind="size", mistakes=_bytes_mistakes,
-          hints=("bytes = 2*(B*D + D*F + B*F) in bf16.",))
+_register(
+    "q1",
+    question="How long does the math of your matmul take at the chip's dense bf16 peak?",
+    answer=lambda p: _est(p).t_math,
+    kind="time",
+    mistakes=_time_mistakes,
+    hints=("t_math = 2*B*D*F FLOPs / dense bf16 peak FLOP/s.",),
+)
+_register(
+    "q2",
+    question="How many bytes does the matmul move (read X and W, write Y, bf16)?",
+    answer=lambda p: _cost(p).bytes,
+    kind="size",
+    mistakes=_bytes_mistakes,
+    hints=("bytes = 2*(B*D + D*F + B*F) in bf16.",),
+)
 # B << D, F puts the approximation B within 0.15% of the exact value for some ids: the
 # tolerance is 0.1% (4 significant digits always pass) so that B is never taken for it
-_register("q3", question="What is the matmul's exact arithmetic intensity (FLOPs per byte), to 4 "
-                         "significant digits?",
-          answer=lambda p: _cost(p).intensity, kind="intensity", tolerance=0.001,
-          mistakes=lambda p: approximation_mistakes(_cost(p).intensity, p["B"], tolerance=0.001),
-          hints=("Divide q1's FLOP count 2*B*D*F by q2's bytes.",))
-_register("q4", question="What is the chip's ridge point (critical intensity) in bf16?",
-          answer=lambda p: critical_intensity(p["chip"]), kind="intensity",
-          mistakes=lambda p: _sparse_mistakes(p, critical_intensity(p["chip"]), 1),
-          hints=("Dense bf16 peak FLOP/s divided by memory bandwidth in B/s.",))
-_register("q5", question="Is the matmul compute-bound or bandwidth-bound on this chip?",
-          answer=lambda p: _est(p).bound, kind="choice", choices=("compute", "bandwidth"),
-          mistakes=_regime_mistakes, hints=("Compare q3 with q4.",))
-_register("q6", question="What is the lower bound on the matmul's time, max(t_math, t_comms)?",
-          answer=lambda p: _est(p).t_lower, kind="time", mistakes=_lower_mistakes,
-          hints=("t_comms = bytes (q2) / memory bandwidth; take the larger of t_math and t_comms.",))
-_register("q7", question="Above which batch size B is this matmul compute-bound, computed exactly "
-                         "for your D and F (no B << D, F approximation)?",
-          answer=lambda p: exact_critical_batch_size(p["chip"], p["D"], p["F"]), kind="number",
-          mistakes=lambda p: approximation_mistakes(
-              exact_critical_batch_size(p["chip"], p["D"], p["F"]), critical_batch_size(p["chip"])),
-          hints=("Solve 2BDF / peak = 2(BD + DF + BF) / bandwidth for B.",))
-_register("q8", question="With the B << D, F approximation, what is the critical batch size?",
-          answer=lambda p: critical_batch_size(p["chip"]), kind="number",
-          mistakes=lambda p: approximation_mistakes(
-              critical_batch_size(p["chip"]), exact_critical_batch_size(p["chip"], p["D"], p["F"]),
-              reverse=True),
-          hints=("With B << D, F the bytes are about 2*D*F, so intensity ~ B: B_crit = ridge point.",))
+_register(
+    "q3",
+    question="What is the matmul's exact arithmetic intensity (FLOPs per byte), to 4 "
+    "significant digits?",
+    answer=lambda p: _cost(p).intensity,
+    kind="intensity",
+    tolerance=0.001,
+    mistakes=lambda p: approximation_mistakes(_cost(p).intensity, p["B"], tolerance=0.001),
+    hints=("Divide q1's FLOP count 2*B*D*F by q2's bytes.",),
+)
+_register(
+    "q4",
+    question="What is the chip's ridge point (critical intensity) in bf16?",
+    answer=lambda p: critical_intensity(p["chip"]),
+    kind="intensity",
+    mistakes=lambda p: _sparse_mistakes(p, critical_intensity(p["chip"]), 1),
+    hints=("Dense bf16 peak FLOP/s divided by memory bandwidth in B/s.",),
+)
+_register(
+    "q5",
+    question="Is the matmul compute-bound or bandwidth-bound on this chip?",
+    answer=lambda p: _est(p).bound,
+    kind="choice",
+    choices=("compute", "bandwidth"),
+    mistakes=_regime_mistakes,
+    hints=("Compare q3 with q4.",),
+)
+_register(
+    "q6",
+    question="What is the lower bound on the matmul's time, max(t_math, t_comms)?",
+    answer=lambda p: _est(p).t_lower,
+    kind="time",
+    mistakes=_lower_mistakes,
+    hints=("t_comms = bytes (q2) / memory bandwidth; take the larger of t_math and t_comms.",),
+)
+_register(
+    "q7",
+    question="Above which batch size B is this matmul compute-bound, computed exactly "
+    "for your D and F (no B << D, F approximation)?",
+    answer=lambda p: exact_critical_batch_size(p["chip"], p["D"], p["F"]),
+    kind="number",
+    mistakes=lambda p: approximation_mistakes(
+        exact_critical_batch_size(p["chip"], p["D"], p["F"]), critical_batch_size(p["chip"])
+    ),
+    hints=("Solve 2BDF / peak = 2(BD + DF + BF) / bandwidth for B.",),
+)
+_register(
+    "q8",
+    question="With the B << D, F approximation, what is the critical batch size?",
+    answer=lambda p: critical_batch_size(p["chip"]),
+    kind="number",
+    mistakes=lambda p: approximation_mistakes(
+        critical_batch_size(p["chip"]),
+        exact_critical_batch_size(p["chip"], p["D"], p["F"]),
+        reverse=True,
+    ),
+    hints=("With B << D, F the bytes are about 2*D*F, so intensity ~ B: B_crit = ridge point.",),
+)
 
-define_set(HomeworkSet(SET_ID, "Homework part 1 (one chip)", make_parameters,
-                       tuple(f"q{i}" for i in range(1, 9)), describe))
+define_set(
+    HomeworkSet(
+        SET_ID,
+        "Homework part 1 (one chip)",
+        make_parameters,
+        tuple(f"q{i}" for i in range(1, 9)),
+        describe,
+    )
+)

@@ -11,20 +11,63 @@ The same from a shell: ``python -m roofline measure --quick``. Parts:
 present), `runner` (the run and its result), `cli`.
 """
 
-from .accelerator import AcceleratorResult, catalog_chip_for, detect_accelerator, measure_accelerator
+from .accelerator import (
+    AcceleratorResult,
+    catalog_chip_for,
+    detect_accelerator,
+    measure_accelerator,
+)
 from .analysis import Levels, Plateau, combine_best, find_plateaus, memory_levels
-from .bandwidth import KERNELS, BandwidthSample, bytes_counted, measure_kernel, sweep_sizes, working_set_bytes
+from .bandwidth import (
+    KERNELS,
+    BandwidthSample,
+    bytes_counted,
+    measure_kernel,
+    sweep_sizes,
+    working_set_bytes,
+)
 from .matmul import MatmulSample, measure_matmul
-from .runner import (IncompleteMeasurement, InsufficientMemoryError, MeasureResult, OperationSample,
-                     available_memory_bytes, check_memory, last_level_cache_bytes, load_chip,
-                     load_result, measure, settings_for)
+from .runner import (
+    IncompleteMeasurement,
+    InsufficientMemoryError,
+    MeasureResult,
+    OperationSample,
+    available_memory_bytes,
+    check_memory,
+    last_level_cache_bytes,
+    load_chip,
+    load_result,
+    measure,
+    settings_for,
+)
 
 __all__ = [
-    "measure", "MeasureResult", "OperationSample", "load_result", "load_chip",
-    "IncompleteMeasurement", "InsufficientMemoryError", "check_memory", "available_memory_bytes",
-    "last_level_cache_bytes", "settings_for",
-    "KERNELS", "BandwidthSample", "bytes_counted", "working_set_bytes", "measure_kernel", "sweep_sizes",
-    "MatmulSample", "measure_matmul",
-    "Plateau", "Levels", "find_plateaus", "memory_levels", "combine_best",
-    "AcceleratorResult", "catalog_chip_for", "detect_accelerator", "measure_accelerator",
+    "measure",
+    "MeasureResult",
+    "OperationSample",
+    "load_result",
+    "load_chip",
+    "IncompleteMeasurement",
+    "InsufficientMemoryError",
+    "check_memory",
+    "available_memory_bytes",
+    "last_level_cache_bytes",
+    "settings_for",
+    "KERNELS",
+    "BandwidthSample",
+    "bytes_counted",
+    "working_set_bytes",
+    "measure_kernel",
+    "sweep_sizes",
+    "MatmulSample",
+    "measure_matmul",
+    "Plateau",
+    "Levels",
+    "find_plateaus",
+    "memory_levels",
+    "combine_best",
+    "AcceleratorResult",
+    "catalog_chip_for",
+    "detect_accelerator",
+    "measure_accelerator",
 ]

@@ -26,18 +26,18 @@ __all__ = ["AcceleratorResult", "catalog_chip_for", "detect_accelerator", "measu
 
 @dataclass
 class AcceleratorResult:
-    library: str                  # "torch" or "jax"
+    library: str  # "torch" or "jax"
     device_name: str
-    dtype: str                    # dtype of the matmul
+    dtype: str  # dtype of the matmul
     matmul_n: int
     matmul_times: list = field(default_factory=list)
-    copy_bytes: int = 0           # bytes counted per copy (2 x buffer)
+    copy_bytes: int = 0  # bytes counted per copy (2 x buffer)
     copy_times: list = field(default_factory=list)
     catalog_name: str | None = None
 
     @property
     def matmul_flops(self) -> float:
-        return 2.0 * self.matmul_n ** 3
+        return 2.0 * self.matmul_n**3
 
     @property
     def flops_per_s(self) -> float | None:
@@ -59,6 +59,7 @@ class AcceleratorResult:
         if self.catalog_name is None:
             return None
         from ..catalog import get_chip
+
         return get_chip(self.catalog_name)
 
     def fraction_of_peak(self) -> float | None:
@@ -77,31 +78,46 @@ class AcceleratorResult:
 
     def report(self) -> str:
         from ..units import format_bandwidth, format_flops_rate
+
         chip = self.catalog_chip
-        lines = [f"{self.device_name} (via {self.library}); catalog entry: "
-                 f"{chip.name if chip else 'none (achieved figures only)'}"]
+        lines = [
+            f"{self.device_name} (via {self.library}); catalog entry: "
+            f"{chip.name if chip else 'none (achieved figures only)'}"
+        ]
         if self.flops_per_s is not None:
-            line = (f"  {self.dtype} matmul n={self.matmul_n}: {format_flops_rate(self.flops_per_s)} best, "
-                    f"{format_flops_rate(self.median_flops_per_s)} median")
+            line = (
+                f"  {self.dtype} matmul n={self.matmul_n}: {format_flops_rate(self.flops_per_s)} best, "
+                f"{format_flops_rate(self.median_flops_per_s)} median"
+            )
             frac = self.fraction_of_peak()
             if frac is not None:
-                line += (f"; catalog dense peak {format_flops_rate(chip.peak_flops_per_s(self.dtype))}"
-                         f" -> {100 * frac:.0f} % of peak")
+                line += (
+                    f"; catalog dense peak {format_flops_rate(chip.peak_flops_per_s(self.dtype))}"
+                    f" -> {100 * frac:.0f} % of peak"
+                )
             lines.append(line)
         if self.bytes_per_s is not None:
             line = f"  copy bandwidth: {format_bandwidth(self.bytes_per_s)} best"
             frac = self.fraction_of_bandwidth()
             if frac is not None:
-                line += (f"; catalog {chip.memory_kind} {format_bandwidth(chip.hbm_bytes_per_s)}"
-                         f" -> {100 * frac:.0f} % of spec")
+                line += (
+                    f"; catalog {chip.memory_kind} {format_bandwidth(chip.hbm_bytes_per_s)}"
+                    f" -> {100 * frac:.0f} % of spec"
+                )
             lines.append(line)
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        return {"library": self.library, "device_name": self.device_name, "dtype": self.dtype,
-                "matmul_n": self.matmul_n, "matmul_times": list(self.matmul_times),
-                "copy_bytes": self.copy_bytes, "copy_times": list(self.copy_times),
-                "catalog_name": self.catalog_name}
+        return {
+            "library": self.library,
+            "device_name": self.device_name,
+            "dtype": self.dtype,
+            "matmul_n": self.matmul_n,
+            "matmul_times": list(self.matmul_times),
+            "copy_bytes": self.copy_bytes,
+            "copy_times": list(self.copy_times),
+            "catalog_name": self.catalog_name,
+        }
 
     @classmethod
     def from_dict(cls, d: dict) -> "AcceleratorResult":
@@ -110,8 +126,11 @@ class AcceleratorResult:
 
 # ------------------------------------------------------------ catalog matching
 _TPU_KINDS = [  # JAX device_kind -> catalog name (longest patterns first)
-    (r"v5\s*lite|v5e", "TPU v5e"), (r"v6\s*lite|v6e|trillium", "TPU v6e"), (r"v5p|v5\b", "TPU v5p"),
-    (r"v4", "TPU v4"), (r"7x|v7|ironwood", "TPU7x"),
+    (r"v5\s*lite|v5e", "TPU v5e"),
+    (r"v6\s*lite|v6e|trillium", "TPU v6e"),
+    (r"v5p|v5\b", "TPU v5p"),
+    (r"v4", "TPU v4"),
+    (r"7x|v7|ironwood", "TPU7x"),
 ]
 
 
@@ -124,6 +143,7 @@ def catalog_chip_for(device_name: str):
     catalog's entry (A100 40GB, H100 NVL, H200 NVL) give None rather than a wrong peak.
     """
     from ..catalog import get_chip
+
     if not isinstance(device_name, str) or not device_name.strip():
         return None
     name = device_name.upper()
@@ -145,7 +165,11 @@ def catalog_chip_for(device_name: str):
     if "H100" in tokens:
         return get_chip("H100 PCIe" if "PCIE" in tokens else "H100 SXM")
     if "A100" in tokens:
-        return get_chip("A100 SXM") if ("SXM4" in tokens or "SXM" in tokens) and "80GB" in tokens else None
+        return (
+            get_chip("A100 SXM")
+            if ("SXM4" in tokens or "SXM" in tokens) and "80GB" in tokens
+            else None
+        )
     for model in ("MI355X", "MI325X", "MI300X"):
         if model in tokens:
             return get_chip(model)
@@ -172,14 +196,18 @@ def detect_accelerator():
     if _have("torch"):
         try:
             import torch
+
             if torch.cuda.is_available():
                 return "torch", torch.cuda.get_device_name(0)
-            reasons.append("PyTorch is installed but sees no GPU (torch.cuda.is_available() is False)")
+            reasons.append(
+                "PyTorch is installed but sees no GPU (torch.cuda.is_available() is False)"
+            )
         except Exception as error:  # a broken install must not stop the CPU measurement
             reasons.append(f"PyTorch failed to start: {error}")
     if _have("jax"):
         try:
             import jax
+
             devices = [d for d in jax.devices() if d.platform in ("gpu", "tpu")]
             if devices:
                 return "jax", devices[0].device_kind
@@ -187,8 +215,10 @@ def detect_accelerator():
         except Exception as error:
             reasons.append(f"JAX failed to start: {error}")
     if not reasons:
-        reasons.append("neither PyTorch nor JAX is installed (in Colab, pick a GPU or TPU runtime, "
-                       "where both are)")
+        reasons.append(
+            "neither PyTorch nor JAX is installed (in Colab, pick a GPU or TPU runtime, "
+            "where both are)"
+        )
     return None, "accelerator skipped: " + "; ".join(reasons)
 
 
@@ -214,16 +244,19 @@ def _time(fn, sync, repeats, inner, timer):
 
 def _measure_torch(device_name, n, copy_bytes, repeats, inner, timer, catalog):
     import torch
+
     dtype = _pick_dtype(catalog, torch.cuda.is_bf16_supported())
     tdtype = torch.bfloat16 if dtype == "bf16" else torch.float16
     dev = torch.device("cuda")
-    result = AcceleratorResult("torch", device_name, dtype, n,
-                               catalog_name=catalog.name if catalog else None)
+    result = AcceleratorResult(
+        "torch", device_name, dtype, n, catalog_name=catalog.name if catalog else None
+    )
     a = torch.randn(n, n, device=dev, dtype=tdtype)
     b = torch.randn(n, n, device=dev, dtype=tdtype)
     c = torch.empty(n, n, device=dev, dtype=tdtype)
-    result.matmul_times = _time(lambda: torch.matmul(a, b, out=c), torch.cuda.synchronize,
-                                repeats, inner, timer)
+    result.matmul_times = _time(
+        lambda: torch.matmul(a, b, out=c), torch.cuda.synchronize, repeats, inner, timer
+    )
     del a, b, c
     elements = copy_bytes // 2 // 4
     src = torch.ones(elements, device=dev, dtype=torch.float32)
@@ -238,10 +271,12 @@ def _measure_torch(device_name, n, copy_bytes, repeats, inner, timer, catalog):
 def _measure_jax(device_name, n, copy_bytes, repeats, inner, timer, catalog):
     import jax
     import jax.numpy as jnp
+
     dtype = _pick_dtype(catalog, True)
     jdtype = jnp.bfloat16 if dtype == "bf16" else jnp.float16
-    result = AcceleratorResult("jax", device_name, dtype, n,
-                               catalog_name=catalog.name if catalog else None)
+    result = AcceleratorResult(
+        "jax", device_name, dtype, n, catalog_name=catalog.name if catalog else None
+    )
     key = jax.random.PRNGKey(0)
     a = jax.random.normal(key, (n, n), dtype=jdtype)
     b = jax.random.normal(key, (n, n), dtype=jdtype)
@@ -251,8 +286,13 @@ def _measure_jax(device_name, n, copy_bytes, repeats, inner, timer, catalog):
     def run_matmul():
         out["y"] = matmul(a, b)
 
-    result.matmul_times = _time(run_matmul, lambda: out.get("y") is not None and out["y"].block_until_ready(),
-                                repeats, inner, timer)
+    result.matmul_times = _time(
+        run_matmul,
+        lambda: out.get("y") is not None and out["y"].block_until_ready(),
+        repeats,
+        inner,
+        timer,
+    )
     elements = copy_bytes // 2 // 4
     x = jnp.ones((elements,), dtype=jnp.float32)
     scale = jax.jit(lambda v: v * 2.0)
@@ -261,14 +301,25 @@ def _measure_jax(device_name, n, copy_bytes, repeats, inner, timer, catalog):
         out["z"] = scale(x)
 
     result.copy_bytes = 2 * elements * 4
-    result.copy_times = _time(run_copy, lambda: out.get("z") is not None and out["z"].block_until_ready(),
-                              repeats, inner, timer)
+    result.copy_times = _time(
+        run_copy,
+        lambda: out.get("z") is not None and out["z"].block_until_ready(),
+        repeats,
+        inner,
+        timer,
+    )
     return result
 
 
-def measure_accelerator(quick: bool = True, timer=time.perf_counter, library: str | None = None,
-                        device_name: str | None = None, matmul_n: int | None = None,
-                        copy_bytes: int | None = None, repeats: int | None = None):
+def measure_accelerator(
+    quick: bool = True,
+    timer=time.perf_counter,
+    library: str | None = None,
+    device_name: str | None = None,
+    matmul_n: int | None = None,
+    copy_bytes: int | None = None,
+    repeats: int | None = None,
+):
     """Measure the GPU/TPU that PyTorch or JAX sees: (AcceleratorResult or None, message).
 
     Never raises for a missing library or device: the result is None and the

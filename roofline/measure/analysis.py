@@ -28,8 +28,15 @@ import math
 import statistics
 from dataclasses import dataclass
 
-__all__ = ["TimedSample", "Plateau", "Levels", "find_plateaus", "memory_levels", "running_median3",
-           "combine_best"]
+__all__ = [
+    "TimedSample",
+    "Plateau",
+    "Levels",
+    "find_plateaus",
+    "memory_levels",
+    "running_median3",
+    "combine_best",
+]
 
 
 class TimedSample:
@@ -50,24 +57,28 @@ class TimedSample:
 class Plateau:
     """A flat stretch of the bandwidth curve: a memory level."""
 
-    bytes_per_s: float          # median bandwidth of the points on it
-    min_working_set: float      # smallest working set (bytes) on it
-    max_working_set: float      # largest working set (bytes) on it
+    bytes_per_s: float  # median bandwidth of the points on it
+    min_working_set: float  # smallest working set (bytes) on it
+    max_working_set: float  # largest working set (bytes) on it
     points: int
 
     def to_dict(self) -> dict:
-        return {"bytes_per_s": self.bytes_per_s, "min_working_set": self.min_working_set,
-                "max_working_set": self.max_working_set, "points": self.points}
+        return {
+            "bytes_per_s": self.bytes_per_s,
+            "min_working_set": self.min_working_set,
+            "max_working_set": self.max_working_set,
+            "points": self.points,
+        }
 
 
 @dataclass(frozen=True)
 class Levels:
     """What a sweep says about the memory hierarchy."""
 
-    caches: tuple            # Plateau per cache level, fastest (smallest) first
+    caches: tuple  # Plateau per cache level, fastest (smallest) first
     main_memory: Plateau | None
     main_memory_reached: bool
-    overhead_points: int     # points dropped as call-overhead-bound at small sizes
+    overhead_points: int  # points dropped as call-overhead-bound at small sizes
 
     @property
     def plateaus(self) -> tuple:
@@ -76,8 +87,11 @@ class Levels:
     def named(self) -> list[tuple[str, float]]:
         """(name, bytes/s) for each cache level, named by the working sets it held."""
         from ..units import format_bytes
-        return [(f"cache (≤ {format_bytes(p.max_working_set, binary=True)})", p.bytes_per_s)
-                for p in self.caches]
+
+        return [
+            (f"cache (≤ {format_bytes(p.max_working_set, binary=True)})", p.bytes_per_s)
+            for p in self.caches
+        ]
 
 
 def _median(values) -> float:
@@ -92,7 +106,7 @@ def running_median3(values) -> list[float]:
     if len(v) < 3:
         return v
     out = [_median(v[:2])]
-    out += [_median(v[i - 1:i + 2]) for i in range(1, len(v) - 1)]
+    out += [_median(v[i - 1 : i + 2]) for i in range(1, len(v) - 1)]
     out.append(_median(v[-2:]))
     return out
 
@@ -104,8 +118,9 @@ def combine_best(curves: dict, same_size: float = 0.01) -> tuple[list[float], li
     relative `same_size` of each other (arrays rounded to whole elements) count as
     one size, named by the smallest of them.
     """
-    points = sorted((float(ws), float(bw)) for sizes, bws in curves.values()
-                    for ws, bw in zip(sizes, bws))
+    points = sorted(
+        (float(ws), float(bw)) for sizes, bws in curves.values() for ws, bw in zip(sizes, bws)
+    )
     out_sizes: list[float] = []
     out_bw: list[float] = []
     for ws, bw in points:
@@ -121,7 +136,9 @@ def _check_curve(sizes, bandwidths):
     sizes = [float(s) for s in sizes]
     bandwidths = [float(b) for b in bandwidths]
     if len(sizes) != len(bandwidths):
-        raise ValueError(f"{len(sizes)} sizes but {len(bandwidths)} bandwidths; give one of each per point")
+        raise ValueError(
+            f"{len(sizes)} sizes but {len(bandwidths)} bandwidths; give one of each per point"
+        )
     if not sizes:
         raise ValueError("the sweep is empty: measure at least one size")
     for x in sizes + bandwidths:
@@ -187,6 +204,10 @@ def memory_levels(sizes, bandwidths, tolerance: float = 0.25, min_points: int = 
     if reached:
         return Levels(tuple(plateaus[:-1]), plateaus[-1], True, top)
     # the sweep ended on a slope: the caches had not run out yet
-    tail = Plateau(_median(bandwidths[last_run[0]:last_run[1]]), sizes[last_run[0]],
-                   sizes[last_run[1] - 1], last_run[1] - last_run[0])
+    tail = Plateau(
+        _median(bandwidths[last_run[0] : last_run[1]]),
+        sizes[last_run[0]],
+        sizes[last_run[1] - 1],
+        last_run[1] - last_run[0],
+    )
     return Levels(tuple(plateaus), tail, False, top)

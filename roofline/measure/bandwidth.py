@@ -32,8 +32,16 @@ import numpy as np
 
 from .analysis import TimedSample
 
-__all__ = ["KERNELS", "Kernel", "BandwidthSample", "bytes_counted", "working_set_bytes",
-           "sweep_sizes", "measure_kernel", "ITEMSIZE"]
+__all__ = [
+    "KERNELS",
+    "Kernel",
+    "BandwidthSample",
+    "bytes_counted",
+    "working_set_bytes",
+    "sweep_sizes",
+    "measure_kernel",
+    "ITEMSIZE",
+]
 
 ITEMSIZE = 8  # fp64, as in STREAM
 
@@ -43,9 +51,9 @@ class Kernel:
     """One STREAM-style kernel: how many arrays it touches and how many it counts per element."""
 
     name: str
-    arrays: int          # arrays in the working set (all of them are read or written)
-    counted: int         # arrays counted as moved, once each, per call
-    call: str            # the numpy call, for tables and docs
+    arrays: int  # arrays in the working set (all of them are read or written)
+    counted: int  # arrays counted as moved, once each, per call
+    call: str  # the numpy call, for tables and docs
 
     def run(self, arrays, scalar=3.0):
         a, b = arrays[0], arrays[1]
@@ -126,13 +134,23 @@ class BandwidthSample(TimedSample):
         return self.bytes / self.median_time
 
     def to_dict(self) -> dict:
-        return {"kernel": self.kernel, "n_elements": self.n_elements, "times": list(self.times),
-                "itemsize": self.itemsize, "threads": self.threads}
+        return {
+            "kernel": self.kernel,
+            "n_elements": self.n_elements,
+            "times": list(self.times),
+            "itemsize": self.itemsize,
+            "threads": self.threads,
+        }
 
     @classmethod
     def from_dict(cls, d: dict) -> "BandwidthSample":
-        return cls(d["kernel"], int(d["n_elements"]), [float(t) for t in d["times"]],
-                   int(d.get("itemsize", ITEMSIZE)), int(d.get("threads", 1)))
+        return cls(
+            d["kernel"],
+            int(d["n_elements"]),
+            [float(t) for t in d["times"]],
+            int(d.get("itemsize", ITEMSIZE)),
+            int(d.get("threads", 1)),
+        )
 
 
 def inner_calls(bytes_per_call: int, target_bytes: float) -> int:
@@ -140,9 +158,16 @@ def inner_calls(bytes_per_call: int, target_bytes: float) -> int:
     return max(1, int(math.ceil(target_bytes / max(bytes_per_call, 1))))
 
 
-def measure_kernel(kernel, working_set: int, repeats: int = 5, warmup: int = 1,
-                   target_bytes: float = 8e6, timer=time.perf_counter,
-                   sample: BandwidthSample | None = None, threads: int = 1) -> BandwidthSample:
+def measure_kernel(
+    kernel,
+    working_set: int,
+    repeats: int = 5,
+    warmup: int = 1,
+    target_bytes: float = 8e6,
+    timer=time.perf_counter,
+    sample: BandwidthSample | None = None,
+    threads: int = 1,
+) -> BandwidthSample:
     """Time `kernel` on arrays that together take about `working_set` bytes.
 
     Each repeat times `inner` back-to-back calls (enough to move `target_bytes`)
@@ -167,9 +192,11 @@ def measure_kernel(kernel, working_set: int, repeats: int = 5, warmup: int = 1,
     bounds = [n * i // threads for i in range(threads + 1)]
     pieces = [[a[lo:hi] for a in arrays] for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
     with ThreadPoolExecutor(max_workers=len(pieces)) as pool:
+
         def call():
             for future in [pool.submit(k.run, piece) for piece in pieces]:
                 future.result()
+
         _time_kernel(call, repeats, warmup, inner, timer, sample)
     return sample
 

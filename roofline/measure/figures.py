@@ -21,32 +21,56 @@ def sweep_figure(result, ax=None):
         fig = ax.figure
     markers = ("o", "s", "^")
     for i, (kernel, (sizes, bws)) in enumerate(result.curves().items()):
-        ax.plot(sizes, bws, marker=markers[i % 3], markersize=4, linewidth=1, label=kernel,
-                color=colours[i % len(colours)])
+        ax.plot(
+            sizes,
+            bws,
+            marker=markers[i % 3],
+            markersize=4,
+            linewidth=1,
+            label=kernel,
+            color=colours[i % len(colours)],
+        )
     levels = result.levels()
     names = [n for n, _ in levels.named()] + ["main memory (DRAM)"]
     for name, p in zip(names, levels.plateaus):
-        ax.hlines(p.bytes_per_s, p.min_working_set, p.max_working_set, colors=PALETTE.get("black", "k"),
-                  linewidth=3, alpha=0.6)
-        ax.annotate(f"{name}: {format_bandwidth(p.bytes_per_s)}", xy=(p.max_working_set, p.bytes_per_s),
-                    xytext=(4, 4), textcoords="offset points", fontsize=_fs(ax))
+        ax.hlines(
+            p.bytes_per_s,
+            p.min_working_set,
+            p.max_working_set,
+            colors=PALETTE.get("black", "k"),
+            linewidth=3,
+            alpha=0.6,
+        )
+        ax.annotate(
+            f"{name}: {format_bandwidth(p.bytes_per_s)}",
+            xy=(p.max_working_set, p.bytes_per_s),
+            xytext=(4, 4),
+            textcoords="offset points",
+            fontsize=_fs(ax),
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.autoscale_view()
     format_axis(ax.xaxis, "bytes", base=2)
     format_axis(ax.yaxis, "bandwidth")
-    ax.set_xlabel("Working set (bytes of all arrays the kernel touches)", fontsize=_fs(ax, "normal"))
+    ax.set_xlabel(
+        "Working set (bytes of all arrays the kernel touches)", fontsize=_fs(ax, "normal")
+    )
     ax.set_ylabel("Bandwidth (bytes/s)", fontsize=_fs(ax, "normal"))
     if own:
         legend_below(ax, ncol=3)
         from ..plots import place_labels
+
         place_labels(fig, [t for t in ax.texts])
     else:
         ax.legend(fontsize=_fs(ax), loc="lower left")
     ax.set_title(f"Bandwidth sweep on {result.host}", fontsize=_fs(ax, "title"))
     fig.roofline_description = (
         "Bandwidth against working-set size for the copy, scale and add kernels on log-log axes; "
-        + "; ".join(f"{n} {format_bandwidth(p.bytes_per_s)}" for n, p in zip(names, levels.plateaus)))
+        + "; ".join(
+            f"{n} {format_bandwidth(p.bytes_per_s)}" for n, p in zip(names, levels.plateaus)
+        )
+    )
     return fig
 
 
@@ -74,9 +98,16 @@ def measured_roofline_figure(result, dtype: str = "fp64"):
     chip = result.chip
     peak = chip.peak_flops_per_s(dtype)
     levels = chip.memory_levels()
-    ridges = [{"threads": 1, "level": name, "bytes_per_s": bw, "peak_flops_per_s": peak,
-               "intensity": critical_intensity(chip, dtype, bandwidth_bytes_per_s=bw)}
-              for name, bw in levels.items()]
+    ridges = [
+        {
+            "threads": 1,
+            "level": name,
+            "bytes_per_s": bw,
+            "peak_flops_per_s": peak,
+            "intensity": critical_intensity(chip, dtype, bandwidth_bytes_per_s=bw),
+        }
+        for name, bw in levels.items()
+    ]
     all_chip = None
     if result.threads > 1 and result.threaded_bandwidth:
         try:
@@ -85,8 +116,15 @@ def measured_roofline_figure(result, dtype: str = "fp64"):
         except Exception:  # the all-thread step stopped early or missed this dtype
             all_chip = None
     if all_chip is not None:
-        ridges.append({"threads": result.threads, "level": "DRAM", "bytes_per_s": all_chip.hbm_bytes_per_s,
-                       "peak_flops_per_s": all_peak, "intensity": critical_intensity(all_chip, dtype)})
+        ridges.append(
+            {
+                "threads": result.threads,
+                "level": "DRAM",
+                "bytes_per_s": all_chip.hbm_bytes_per_s,
+                "peak_flops_per_s": all_peak,
+                "intensity": critical_intensity(all_chip, dtype),
+            }
+        )
     points = result.points()
     xs = [r["intensity"] for r in ridges] + [p.intensity for p in points]
     lo = 10.0 ** math.floor(math.log10(min(xs) / 3))
@@ -101,36 +139,80 @@ def measured_roofline_figure(result, dtype: str = "fp64"):
     styles = ("-", "--", ":", "-.")
     for k, (name, bw) in enumerate(levels.items()):
         ridge = critical_intensity(chip, dtype, bandwidth_bytes_per_s=bw)
-        ax.plot(x, attainable_flops_per_s(x, chip, dtype, bandwidth_bytes_per_s=bw), color=one,
-                linestyle=styles[k % len(styles)], linewidth=2,
-                label=f"1 thread, {name}: {format_bandwidth(bw)}, ridge {format_intensity(ridge)}")
-        ax.plot([ridge], [peak], marker="o", color=one, markerfacecolor="white", markeredgewidth=2,
-                linestyle="none", zorder=5)
+        ax.plot(
+            x,
+            attainable_flops_per_s(x, chip, dtype, bandwidth_bytes_per_s=bw),
+            color=one,
+            linestyle=styles[k % len(styles)],
+            linewidth=2,
+            label=f"1 thread, {name}: {format_bandwidth(bw)}, ridge {format_intensity(ridge)}",
+        )
+        ax.plot(
+            [ridge],
+            [peak],
+            marker="o",
+            color=one,
+            markerfacecolor="white",
+            markeredgewidth=2,
+            linestyle="none",
+            zorder=5,
+        )
     ax.plot([], [], color="none", label=f"1 thread, matmul peak {format_flops_rate(peak)}")
     if all_chip is not None:
         ridge = critical_intensity(all_chip, dtype)
-        ax.plot(x, attainable_flops_per_s(x, all_chip, dtype), color=many, linewidth=1.5,
-                linestyle=(0, (5, 2)),
-                label=f"{result.threads} threads, DRAM: {format_bandwidth(all_chip.hbm_bytes_per_s)}, "
-                      f"peak {format_flops_rate(all_peak)}, ridge {format_intensity(ridge)}")
-        ax.plot([ridge], [all_peak], marker="o", color=many, markerfacecolor="white", markeredgewidth=2,
-                linestyle="none", zorder=5)
-    greys = (PALETTE["black"], PALETTE["bluish green"], PALETTE["reddish purple"], PALETTE["orange"])
+        ax.plot(
+            x,
+            attainable_flops_per_s(x, all_chip, dtype),
+            color=many,
+            linewidth=1.5,
+            linestyle=(0, (5, 2)),
+            label=f"{result.threads} threads, DRAM: {format_bandwidth(all_chip.hbm_bytes_per_s)}, "
+            f"peak {format_flops_rate(all_peak)}, ridge {format_intensity(ridge)}",
+        )
+        ax.plot(
+            [ridge],
+            [all_peak],
+            marker="o",
+            color=many,
+            markerfacecolor="white",
+            markeredgewidth=2,
+            linestyle="none",
+            zorder=5,
+        )
+    greys = (
+        PALETTE["black"],
+        PALETTE["bluish green"],
+        PALETTE["reddish purple"],
+        PALETTE["orange"],
+    )
     above = []
     for i, p in enumerate(points):
-        roof = max(float(attainable_flops_per_s(p.intensity, chip, dtype, bandwidth_bytes_per_s=bw))
-                   for bw in levels.values())
+        roof = max(
+            float(attainable_flops_per_s(p.intensity, chip, dtype, bandwidth_bytes_per_s=bw))
+            for bw in levels.values()
+        )
         flag = p.flops_per_s > roof * 1.02
         if flag:
             above.append(p.label)
-        ax.plot([p.intensity], [p.flops_per_s], marker=_POINT_MARKERS[i % len(_POINT_MARKERS)],
-                markersize=7, color=greys[i % len(greys)], markeredgecolor=PALETTE["black"],
-                linestyle="none", zorder=6,
-                label=f"{p.label}: {format_flops_rate(p.flops_per_s)}" + (" (ABOVE the roof)" if flag else ""))
+        ax.plot(
+            [p.intensity],
+            [p.flops_per_s],
+            marker=_POINT_MARKERS[i % len(_POINT_MARKERS)],
+            markersize=7,
+            color=greys[i % len(greys)],
+            markeredgecolor=PALETTE["black"],
+            linestyle="none",
+            zorder=6,
+            label=f"{p.label}: {format_flops_rate(p.flops_per_s)}"
+            + (" (ABOVE the roof)" if flag else ""),
+        )
     tops = [peak] + ([all_peak] if all_chip is not None else []) + [p.flops_per_s for p in points]
     bottoms = [float(attainable_flops_per_s(lo, chip, dtype))] + [p.flops_per_s for p in points]
     ax.set_xlim(lo, hi)
-    ax.set_ylim(10.0 ** math.floor(math.log10(min(bottoms) / 2)), 10.0 ** math.ceil(math.log10(max(tops) * 2)))
+    ax.set_ylim(
+        10.0 ** math.floor(math.log10(min(bottoms) / 2)),
+        10.0 ** math.ceil(math.log10(max(tops) * 2)),
+    )
     format_axis(ax.xaxis, "intensity")
     format_axis(ax.yaxis, "flops_rate")
     ax.set_xlabel("Arithmetic intensity (FLOPs/byte)", fontsize=_fs(ax, "normal"))
@@ -138,19 +220,34 @@ def measured_roofline_figure(result, dtype: str = "fp64"):
     ax.set_title(f"{result.host}, measured ({dtype})", fontsize=_fs(ax, "title"))
     # the legend stays an Axes legend (below the plot, anchored under the axis label), every
     # label in it: nothing is written on the plot, so no label can cover another
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, fontsize=_fs(ax), frameon=False)
-    text = (f"Log-log roofline of {result.host} measured in {dtype}. On one thread: a flat roof at the "
-            f"matmul peak, {format_flops_rate(peak)}, and one slanted roof per memory level: "
-            + "; ".join(f"{name} {format_bandwidth(bw)}, ridge point "
-                        f"{format_intensity(critical_intensity(chip, dtype, bandwidth_bytes_per_s=bw))}"
-                        for name, bw in levels.items()) + ".")
+    ax.legend(
+        loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, fontsize=_fs(ax), frameon=False
+    )
+    text = (
+        f"Log-log roofline of {result.host} measured in {dtype}. On one thread: a flat roof at the "
+        f"matmul peak, {format_flops_rate(peak)}, and one slanted roof per memory level: "
+        + "; ".join(
+            f"{name} {format_bandwidth(bw)}, ridge point "
+            f"{format_intensity(critical_intensity(chip, dtype, bandwidth_bytes_per_s=bw))}"
+            for name, bw in levels.items()
+        )
+        + "."
+    )
     if all_chip is not None:
-        text += (f" On all {result.threads} threads: peak {format_flops_rate(all_peak)}, main memory "
-                 f"{format_bandwidth(all_chip.hbm_bytes_per_s)}, ridge point "
-                 f"{format_intensity(critical_intensity(all_chip, dtype))}.")
-    text += " Operations measured on one thread, as points: " + "; ".join(
-        f"{p.label} at {format_intensity(p.intensity)}, {format_flops_rate(p.flops_per_s)}"
-        + (" (above the roof)" if p.label in above else "") for p in points) + "."
+        text += (
+            f" On all {result.threads} threads: peak {format_flops_rate(all_peak)}, main memory "
+            f"{format_bandwidth(all_chip.hbm_bytes_per_s)}, ridge point "
+            f"{format_intensity(critical_intensity(all_chip, dtype))}."
+        )
+    text += (
+        " Operations measured on one thread, as points: "
+        + "; ".join(
+            f"{p.label} at {format_intensity(p.intensity)}, {format_flops_rate(p.flops_per_s)}"
+            + (" (above the roof)" if p.label in above else "")
+            for p in points
+        )
+        + "."
+    )
     fig.roofline_description = text
     fig.roofline_ridges = ridges
     fig.roofline_violations = above

@@ -50,14 +50,26 @@ class MatmulSample(TimedSample):
         return self.flops / self.median_time
 
     def to_dict(self) -> dict:
-        return {"dtype": self.dtype, "m": self.m, "k": self.k, "n": self.n, "times": list(self.times),
-                "threads": self.threads}
+        return {
+            "dtype": self.dtype,
+            "m": self.m,
+            "k": self.k,
+            "n": self.n,
+            "times": list(self.times),
+            "threads": self.threads,
+        }
 
     @classmethod
     def from_dict(cls, d: dict) -> "MatmulSample":
         threads = d.get("threads")
-        return cls(d["dtype"], int(d["m"]), int(d["k"]), int(d["n"]), [float(t) for t in d["times"]],
-                   None if threads is None else int(threads))
+        return cls(
+            d["dtype"],
+            int(d["m"]),
+            int(d["k"]),
+            int(d["n"]),
+            [float(t) for t in d["times"]],
+            None if threads is None else int(threads),
+        )
 
 
 def blas_threads() -> int:
@@ -66,8 +78,11 @@ def blas_threads() -> int:
         from threadpoolctl import threadpool_info
     except ImportError:  # pragma: no cover - threadpoolctl is a dependency of roofline
         return 1
-    counts = [int(info.get("num_threads") or 1) for info in threadpool_info()
-              if info.get("user_api") == "blas"]
+    counts = [
+        int(info.get("num_threads") or 1)
+        for info in threadpool_info()
+        if info.get("user_api") == "blas"
+    ]
     return max(counts, default=1)
 
 
@@ -78,19 +93,28 @@ def limit_blas_threads(threads: int | None):
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"threads must be a whole number, 1 or more, or None; got {threads!r}")
     from threadpoolctl import threadpool_limits
+
     return threadpool_limits(limits=threads, user_api="blas")
 
 
-def measure_matmul(n: int, dtype: str = "fp64", repeats: int = 5, warmup: int = 1,
-                   timer=time.perf_counter, sample: MatmulSample | None = None,
-                   threads: int | None = None) -> MatmulSample:
+def measure_matmul(
+    n: int,
+    dtype: str = "fp64",
+    repeats: int = 5,
+    warmup: int = 1,
+    timer=time.perf_counter,
+    sample: MatmulSample | None = None,
+    threads: int | None = None,
+) -> MatmulSample:
     """Time ``np.matmul(A, B, out=C)`` for square n x n matrices. `sample` is filled in place.
 
     `threads`: run BLAS on that many threads (None: as many as BLAS likes, recorded
     as `blas_threads()`).
     """
     if dtype not in NUMPY_DTYPES:
-        raise ValueError(f"numpy matmul peaks are measured for {', '.join(NUMPY_DTYPES)}, not {dtype!r}")
+        raise ValueError(
+            f"numpy matmul peaks are measured for {', '.join(NUMPY_DTYPES)}, not {dtype!r}"
+        )
     if n < 1 or repeats < 1:
         raise ValueError("n and repeats must be at least 1")
     rng = np.random.default_rng(0)
@@ -99,7 +123,7 @@ def measure_matmul(n: int, dtype: str = "fp64", repeats: int = 5, warmup: int = 
     b = rng.standard_normal((n, n)).astype(t)
     c = np.empty((n, n), dtype=t)
     # small matrices: several calls per timing so the clock's resolution does not matter
-    inner = max(1, int(2e8 // (2 * n ** 3)))
+    inner = max(1, int(2e8 // (2 * n**3)))
     if sample is None:
         sample = MatmulSample(dtype, n, n, n)
     with limit_blas_threads(threads):

@@ -36,9 +36,20 @@ from .analysis import Levels, TimedSample, combine_best, memory_levels
 from .bandwidth import KERNELS, BandwidthSample, measure_kernel, sweep_sizes
 from .matmul import MatmulSample, blas_threads, limit_blas_threads, measure_matmul
 
-__all__ = ["MeasureResult", "OperationSample", "IncompleteMeasurement", "InsufficientMemoryError",
-           "measure", "load_result", "load_chip", "settings_for", "available_memory_bytes",
-           "last_level_cache_bytes", "check_memory", "Progress"]
+__all__ = [
+    "MeasureResult",
+    "OperationSample",
+    "IncompleteMeasurement",
+    "InsufficientMemoryError",
+    "measure",
+    "load_result",
+    "load_chip",
+    "settings_for",
+    "available_memory_bytes",
+    "last_level_cache_bytes",
+    "check_memory",
+    "Progress",
+]
 
 FORMAT_VERSION = 1
 
@@ -110,8 +121,12 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
-def check_memory(needed_bytes: float, available: float | None = None, what: str = "this run",
-                 fraction: float = 0.8) -> None:
+def check_memory(
+    needed_bytes: float,
+    available: float | None = None,
+    what: str = "this run",
+    fraction: float = 0.8,
+) -> None:
     """Raise InsufficientMemoryError, before anything is allocated, if `needed_bytes` will not fit."""
     available = available_memory_bytes() if available is None else available
     if needed_bytes > fraction * available:
@@ -119,25 +134,58 @@ def check_memory(needed_bytes: float, available: float | None = None, what: str 
             f"{what} needs {format_bytes(needed_bytes, binary=True)} of arrays at once, but only "
             f"{format_bytes(available, binary=True)} of memory is free (and {int(100 * fraction)} % "
             "of that is the most this tool will use). Use the quick mode (--quick, quick=True) or a "
-            "smaller sweep (--max-bytes, max_bytes=...), or close other programs.")
+            "smaller sweep (--max-bytes, max_bytes=...), or close other programs."
+        )
 
 
 # ------------------------------------------------------------ settings
-def settings_for(mode: str = "full", llc_bytes: int | None = None, max_bytes: float | None = None) -> dict:
+def settings_for(
+    mode: str = "full", llc_bytes: int | None = None, max_bytes: float | None = None
+) -> dict:
     """Sizes and repeats for "full", "quick" or "tiny" (tests) runs."""
     llc = llc_bytes or last_level_cache_bytes()
     if mode == "full":
-        s = dict(min_ws=32 * 2**10, max_ws=3 * 4 * llc, per_octave=4, repeats=10, target_bytes=32e6,
-                 matmul_n=2048, matmul_repeats=5, op_small=2**12, op_python=20_000,
-                 op_matmuls=(16, 64, 256, 1024), op_repeats=7)
+        s = dict(
+            min_ws=32 * 2**10,
+            max_ws=3 * 4 * llc,
+            per_octave=4,
+            repeats=10,
+            target_bytes=32e6,
+            matmul_n=2048,
+            matmul_repeats=5,
+            op_small=2**12,
+            op_python=20_000,
+            op_matmuls=(16, 64, 256, 1024),
+            op_repeats=7,
+        )
     elif mode == "quick":
-        s = dict(min_ws=64 * 2**10, max_ws=min(2 * 4 * llc, 256 * 2**20), per_octave=2, repeats=3,
-                 target_bytes=8e6, matmul_n=1024, matmul_repeats=3, op_small=2**12,
-                 op_python=20_000, op_matmuls=(16, 64, 256), op_repeats=3)
+        s = dict(
+            min_ws=64 * 2**10,
+            max_ws=min(2 * 4 * llc, 256 * 2**20),
+            per_octave=2,
+            repeats=3,
+            target_bytes=8e6,
+            matmul_n=1024,
+            matmul_repeats=3,
+            op_small=2**12,
+            op_python=20_000,
+            op_matmuls=(16, 64, 256),
+            op_repeats=3,
+        )
     elif mode == "tiny":
-        s = dict(min_ws=16 * 2**10, max_ws=2**20, per_octave=1, repeats=2, target_bytes=1e5,
-                 matmul_n=64, matmul_repeats=2, op_small=2**10, op_python=500,
-                 op_matmuls=(8, 32), op_repeats=2)
+        s = dict(
+            min_ws=16 * 2**10,
+            max_ws=2**20,
+            per_octave=1,
+            repeats=2,
+            target_bytes=1e5,
+            matmul_n=64,
+            matmul_repeats=2,
+            op_small=2**10,
+            op_python=500,
+            op_matmuls=(8, 32),
+            op_repeats=2,
+        )
     else:
         raise ValueError(f"mode must be 'full', 'quick' or 'tiny', got {mode!r}")
     if max_bytes is not None:
@@ -175,7 +223,9 @@ class Progress:
         filled = int(self.width * self.done / self.total)
         bar = "#" * filled + "." * (self.width - filled)
         elapsed = time.perf_counter() - self.started
-        self.stream.write(f"\rmeasuring [{bar}] {self.done}/{self.total} {elapsed:5.1f} s  {label:<40.40}")
+        self.stream.write(
+            f"\rmeasuring [{bar}] {self.done}/{self.total} {elapsed:5.1f} s  {label:<40.40}"
+        )
         self.stream.flush()
         self.done += 1
 
@@ -205,14 +255,22 @@ class OperationSample(TimedSample):
 
     def to_dict(self) -> dict:
         c = self.cost
-        return {"label": self.label, "working_set": self.working_set, "times": list(self.times),
-                "cost": {"name": c.name, "flops": c.flops, "bytes": c.bytes, "dtype": c.dtype}}
+        return {
+            "label": self.label,
+            "working_set": self.working_set,
+            "times": list(self.times),
+            "cost": {"name": c.name, "flops": c.flops, "bytes": c.bytes, "dtype": c.dtype},
+        }
 
     @classmethod
     def from_dict(cls, d: dict) -> "OperationSample":
         c = d["cost"]
-        return cls(d["label"], Cost(c["name"], c["flops"], c["bytes"], c["dtype"]),
-                   float(d["working_set"]), [float(t) for t in d["times"]])
+        return cls(
+            d["label"],
+            Cost(c["name"], c["flops"], c["bytes"], c["dtype"]),
+            float(d["working_set"]),
+            [float(t) for t in d["times"]],
+        )
 
 
 def _time_calls(fn, repeats, inner, timer, sample):
@@ -235,12 +293,14 @@ def _operation_plan(settings: dict) -> list:
         def setup():
             x, y = vectors(n, 2)
             return lambda: np.dot(x, y)
+
         return setup
 
     def add_setup(n):
         def setup():
             x, y, z = vectors(n, 3)
             return lambda: np.add(x, y, out=z)
+
         return setup
 
     def matmul_setup(n):
@@ -249,6 +309,7 @@ def _operation_plan(settings: dict) -> list:
             a, b = rng.standard_normal((n, n)), rng.standard_normal((n, n))
             c = np.empty((n, n))
             return lambda: np.matmul(a, b, out=c)
+
         return setup
 
     def python_setup(n):
@@ -261,16 +322,32 @@ def _operation_plan(settings: dict) -> list:
                 for a, b in zip(xs, ys):
                     total += a * b
                 return total
+
             return loop
+
         return setup
 
     small, large = settings["op_small"], settings["op_large"]
     plan.append((f"dot, N={small} (in cache)", dot(small, "fp64"), 2 * 8 * small, dot_setup(small)))
-    plan.append((f"dot, N={large:.2g} (main memory)", dot(large, "fp64"), 2 * 8 * large, dot_setup(large)))
-    plan.append((f"add, N={small} (in cache)", elementwise(small, "fp64", name="add"), 3 * 8 * small,
-                 add_setup(small)))
-    plan.append((f"add, N={large:.2g} (main memory)", elementwise(large, "fp64", name="add"),
-                 3 * 8 * large, add_setup(large)))
+    plan.append(
+        (f"dot, N={large:.2g} (main memory)", dot(large, "fp64"), 2 * 8 * large, dot_setup(large))
+    )
+    plan.append(
+        (
+            f"add, N={small} (in cache)",
+            elementwise(small, "fp64", name="add"),
+            3 * 8 * small,
+            add_setup(small),
+        )
+    )
+    plan.append(
+        (
+            f"add, N={large:.2g} (main memory)",
+            elementwise(large, "fp64", name="add"),
+            3 * 8 * large,
+            add_setup(large),
+        )
+    )
     for n in settings["op_matmuls"]:
         plan.append((f"matmul n={n}", matmul(n, n, n, "fp64"), 3 * 8 * n * n, matmul_setup(n)))
     p = settings["op_python"]
@@ -287,16 +364,18 @@ class MeasureResult:
     date: str
     cpu: str
     settings: dict
-    bandwidth: list = field(default_factory=list)     # BandwidthSample, one thread
-    matmuls: list = field(default_factory=list)       # MatmulSample, one thread and all threads
-    operations: list = field(default_factory=list)    # OperationSample, one thread
+    bandwidth: list = field(default_factory=list)  # BandwidthSample, one thread
+    matmuls: list = field(default_factory=list)  # MatmulSample, one thread and all threads
+    operations: list = field(default_factory=list)  # OperationSample, one thread
     accelerator: AcceleratorResult | None = None
     accelerator_message: str = ""
     partial: bool = False
     interrupted_during: str | None = None
     memory_bytes: float = 0.0
     seconds: float = 0.0
-    threaded_bandwidth: list = field(default_factory=list)  # BandwidthSample, all threads, main memory
+    threaded_bandwidth: list = field(
+        default_factory=list
+    )  # BandwidthSample, all threads, main memory
 
     # -- analysis
     def curves(self, statistic: str = "best") -> dict:
@@ -305,17 +384,24 @@ class MeasureResult:
             raise ValueError("statistic must be 'best' or 'median'")
         out = {}
         for name in KERNELS:
-            samples = sorted((s for s in self.bandwidth if s.kernel == name and s.times),
-                             key=lambda s: s.working_set)
+            samples = sorted(
+                (s for s in self.bandwidth if s.kernel == name and s.times),
+                key=lambda s: s.working_set,
+            )
             if samples:
-                out[name] = ([s.working_set for s in samples], [getattr(s, statistic) for s in samples])
+                out[name] = (
+                    [s.working_set for s in samples],
+                    [getattr(s, statistic) for s in samples],
+                )
         return out
 
     def levels(self, kernel: str | None = None, statistic: str = "best") -> Levels:
         """The memory plateaus: of one kernel, or (None) of the best kernel at each size."""
         curves = self.curves(statistic)
         if not curves:
-            raise IncompleteMeasurement("no bandwidth was measured (the run stopped before the sweep)")
+            raise IncompleteMeasurement(
+                "no bandwidth was measured (the run stopped before the sweep)"
+            )
         if kernel is not None:
             if kernel not in curves:
                 raise ValueError(f"no {kernel!r} timings; measured: {', '.join(curves)}")
@@ -325,7 +411,9 @@ class MeasureResult:
     @property
     def threads(self) -> int:
         """The most threads any step of this run used (1 when only one thread was measured)."""
-        counts = [m.threads for m in self.matmuls if m.threads] + [s.threads for s in self.threaded_bandwidth]
+        counts = [m.threads for m in self.matmuls if m.threads] + [
+            s.threads for s in self.threaded_bandwidth
+        ]
         return max(counts, default=1)
 
     def _matmuls(self, dtype: str, threads: int):
@@ -344,8 +432,10 @@ class MeasureResult:
         """Main-memory bandwidth on all threads: the best kernel's best repeat, in bytes/s."""
         samples = [s for s in self.threaded_bandwidth if s.times]
         if not samples:
-            raise IncompleteMeasurement("main-memory bandwidth was not measured on several threads "
-                                        "(one-core machine, or the run stopped before that step)")
+            raise IncompleteMeasurement(
+                "main-memory bandwidth was not measured on several threads "
+                "(one-core machine, or the run stopped before that step)"
+            )
         return max(s.best for s in samples)
 
     def ridges(self, dtype: str = "fp64") -> list[dict]:
@@ -355,12 +445,22 @@ class MeasureResult:
         their ratio, the ridge point in FLOPs/byte.
         """
         chip = self.chip
-        rows = [{"threads": 1, "peak_flops_per_s": chip.peak_flops_per_s(dtype),
-                 "bytes_per_s": chip.hbm_bytes_per_s}]
+        rows = [
+            {
+                "threads": 1,
+                "peak_flops_per_s": chip.peak_flops_per_s(dtype),
+                "bytes_per_s": chip.hbm_bytes_per_s,
+            }
+        ]
         if self.threads > 1:
             try:
-                rows.append({"threads": self.threads, "peak_flops_per_s": self.peak(dtype, threads=self.threads),
-                             "bytes_per_s": self.threaded_main_memory()})
+                rows.append(
+                    {
+                        "threads": self.threads,
+                        "peak_flops_per_s": self.peak(dtype, threads=self.threads),
+                        "bytes_per_s": self.threaded_main_memory(),
+                    }
+                )
             except IncompleteMeasurement:
                 pass
         for row in rows:
@@ -379,20 +479,39 @@ class MeasureResult:
             samples = self._matmuls(dtype, n)
             if samples:
                 best = max(samples, key=lambda m: m.best)
-                peaks.append(Peak(dtype, best.best, Source(where, (
-                    f"np.matmul(A, B, out=C), n={best.n}, on {n} BLAS threads, fastest of "
-                    f"{len(best.times)} timed runs: {format_flops_rate(best.best)}"))))
+                peaks.append(
+                    Peak(
+                        dtype,
+                        best.best,
+                        Source(
+                            where,
+                            (
+                                f"np.matmul(A, B, out=C), n={best.n}, on {n} BLAS threads, fastest of "
+                                f"{len(best.times)} timed runs: {format_flops_rate(best.best)}"
+                            ),
+                        ),
+                    )
+                )
         if not peaks:
             raise IncompleteMeasurement(f"no matmul was measured on {n} threads")
         bandwidth = self.threaded_main_memory()
         return Chip(
-            name=f"{self.host} ({n} threads, measured)", vendor="measured", peaks=tuple(peaks),
-            hbm_bytes=float(self.memory_bytes or physical_memory_bytes()), hbm_bytes_per_s=bandwidth,
+            name=f"{self.host} ({n} threads, measured)",
+            vendor="measured",
+            peaks=tuple(peaks),
+            hbm_bytes=float(self.memory_bytes or physical_memory_bytes()),
+            hbm_bytes_per_s=bandwidth,
             memory_kind="DRAM",
-            memory_source=Source(where, (f"STREAM-style numpy kernels on {n} threads at once, each on "
-                                         f"its own piece of the arrays, best kernel: "
-                                         f"{format_bandwidth(bandwidth)}")),
-            notes=f"{self.cpu}; peak and bandwidth both on {n} threads")
+            memory_source=Source(
+                where,
+                (
+                    f"STREAM-style numpy kernels on {n} threads at once, each on "
+                    f"its own piece of the arrays, best kernel: "
+                    f"{format_bandwidth(bandwidth)}"
+                ),
+            ),
+            notes=f"{self.cpu}; peak and bandwidth both on {n} threads",
+        )
 
     @property
     def chip(self) -> Chip:
@@ -405,36 +524,58 @@ class MeasureResult:
             if samples:
                 best = max(samples, key=lambda m: m.best)
                 threads = "1 BLAS thread" if best.threads == 1 else "BLAS threads not recorded"
-                rate, says = best.best, (
-                    f"np.matmul(A, B, out=C), n={best.n}, {threads}, FLOPs = 2n^3, fastest of "
-                    f"{len(best.times)} timed runs after a warm-up: {format_flops_rate(best.best)} "
-                    f"(median {format_flops_rate(best.median)})")
+                rate, says = (
+                    best.best,
+                    (
+                        f"np.matmul(A, B, out=C), n={best.n}, {threads}, FLOPs = 2n^3, fastest of "
+                        f"{len(best.times)} timed runs after a warm-up: {format_flops_rate(best.best)} "
+                        f"(median {format_flops_rate(best.median)})"
+                    ),
+                )
                 # a smaller matmul among the operations may have caught the CPU at a better moment
-                ops = [o for o in self.operations if o.times and o.cost.name == "matmul"
-                       and o.cost.dtype == dtype and o.flops_per_s > rate]
+                ops = [
+                    o
+                    for o in self.operations
+                    if o.times
+                    and o.cost.name == "matmul"
+                    and o.cost.dtype == dtype
+                    and o.flops_per_s > rate
+                ]
                 if ops:
                     top = max(ops, key=lambda o: o.flops_per_s)
                     rate = top.flops_per_s
                     says += f"; raised to {format_flops_rate(rate)}, reached by {top.label}"
                 peaks.append(Peak(dtype, rate, Source(where, says)))
         if not peaks:
-            raise IncompleteMeasurement("no matmul was measured, so there is no peak FLOP/s "
-                                        "(the run stopped early); run the measurement again")
+            raise IncompleteMeasurement(
+                "no matmul was measured, so there is no peak FLOP/s "
+                "(the run stopped early); run the measurement again"
+            )
         main = levels.main_memory
-        reached = ("" if levels.main_memory_reached else
-                   "; the sweep ended before bandwidth levelled off, so this is an upper bound")
+        reached = (
+            ""
+            if levels.main_memory_reached
+            else "; the sweep ended before bandwidth levelled off, so this is an upper bound"
+        )
         return Chip(
-            name=f"{self.host} (measured)", vendor="measured", peaks=tuple(peaks),
+            name=f"{self.host} (measured)",
+            vendor="measured",
+            peaks=tuple(peaks),
             hbm_bytes=float(self.memory_bytes or physical_memory_bytes()),
-            hbm_bytes_per_s=main.bytes_per_s, memory_kind="DRAM",
-            memory_source=Source(where, (
-                "STREAM-style numpy sweep (copy, scale, add), best kernel at each size; "
-                f"median of the plateau at working sets {format_bytes(main.min_working_set, binary=True)}"
-                f" to {format_bytes(main.max_working_set, binary=True)}: "
-                f"{format_bandwidth(main.bytes_per_s)}{reached}")),
+            hbm_bytes_per_s=main.bytes_per_s,
+            memory_kind="DRAM",
+            memory_source=Source(
+                where,
+                (
+                    "STREAM-style numpy sweep (copy, scale, add), best kernel at each size; "
+                    f"median of the plateau at working sets {format_bytes(main.min_working_set, binary=True)}"
+                    f" to {format_bytes(main.max_working_set, binary=True)}: "
+                    f"{format_bandwidth(main.bytes_per_s)}{reached}"
+                ),
+            ),
             extra_memories=tuple(levels.named()),
             notes=f"{self.cpu}; bandwidth, matmul peak and operations all on one thread"
-                  + ("; partial measurement" if self.partial else ""),
+            + ("; partial measurement" if self.partial else ""),
         )
 
     def level_for(self, working_set: float) -> tuple[str, float]:
@@ -459,28 +600,41 @@ class MeasureResult:
             est = estimate(op.cost, chip, dtype=op.cost.dtype)
             level, bw = self.level_for(op.working_set)
             est_level = estimate(op.cost, chip, dtype=op.cost.dtype, bandwidth_bytes_per_s=bw)
-            rows.append({
-                "label": op.label, "intensity": op.intensity, "flops_per_s": op.flops_per_s,
-                "measured": op.best_time, "median": op.median_time,
-                "predicted": est.t_lower, "bound": est.bound,
-                "level": level, "predicted_level": est_level.t_lower,
-                "ratio": op.best_time / est.t_lower, "ratio_level": op.best_time / est_level.t_lower,
-            })
+            rows.append(
+                {
+                    "label": op.label,
+                    "intensity": op.intensity,
+                    "flops_per_s": op.flops_per_s,
+                    "measured": op.best_time,
+                    "median": op.median_time,
+                    "predicted": est.t_lower,
+                    "bound": est.bound,
+                    "level": level,
+                    "predicted_level": est_level.t_lower,
+                    "ratio": op.best_time / est.t_lower,
+                    "ratio_level": op.best_time / est_level.t_lower,
+                }
+            )
         return rows
 
     def points(self):
         """The measured operations as `roofline.plots.Point`s (label, intensity, FLOP/s)."""
         from ..plots import Point
+
         return [Point(op.label, op.intensity, op.flops_per_s) for op in self.operations if op.times]
 
     # -- text
     def table(self) -> str:
         """This machine's roofline as a text table (units by roofline.units)."""
-        lines = [f"Roofline of {self.host} ({self.cpu}), measured {self.date}, {self.settings.get('mode')} mode"
-                 f" in {self.seconds:.1f} s"]
+        lines = [
+            f"Roofline of {self.host} ({self.cpu}), measured {self.date}, {self.settings.get('mode')} mode"
+            f" in {self.seconds:.1f} s"
+        ]
         if self.partial:
-            lines.append(f"PARTIAL RESULT: interrupted during {self.interrupted_during}; "
-                         "figures below are what was measured before that")
+            lines.append(
+                f"PARTIAL RESULT: interrupted during {self.interrupted_during}; "
+                "figures below are what was measured before that"
+            )
         try:
             levels = self.levels()
         except IncompleteMeasurement as error:
@@ -490,52 +644,75 @@ class MeasureResult:
             lines.append("")
             lines.append(f"{'memory level':<24} {'bandwidth':>12}  working sets")
             for (name, _), p in zip(levels.named(), levels.caches):
-                lines.append(f"{name:<24} {format_bandwidth(p.bytes_per_s):>12}  "
-                             f"{format_bytes(p.min_working_set, binary=True)} - "
-                             f"{format_bytes(p.max_working_set, binary=True)}")
+                lines.append(
+                    f"{name:<24} {format_bandwidth(p.bytes_per_s):>12}  "
+                    f"{format_bytes(p.min_working_set, binary=True)} - "
+                    f"{format_bytes(p.max_working_set, binary=True)}"
+                )
             m = levels.main_memory
             note = "" if levels.main_memory_reached else "  (no plateau yet: upper bound)"
-            lines.append(f"{'main memory (DRAM)':<24} {format_bandwidth(m.bytes_per_s):>12}  "
-                         f"{format_bytes(m.min_working_set, binary=True)} - "
-                         f"{format_bytes(m.max_working_set, binary=True)}{note}")
+            lines.append(
+                f"{'main memory (DRAM)':<24} {format_bandwidth(m.bytes_per_s):>12}  "
+                f"{format_bytes(m.min_working_set, binary=True)} - "
+                f"{format_bytes(m.max_working_set, binary=True)}{note}"
+            )
             for kernel, (sizes, bws) in self.curves().items():
                 kl = memory_levels(sizes, bws)
-                lines.append(f"  {kernel:<6} plateaus: " + ", ".join(format_bandwidth(p.bytes_per_s)
-                                                                    for p in kl.plateaus))
+                lines.append(
+                    f"  {kernel:<6} plateaus: "
+                    + ", ".join(format_bandwidth(p.bytes_per_s) for p in kl.plateaus)
+                )
         if self.matmuls:
             lines.append("")
             lines.append(f"{'matmul':<24} {'best':>14} {'median':>14}")
             for m in self.matmuls:
                 if m.times:
-                    on = "" if m.threads is None else f", {m.threads} thread{'s' if m.threads > 1 else ''}"
-                    lines.append(f"{m.dtype + ' n=' + str(m.n) + on:<24} {format_flops_rate(m.best):>14} "
-                                 f"{format_flops_rate(m.median):>14}")
+                    on = (
+                        ""
+                        if m.threads is None
+                        else f", {m.threads} thread{'s' if m.threads > 1 else ''}"
+                    )
+                    lines.append(
+                        f"{m.dtype + ' n=' + str(m.n) + on:<24} {format_flops_rate(m.best):>14} "
+                        f"{format_flops_rate(m.median):>14}"
+                    )
         try:
             chip = self.chip
         except IncompleteMeasurement:
             chip = None
         if chip is not None:
             from ..estimate import critical_intensity
+
             lines.append("")
             for dtype in chip.dtypes:
-                lines.append(f"ridge point {dtype}, 1 thread: {format_intensity(critical_intensity(chip, dtype))}"
-                             f" (peak / {chip.memory_kind} bandwidth, both on one thread)")
+                lines.append(
+                    f"ridge point {dtype}, 1 thread: {format_intensity(critical_intensity(chip, dtype))}"
+                    f" (peak / {chip.memory_kind} bandwidth, both on one thread)"
+                )
             if self.threaded_bandwidth:
                 lines.append("")
-                lines.append(f"all {self.threads} threads: main memory "
-                             f"{format_bandwidth(self.threaded_main_memory())}")
+                lines.append(
+                    f"all {self.threads} threads: main memory "
+                    f"{format_bandwidth(self.threaded_main_memory())}"
+                )
                 for row in self._all_thread_rows():
-                    lines.append(f"  matmul {row['dtype']} peak {format_flops_rate(row['peak_flops_per_s'])}, "
-                                 f"ridge point {format_intensity(row['ridge'])} (both on {self.threads} threads)")
+                    lines.append(
+                        f"  matmul {row['dtype']} peak {format_flops_rate(row['peak_flops_per_s'])}, "
+                        f"ridge point {format_intensity(row['ridge'])} (both on {self.threads} threads)"
+                    )
             rows = self.predictions()
             if rows:
                 lines.append("")
-                lines.append(f"{'operation':<34} {'intensity':>14} {'achieved':>14} {'measured':>10} "
-                             f"{'predicted':>10} {'meas/pred':>9}")
+                lines.append(
+                    f"{'operation':<34} {'intensity':>14} {'achieved':>14} {'measured':>10} "
+                    f"{'predicted':>10} {'meas/pred':>9}"
+                )
                 for r in rows:
-                    lines.append(f"{r['label']:<34} {format_intensity(r['intensity']):>14} "
-                                 f"{format_flops_rate(r['flops_per_s']):>14} {format_time(r['measured']):>10} "
-                                 f"{format_time(r['predicted']):>10} {r['ratio']:>9.2f}")
+                    lines.append(
+                        f"{r['label']:<34} {format_intensity(r['intensity']):>14} "
+                        f"{format_flops_rate(r['flops_per_s']):>14} {format_time(r['measured']):>10} "
+                        f"{format_time(r['predicted']):>10} {r['ratio']:>9.2f}"
+                    )
         lines.append("")
         if self.accelerator is not None:
             lines.append(self.accelerator.report())
@@ -560,10 +737,16 @@ class MeasureResult:
     # -- JSON
     def to_dict(self) -> dict:
         d = {
-            "format": "roofline-measurement", "version": FORMAT_VERSION,
-            "host": self.host, "date": self.date, "cpu": self.cpu, "settings": self.settings,
-            "memory_bytes": self.memory_bytes, "seconds": self.seconds,
-            "partial": self.partial, "interrupted_during": self.interrupted_during,
+            "format": "roofline-measurement",
+            "version": FORMAT_VERSION,
+            "host": self.host,
+            "date": self.date,
+            "cpu": self.cpu,
+            "settings": self.settings,
+            "memory_bytes": self.memory_bytes,
+            "seconds": self.seconds,
+            "partial": self.partial,
+            "interrupted_during": self.interrupted_during,
             "bandwidth": [s.to_dict() for s in self.bandwidth],
             "matmuls": [m.to_dict() for m in self.matmuls],
             "operations": [o.to_dict() for o in self.operations],
@@ -573,8 +756,10 @@ class MeasureResult:
         }
         try:  # a readable summary; the loader recomputes it from the raw timings
             chip = self.chip
-            d["summary"] = {"peaks_flops_per_s": {p.dtype: p.dense_flops_per_s for p in chip.peaks},
-                            "memory_levels_bytes_per_s": chip.memory_levels()}
+            d["summary"] = {
+                "peaks_flops_per_s": {p.dtype: p.dense_flops_per_s for p in chip.peaks},
+                "memory_levels_bytes_per_s": chip.memory_levels(),
+            }
         except IncompleteMeasurement:
             pass
         return d
@@ -588,18 +773,29 @@ class MeasureResult:
         if d.get("format") != "roofline-measurement":
             raise ValueError("this is not a file saved by `python -m roofline measure --json`")
         if d.get("version") != FORMAT_VERSION:
-            raise ValueError(f"measurement file version {d.get('version')} is not supported "
-                             f"(this roofline reads version {FORMAT_VERSION}); measure again")
+            raise ValueError(
+                f"measurement file version {d.get('version')} is not supported "
+                f"(this roofline reads version {FORMAT_VERSION}); measure again"
+            )
         acc = d.get("accelerator")
-        return cls(host=d["host"], date=d["date"], cpu=d.get("cpu", ""), settings=d.get("settings", {}),
-                   bandwidth=[BandwidthSample.from_dict(s) for s in d["bandwidth"]],
-                   matmuls=[MatmulSample.from_dict(m) for m in d["matmuls"]],
-                   operations=[OperationSample.from_dict(o) for o in d["operations"]],
-                   accelerator=None if acc is None else AcceleratorResult.from_dict(acc),
-                   accelerator_message=d.get("accelerator_message", ""),
-                   partial=bool(d.get("partial")), interrupted_during=d.get("interrupted_during"),
-                   memory_bytes=float(d.get("memory_bytes", 0.0)), seconds=float(d.get("seconds", 0.0)),
-                   threaded_bandwidth=[BandwidthSample.from_dict(s) for s in d.get("threaded_bandwidth", [])])
+        return cls(
+            host=d["host"],
+            date=d["date"],
+            cpu=d.get("cpu", ""),
+            settings=d.get("settings", {}),
+            bandwidth=[BandwidthSample.from_dict(s) for s in d["bandwidth"]],
+            matmuls=[MatmulSample.from_dict(m) for m in d["matmuls"]],
+            operations=[OperationSample.from_dict(o) for o in d["operations"]],
+            accelerator=None if acc is None else AcceleratorResult.from_dict(acc),
+            accelerator_message=d.get("accelerator_message", ""),
+            partial=bool(d.get("partial")),
+            interrupted_during=d.get("interrupted_during"),
+            memory_bytes=float(d.get("memory_bytes", 0.0)),
+            seconds=float(d.get("seconds", 0.0)),
+            threaded_bandwidth=[
+                BandwidthSample.from_dict(s) for s in d.get("threaded_bandwidth", [])
+            ],
+        )
 
 
 def load_result(path) -> MeasureResult:
@@ -614,11 +810,21 @@ def load_chip(path) -> Chip:
 
 
 # ------------------------------------------------------------ the run
-def measure(quick: bool = False, *, mode: str | None = None, kernels=tuple(KERNELS),
-            dtypes=("fp64", "fp32"), operations: bool = True, accelerator: bool = True,
-            max_bytes: float | None = None, timer=time.perf_counter, progress: bool | None = None,
-            available_bytes: float | None = None, llc_bytes: int | None = None,
-            all_threads: bool = True) -> MeasureResult:
+def measure(
+    quick: bool = False,
+    *,
+    mode: str | None = None,
+    kernels=tuple(KERNELS),
+    dtypes=("fp64", "fp32"),
+    operations: bool = True,
+    accelerator: bool = True,
+    max_bytes: float | None = None,
+    timer=time.perf_counter,
+    progress: bool | None = None,
+    available_bytes: float | None = None,
+    llc_bytes: int | None = None,
+    all_threads: bool = True,
+) -> MeasureResult:
     """Measure this machine's roofline. `quick=True` for a short run (a few seconds).
 
     The sweep, the matmul peak and the operations run on one thread; with
@@ -638,17 +844,28 @@ def measure(quick: bool = False, *, mode: str | None = None, kernels=tuple(KERNE
             raise ValueError(f"unknown kernel {k!r}; choose from {', '.join(KERNELS)}")
     check_memory(bytes_needed(settings), available_bytes, what=f"the {mode} measurement")
     now = datetime.datetime.now().astimezone()
-    result = MeasureResult(host=socket.gethostname() or "this machine", date=now.strftime("%Y-%m-%d %H:%M"),
-                           cpu=cpu_model(), settings=dict(settings, kernels=list(kernels)),
-                           memory_bytes=float(physical_memory_bytes()))
+    result = MeasureResult(
+        host=socket.gethostname() or "this machine",
+        date=now.strftime("%Y-%m-%d %H:%M"),
+        cpu=cpu_model(),
+        settings=dict(settings, kernels=list(kernels)),
+        memory_bytes=float(physical_memory_bytes()),
+    )
     sizes = sweep_sizes(settings["min_ws"], settings["max_ws"], settings["per_octave"])
     plan = _operation_plan(settings) if operations else []
     threads = blas_threads() if all_threads else 1
     threaded = threads > 1
-    threaded_kernels = [k for k in kernels if k in settings["threaded_kernels"]] or list(kernels)[:1]
+    threaded_kernels = [k for k in kernels if k in settings["threaded_kernels"]] or list(kernels)[
+        :1
+    ]
     threaded_dtypes = [d for d in dtypes if d in settings["threaded_dtypes"]] or list(dtypes)[:1]
-    steps = (len(sizes) * len(kernels) + len(dtypes) + len(plan) + (1 if accelerator else 0)
-             + (len(threaded_dtypes) + len(threaded_kernels) if threaded else 0))
+    steps = (
+        len(sizes) * len(kernels)
+        + len(dtypes)
+        + len(plan)
+        + (1 if accelerator else 0)
+        + (len(threaded_dtypes) + len(threaded_kernels) if threaded else 0)
+    )
     bar = Progress(steps, sys.stderr.isatty() if progress is None else progress)
     start = time.perf_counter()
     label = "start"
@@ -659,16 +876,32 @@ def measure(quick: bool = False, *, mode: str | None = None, kernels=tuple(KERNE
                 bar.step(label)
                 sample = BandwidthSample(k, max(1, ws // (KERNELS[k].arrays * 8)))
                 result.bandwidth.append(sample)
-                measure_kernel(k, ws, settings["repeats"], target_bytes=settings["target_bytes"],
-                               timer=timer, sample=sample)
+                measure_kernel(
+                    k,
+                    ws,
+                    settings["repeats"],
+                    target_bytes=settings["target_bytes"],
+                    timer=timer,
+                    sample=sample,
+                )
         for dtype in dtypes:
             label = f"matmul: {dtype}, n={settings['matmul_n']}"
             bar.step(label)
-            sample = MatmulSample(dtype, settings["matmul_n"], settings["matmul_n"], settings["matmul_n"])
+            sample = MatmulSample(
+                dtype, settings["matmul_n"], settings["matmul_n"], settings["matmul_n"]
+            )
             result.matmuls.append(sample)
-            measure_matmul(settings["matmul_n"], dtype, settings["matmul_repeats"], timer=timer,
-                           sample=sample, threads=1)
-        with limit_blas_threads(1):  # np.dot and matmul on one thread, like the roof they are put on
+            measure_matmul(
+                settings["matmul_n"],
+                dtype,
+                settings["matmul_repeats"],
+                timer=timer,
+                sample=sample,
+                threads=1,
+            )
+        with limit_blas_threads(
+            1
+        ):  # np.dot and matmul on one thread, like the roof they are put on
             for name, cost, ws, setup in plan:
                 label = f"operation: {name}"
                 bar.step(label)
@@ -688,20 +921,35 @@ def measure(quick: bool = False, *, mode: str | None = None, kernels=tuple(KERNE
                 bar.step(label)
                 sample = MatmulSample(dtype, n_all, n_all, n_all)
                 result.matmuls.append(sample)
-                measure_matmul(n_all, dtype, settings["matmul_repeats"], timer=timer,
-                               sample=sample, threads=threads)
+                measure_matmul(
+                    n_all,
+                    dtype,
+                    settings["matmul_repeats"],
+                    timer=timer,
+                    sample=sample,
+                    threads=threads,
+                )
             for k in threaded_kernels:
                 label = f"bandwidth: {k}, main memory, {threads} threads"
                 bar.step(label)
                 ws = min(settings.get("threaded_ws", sizes[-1]), sizes[-1])
                 sample = BandwidthSample(k, max(1, ws // (KERNELS[k].arrays * 8)), threads=threads)
                 result.threaded_bandwidth.append(sample)
-                measure_kernel(k, ws, settings["repeats"], target_bytes=settings["target_bytes"],
-                               timer=timer, sample=sample, threads=threads)
+                measure_kernel(
+                    k,
+                    ws,
+                    settings["repeats"],
+                    target_bytes=settings["target_bytes"],
+                    timer=timer,
+                    sample=sample,
+                    threads=threads,
+                )
         if accelerator:
             label = "accelerator"
             bar.step(label)
-            result.accelerator, result.accelerator_message = measure_accelerator(quick=mode != "full")
+            result.accelerator, result.accelerator_message = measure_accelerator(
+                quick=mode != "full"
+            )
     except KeyboardInterrupt:
         result.partial = True
         result.interrupted_during = label

@@ -36,9 +36,17 @@ __all__ = ["KINDS", "N_CHOICES", "chip_data", "explorer_data", "explorer_script"
 KINDS = ("roofline", "matmul", "sharded_matmul")
 #: Chip counts the sharded explorer offers (a switch or mesh domain caps them per chip).
 N_CHOICES = (2, 4, 8, 16, 32, 64)
-_LABELS = {"chip": "chip", "dtype": "dtype", "intensity": "intensity (FLOPs/byte)", "B": "B (batch)",
-           "D": "D", "F": "F", "weights": "weights", "n": "n chips",
-           "link_bytes_per_s": "link (one way)"}
+_LABELS = {
+    "chip": "chip",
+    "dtype": "dtype",
+    "intensity": "intensity (FLOPs/byte)",
+    "B": "B (batch)",
+    "D": "D",
+    "F": "F",
+    "weights": "weights",
+    "n": "n chips",
+    "link_bytes_per_s": "link (one way)",
+}
 
 
 def chip_data(chip) -> dict:
@@ -56,25 +64,44 @@ def chip_data(chip) -> dict:
             vector[dtype] = chip.peak_flops_per_s(dtype, unit="vector")
     link = chip.interconnect
     return {
-        "name": chip.name, "memory_kind": chip.memory_kind, "hbm_bytes_per_s": chip.hbm_bytes_per_s,
-        "dtypes": list(chip.dtypes), "matrix": matrix, "vector": vector,
-        "link": None if link is None else {
-            "name": link.name, "one_way_bytes_per_s": link.one_way_bytes_per_s, "count": link.count,
-            "topology": link.topology, "domain_chips": link.domain_chips},
+        "name": chip.name,
+        "memory_kind": chip.memory_kind,
+        "hbm_bytes_per_s": chip.hbm_bytes_per_s,
+        "dtypes": list(chip.dtypes),
+        "matrix": matrix,
+        "vector": vector,
+        "link": None
+        if link is None
+        else {
+            "name": link.name,
+            "one_way_bytes_per_s": link.one_way_bytes_per_s,
+            "count": link.count,
+            "topology": link.topology,
+            "domain_chips": link.domain_chips,
+        },
     }
 
 
 def _chips(own: Chip, usable) -> dict:
     names = [own.name] + [name for name in list_chips() if name != own.name]
-    return {name: chip_data(own if name == own.name else name) for name in names
-            if name == own.name or usable(get_chip(name))}
+    return {
+        name: chip_data(own if name == own.name else name)
+        for name in names
+        if name == own.name or usable(get_chip(name))
+    }
 
 
 def _range(low_exp, high_exp, value, scale, integer=False, step=0.01) -> dict:
     """A log-scale slider: exponents low..high (widened to hold `value`)."""
     position = math.log2(value) if scale == "log2" else math.log10(value)
-    return {"type": "range", "scale": scale, "integer": integer, "step": step,
-            "min": min(low_exp, math.floor(position)), "max": max(high_exp, math.ceil(position))}
+    return {
+        "type": "range",
+        "scale": scale,
+        "integer": integer,
+        "step": step,
+        "min": min(low_exp, math.floor(position)),
+        "max": max(high_exp, math.ceil(position)),
+    }
 
 
 def _select(options) -> dict:
@@ -95,36 +122,62 @@ def explorer_data(kind: str, chip, **start) -> dict:
     start = {"chip": own.name, **start}
     if kind == "roofline":
         chips = _chips(own, lambda c: True)
-        controls = {"chip": _select((c, c) for c in chips),
-                    "dtype": _select((d, d) for d in own.dtypes),
-                    "intensity": _range(-2, 5, start["intensity"], "log10")}
+        controls = {
+            "chip": _select((c, c) for c in chips),
+            "dtype": _select((d, d) for d in own.dtypes),
+            "intensity": _range(-2, 5, start["intensity"], "log10"),
+        }
     elif kind == "matmul":
         chips = _chips(own, lambda c: any(c.has_peak(d, "matrix") for d in c.dtypes))
         dtype = start["dtype"]
         weights = [("", f"same as the math ({dtype})")] + [
-            (d, d) for d in DTYPE_BYTES if d != dtype and DTYPE_BYTES[d] <= DTYPE_BYTES[dtype]]
-        controls = {"chip": _select((c, c) for c in chips),
-                    "dtype": _select((d, d) for d in own.dtypes if own.has_peak(d, "matrix")),
-                    "B": _range(0, 16, start["B"], "log2", integer=True),
-                    "D": _range(6, 16, start["D"], "log2", integer=True),
-                    "F": _range(6, 16, start["F"], "log2", integer=True),
-                    "weights": _select(weights)}
+            (d, d) for d in DTYPE_BYTES if d != dtype and DTYPE_BYTES[d] <= DTYPE_BYTES[dtype]
+        ]
+        controls = {
+            "chip": _select((c, c) for c in chips),
+            "dtype": _select((d, d) for d in own.dtypes if own.has_peak(d, "matrix")),
+            "B": _range(0, 16, start["B"], "log2", integer=True),
+            "D": _range(6, 16, start["D"], "log2", integer=True),
+            "F": _range(6, 16, start["F"], "log2", integer=True),
+            "weights": _select(weights),
+        }
     else:
-        chips = _chips(own, lambda c: c.interconnect is not None and c.interconnect.topology is not None
-                       and c.has_peak("bf16", "matrix"))
+        chips = _chips(
+            own,
+            lambda c: (
+                c.interconnect is not None
+                and c.interconnect.topology is not None
+                and c.has_peak("bf16", "matrix")
+            ),
+        )
         link = own.interconnect
-        ns = [k for k in N_CHOICES if link is None or not link.domain_chips or link.topology == "torus"
-              or k <= link.domain_chips]
-        controls = {"chip": _select((c, c) for c in chips),
-                    "n": _select((k, k) for k in sorted(set(ns) | {start["n"]})),
-                    "B": _range(0, 16, start["B"], "log2", integer=True),
-                    "D": _range(8, 20, start["D"], "log2", integer=True),
-                    "F": _range(6, 16, start["F"], "log2", integer=True),
-                    "link_bytes_per_s": _range(9, 13, start["link_bytes_per_s"], "log10")}
+        ns = [
+            k
+            for k in N_CHOICES
+            if link is None
+            or not link.domain_chips
+            or link.topology == "torus"
+            or k <= link.domain_chips
+        ]
+        controls = {
+            "chip": _select((c, c) for c in chips),
+            "n": _select((k, k) for k in sorted(set(ns) | {start["n"]})),
+            "B": _range(0, 16, start["B"], "log2", integer=True),
+            "D": _range(8, 20, start["D"], "log2", integer=True),
+            "F": _range(6, 16, start["F"], "log2", integer=True),
+            "link_bytes_per_s": _range(9, 13, start["link_bytes_per_s"], "log10"),
+        }
     for name, spec in controls.items():
         spec["label"] = _LABELS[name]
-    data = {"kind": kind, "chips": chips, "dtype_bytes": dict(DTYPE_BYTES), "controls": controls,
-            "start": start, "n_choices": list(N_CHOICES), "x_range": [0.01, 1e5]}
+    data = {
+        "kind": kind,
+        "chips": chips,
+        "dtype_bytes": dict(DTYPE_BYTES),
+        "controls": controls,
+        "start": start,
+        "n_choices": list(N_CHOICES),
+        "x_range": [0.01, 1e5],
+    }
     json.dumps(data, allow_nan=False)  # no NaN or infinity reaches the page
     return data
 
@@ -141,18 +194,26 @@ def _control_html(name: str, spec: dict, value) -> str:
         chosen = "" if value is None else str(value)
         options = "".join(
             f'<option value="{html.escape(v)}"{" selected" if v == chosen else ""}>{html.escape(t)}</option>'
-            for v, t in spec["options"])
+            for v, t in spec["options"]
+        )
         control = f'<select data-control="{name}" aria-label="{label}" disabled style="{style}">{options}</select>'
         return f'<label style="max-width:100%">{label} {control}</label>'
     position = math.log2(value) if spec["scale"] == "log2" else math.log10(value)
-    shown = (format_intensity(value) if name == "intensity" else format_bandwidth(value)
-             if name == "link_bytes_per_s" else f"{value:,.0f}")
-    return (f'<label style="display:inline-flex;flex-wrap:wrap;align-items:center;gap:0 4px;'
-            f'max-width:100%">{label} '
-            f'<input type="range" data-control="{name}" min="{spec["min"]}" max="{spec["max"]}" '
-            f'step="{spec["step"]}" value="{position:.6g}" aria-label="{label}" disabled '
-            f'style="width:9em;max-width:40vw;margin:0"> '
-            f'<output data-for="{name}">{html.escape(shown)}</output></label>')
+    shown = (
+        format_intensity(value)
+        if name == "intensity"
+        else format_bandwidth(value)
+        if name == "link_bytes_per_s"
+        else f"{value:,.0f}"
+    )
+    return (
+        f'<label style="display:inline-flex;flex-wrap:wrap;align-items:center;gap:0 4px;'
+        f'max-width:100%">{label} '
+        f'<input type="range" data-control="{name}" min="{spec["min"]}" max="{spec["max"]}" '
+        f'step="{spec["step"]}" value="{position:.6g}" aria-label="{label}" disabled '
+        f'style="width:9em;max-width:40vw;margin:0"> '
+        f'<output data-for="{name}">{html.escape(shown)}</output></label>'
+    )
 
 
 def explorer_html(data: dict, title: str, png: bytes, alt: str, text: str, note: str) -> str:
@@ -160,8 +221,10 @@ def explorer_html(data: dict, title: str, png: bytes, alt: str, text: str, note:
     and the script. Without JavaScript the reader sees the first frame and its readout."""
     payload = json.dumps(data, allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
     uid = "rx-" + hashlib.sha1(payload.encode()).hexdigest()[:10]
-    controls = "\n".join(_control_html(name, spec, data["start"].get(name))
-                         for name, spec in data["controls"].items())
+    controls = "\n".join(
+        _control_html(name, spec, data["start"].get(name))
+        for name, spec in data["controls"].items()
+    )
     src = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
     script = explorer_script().replace("</", "<\\/")
     return (
@@ -178,6 +241,6 @@ def explorer_html(data: dict, title: str, png: bytes, alt: str, text: str, note:
         f'min-height:4.5em;color:#000;background:#fff">{html.escape(text)}</pre>\n'
         f'<p style="margin:0;font-size:90%"><em>{html.escape(note)}</em></p>\n'
         f'<script type="application/json" class="rx-data">{payload}</script>\n'
-        f'<script>{script}</script>\n'
-        f'</div>'
+        f"<script>{script}</script>\n"
+        f"</div>"
     )

@@ -17,12 +17,12 @@ HOMEWORK = ROOT / "exercises" / "homework_part1.ipynb"
 HERE = Path(__file__).resolve().parent
 
 # A student's own derivation of every part-1 answer (B, D, F, chip from `params`).
-WORK = '''
+WORK = """
 chip = rl.get_chip(params["chip"])
 B, D, F = params["B"], params["D"], params["F"]
 peak, bw = chip.peak_flops_per_s("bf16"), chip.hbm_bytes_per_s
 flops, nbytes = 2 * B * D * F, 2 * (B * D + D * F + B * F)
-'''
+"""
 CORRECT = {
     "q1": "flops / peak",
     "q2": "nbytes",
@@ -34,19 +34,24 @@ CORRECT = {
     "q8": "peak / bw",
 }
 PARTLY_WRONG = {
-    "q1": "flops / (2 * peak)",                       # the sparse peak
-    "q2": "B * D + D * F + B * F",                    # elements, not bytes
-    "q3": "B",                                        # the B << D approximation
-    "q4": "peak / bw",                                # right
+    "q1": "flops / (2 * peak)",  # the sparse peak
+    "q2": "B * D + D * F + B * F",  # elements, not bytes
+    "q3": "B",  # the B << D approximation
+    "q4": "peak / bw",  # right
     "q5": '"bandwidth" if flops / nbytes > peak / bw else "compute"',  # inverted
-    "q6": "flops / peak + nbytes / bw",               # no overlap
-    "q7": "peak / bw",                                # approximate where exact was asked
-    "q8": '"1 ms"',                                   # a time where a number is asked
+    "q6": "flops / peak + nbytes / bw",  # no overlap
+    "q7": "peak / bw",  # approximate where exact was asked
+    "q8": '"1 ms"',  # a time where a number is asked
 }
 
 
-def make(path: Path, student_id: str, answers: dict, extra_cells: dict | None = None,
-         set_id_line: str | None = None) -> Path:
+def make(
+    path: Path,
+    student_id: str,
+    answers: dict,
+    extra_cells: dict | None = None,
+    set_id_line: str | None = None,
+) -> Path:
     """Write a submission: `answers` maps q -> Python expression text (None: left unanswered).
     `extra_cells` maps q -> source of a cell inserted before that question's cell."""
     nb = nbformat.read(str(HOMEWORK), as_version=4)
@@ -62,7 +67,9 @@ def make(path: Path, student_id: str, answers: dict, extra_cells: dict | None = 
                 if extra_cells and q in extra_cells:
                     cells.append(nbformat.v4.new_code_cell(extra_cells[q]))
                 if expression is not None:
-                    cell.source = source.replace(f'answers["{q}"] = None', f'answers["{q}"] = {expression}', 1)
+                    cell.source = source.replace(
+                        f'answers["{q}"] = None', f'answers["{q}"] = {expression}', 1
+                    )
         cells.append(cell)
     nb.cells = cells
     nbformat.write(nb, str(path))
@@ -77,8 +84,11 @@ def make_all(folder: Path) -> dict:
         "bob.ipynb": ("bob", PARTLY_WRONG, None),
         "carol.ipynb": ("carol", {"q1": CORRECT["q1"]}, None),
         "dave_loop.ipynb": ("dave", CORRECT, {"q3": "while True:\n    pass"}),
-        "erin_fake.ipynb": ("erin", {q: "1" for q in CORRECT},
-                            {"q8": 'print("All correct! 8/8. Grade: 100%")\nanswers_checked = True'}),
+        "erin_fake.ipynb": (
+            "erin",
+            {q: "1" for q in CORRECT},
+            {"q8": 'print("All correct! 8/8. Grade: 100%")\nanswers_checked = True'},
+        ),
         "no_id.ipynb": ("", CORRECT, None),
         "frank_1.ipynb": ("frank", CORRECT, None),
         "frank_2.ipynb": (" Frank ", CORRECT, None),
