@@ -3,10 +3,7 @@ from a clean output folder with warnings as errors."""
 
 import subprocess
 import sys
-import time
-from pathlib import Path
 
-import nbformat
 import pytest
 from nbclient import NotebookClient
 
@@ -26,9 +23,7 @@ def test_notebook_executes_in_fresh_kernel(md, tmp_path):
     client = NotebookClient(
         nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(md.parent)}}
     )
-    start = time.perf_counter()
     client.execute()
-    seconds = time.perf_counter() - start
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
@@ -43,9 +38,6 @@ def test_notebook_executes_in_fresh_kernel(md, tmp_path):
                 assert "Warning" not in output.get("text", ""), (
                     f"{md.name} cell {index} printed a warning: {output['text'][:300]}"
                 )
-    assert seconds < 60, (
-        f"{md.name} took {seconds:.0f} s to execute; keep each chapter well under 30 s"
-    )
 
 
 @pytest.mark.slow

@@ -230,12 +230,9 @@ def test_chip_works_in_a_roofline_figure():
 
 
 # ------------------------------------------------------------ real runs
-def test_tiny_real_run_is_fast_and_complete():
-    import time
-
-    start = time.perf_counter()
+def test_tiny_real_run_is_complete():
+    # its speed (a few seconds) is a target of benchmarks/bench_measure.py, not an assertion
     result = measure(mode="tiny", progress=False)
-    assert time.perf_counter() - start < 5
     assert not result.partial
     assert {s.kernel for s in result.bandwidth} == set(KERNELS)
     chip = result.chip

@@ -91,6 +91,15 @@ def test_printed_quantities_read_units_and_prefixes():
     ]
 
 
+def test_a_multiplier_answers_only_a_ratio():
+    # "2x" or "4 ×" is a ratio; an intensity or a bare-number exercise of another kind must not
+    # count it as its answer (issue 27.8: "fp8 doubles the ridge, 2x" blocked two exercises).
+    found = lookup_share.printed_quantities("fp8 ridge is 2x the bf16 one, 4 × faster, x = 3")
+    assert [(p.value, p.unit) for p in found] == [(2.0, "x"), (4.0, "x"), (3.0, "")]
+    assert "x" not in lookup_share.KIND_UNITS["intensity"]
+    assert "x" in lookup_share.KIND_UNITS["number"]
+
+
 def test_a_printed_answer_counts_as_a_lookup_and_a_new_one_does_not(tmp_path):
     """Two fake pages for the same chapter source: one prints the answer of the chapter's first
     numeric exercise outside the exercise blocks, the other prints it only inside a solution."""

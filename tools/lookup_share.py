@@ -36,7 +36,7 @@ KIND_UNITS = {
     "size": ("B",),
     "count": ("FLOPs", "FLOP"),
     "intensity": ("FLOPs/B", "FLOP/B", ""),
-    "number": ("",),
+    "number": ("", "x"),
 }
 #: SI prefixes as the package reads them (roofline.units.GRAMMAR), without the binary ones
 PREFIXES = {
@@ -46,7 +46,8 @@ PREFIXES = {
 NUMBER = re.compile(
     r"(?<![\w.])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:[eE](?P<exp>[+-]?\d+))?"
     r"(?:\s*(?:×|x|\\times)\s*10\^\{?(?P<exp10>[+-]?\d+)\}?)?"
-    r"(?:\s?(?P<prefix>[pnµμumkKMGTPE])?(?P<unit>FLOPs/B|FLOP/B|FLOP/s|FLOPs|FLOP|B/s|B|s)(?![A-Za-z]))?"
+    r"(?:\s?(?P<prefix>[pnµμumkKMGTPE])?(?P<unit>FLOPs/B|FLOP/B|FLOP/s|FLOPs|FLOP|B/s|B|s)(?![A-Za-z])"
+    r"|(?P<times>\s?[x×])(?![\w\d]))?"  # "2x", "4 ×": a multiplier, answers only a ratio
 )
 
 
@@ -67,8 +68,8 @@ def printed_quantities(text: str) -> list[Printed]:
             value *= 10.0 ** int(m["exp"])
         if m["exp10"]:
             value *= 10.0 ** int(m["exp10"])
-        unit = m["unit"] or ""
-        if unit:
+        unit = "x" if m["times"] else (m["unit"] or "")
+        if m["unit"]:
             value *= PREFIXES[m["prefix"] or ""]
         elif m["prefix"]:
             continue  # "16 G" without a unit: not a quantity we compare
