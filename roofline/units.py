@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import re
 
+from .arith import ArithError, evaluate, parse, tokens
+
 __all__ = [
     "format_si",
     "format_time",
@@ -329,95 +331,20 @@ def _split_expression(text: str, allowed: str):
     return text[:i].strip(), text[i:].strip()
 
 
-def _tokens(expression: str) -> list:
-    tokens, i, n = [], 0, len(expression)
-    while i < n:
-        c = expression[i]
-        if c == " ":
-            i += 1
-        elif c in "+-*/^()":
-            tokens.append(c)
-            i += 1
-        else:
-            match = re.compile(r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?").match(expression, i)
-            if not match:
-                _fail(f"could not read {expression!r} as a number")
-            tokens.append(float(match.group(0)))
-            i = match.end()
-    return tokens
-
-
-def _evaluate(tokens: list, text: str) -> float:
-    """Arithmetic on numbers: + - * / ^ and parentheses, the usual precedence."""
-    position = [0]
-
-    def peek():
-        return tokens[position[0]] if position[0] < len(tokens) else None
-
-    def take():
-        token = peek()
-        position[0] += 1
-        return token
-
-    def bad():
+def _evaluate(expression: str, text: str) -> float:
+    """Arithmetic on numbers (`roofline.arith`'s grammar without names): + - * / ^ and
+    parentheses, the usual precedence. Raises _QuantityError with a message."""
+    try:
+        return evaluate(parse(tokens(expression)))
+    except ArithError as error:
+        if error.reason == "number":
+            _fail(f"could not read {expression!r} as a number")
+        if error.reason == "zero":
+            _fail(f"{text!r} divides by zero")
+        if error.reason == "root":
+            _fail(f"{text!r} takes a root of a negative number")
         _fail(f"could not read {text!r} as a number with a unit; write it like {_EXAMPLES}")
-
-    def expression():
-        value = term()
-        while peek() in ("+", "-"):
-            value = value + term() if take() == "+" else value - term()
-        return value
-
-    def term():
-        value = unary()
-        while peek() in ("*", "/"):
-            if take() == "*":
-                value = value * unary()
-            else:
-                divisor = unary()
-                if divisor == 0:
-                    _fail(f"{text!r} divides by zero")
-                value = value / divisor
-        return value
-
-    def unary():
-        if peek() in ("+", "-"):
-            sign = -1.0 if take() == "-" else 1.0
-            return sign * unary()
-        return power()
-
-    def power():
-        base = atom()
-        if peek() == "^":
-            take()
-            exponent = unary()
-            if base == 0 and exponent < 0:
-                _fail(f"{text!r} divides by zero")
-            if base < 0 and exponent != math.floor(exponent):
-                _fail(f"{text!r} takes a root of a negative number")
-            try:
-                return base**exponent
-            except OverflowError:
-                return math.inf
-        return base
-
-    def atom():
-        token = take()
-        if isinstance(token, float):
-            return token
-        if token == "(":
-            value = expression()
-            if take() != ")":
-                bad()
-            return value
-        bad()
-
-    if not tokens:
-        bad()
-    value = expression()
-    if position[0] != len(tokens):
-        bad()
-    return value
+        raise  # unreachable: _fail raises
 
 
 def _unit_atom(part: str):
@@ -459,7 +386,7 @@ def parse_quantity_details(text: str) -> dict:
     expression, unit = _split_expression(cleaned, g["expression_chars"])
     if not expression:
         _fail(f"could not read {text!r} as a number with a unit; write it like {_EXAMPLES}")
-    number = _evaluate(_tokens(expression), text)
+    number = _evaluate(expression, text)
     unit = unit.rstrip(".").strip()  # "Bandwidth." or "25 GB/sec." with a full stop
     if not unit:
         return {"value": number, "kind": None, "number": number, "factor": 1.0, "binary": False}

@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .. import arith
 from ..units import RATE_DIGITS, format_si, parse_quantity_details
 
 __all__ = [
@@ -933,8 +934,8 @@ _FORMULA_EXAMPLE = "2*B*D*F"
 
 
 def formula_tokens(text: str, names) -> list:
-    """Tokens of a formula: ["num", text], ["name", name], ["op", c]; products written side
-    by side (2BDF, 2(B+D)) get their '*'. Raises _Unreadable with a message."""
+    """Tokens of a formula (`roofline.arith.tokens`): ["num", text], ["name", name], ["op", c];
+    products written side by side (2BDF, 2(B+D)) get their '*'. Raises _Unreadable."""
     g = FORMULA_GRAMMAR
     text = text.replace("**", "^")
     for c in text:
@@ -943,160 +944,40 @@ def formula_tokens(text: str, names) -> list:
                 f"A formula may hold only letters, digits and + - * / ^ ( ); "
                 f"{c!r} is not allowed. Write it like {_FORMULA_EXAMPLE}."
             )
-    words = sorted(list(names) + g["functions"], key=lambda w: (-len(w), w))
-    tokens, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == " ":
-            i += 1
-            continue
-        if c in "+-*/^()":
-            tokens.append(["op", c])
-            i += 1
-            continue
-        match = re.compile(r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?").match(text, i)
-        if match and c in "0123456789.":
-            tokens.append(["num", match.group(0)])
-            i = match.end()
-            continue
-        word = next((w for w in words if text.startswith(w, i)), None)
-        if word is None:
-            run = re.compile(r"[A-Za-z0-9_.]+").match(text, i).group(0)
-            raise _Unreadable(
-                f"The answer uses {run!r}; this question uses only "
-                f"{', '.join(names)} (write products with *, e.g. {_FORMULA_EXAMPLE})."
-            )
-        tokens.append(["name", word])
-        i += len(word)
-    out = []
-    for token in tokens:
-        if out:
-            prev = out[-1]
-            left = (
-                prev[0] == "num"
-                or (prev[0] == "name" and prev[1] not in g["functions"])
-                or prev == ["op", ")"]
-            )
-            right = token[0] in ("num", "name") or token == ["op", "("]
-            if left and right:
-                out.append(["op", "*"])
-        out.append(token)
-    return out
+    try:
+        return arith.tokens(text, names, g["functions"], implicit=True)
+    except arith.ArithError as error:
+        raise _Unreadable(
+            f"The answer uses {error.run!r}; this question uses only "
+            f"{', '.join(names)} (write products with *, e.g. {_FORMULA_EXAMPLE})."
+        ) from None
+
+
+def _check_formula_node(node) -> None:
+    """Refuse, while parsing, a number or a power too large to be an answer."""
+    if node[0] == "num" and not math.isfinite(float(node[1])):
+        raise _Unreadable("That formula has a number too large to be the answer.")
+    if node[0] == "pow":
+        exponent = node[2]
+        if arith.has_symbol(exponent):
+            raise _Unreadable("Powers must be numbers, like B^2.")
+        value = arith.evaluate(exponent, strict=False)
+        if not math.isfinite(value) or abs(value) > FORMULA_GRAMMAR["max_power"]:
+            raise _Unreadable("That formula has a power too large to be the answer.")
 
 
 def formula_tree(text: str, names) -> list:
-    """The formula as a tree: ["num", "2"], ["sym", "B"], [op, a, b] for add sub mul div pow,
-    ["neg", a], ["sqrt", a]. Raises _Unreadable with a message."""
+    """The formula as a tree (`roofline.arith`'s): ["num", "2"], ["sym", "B"], [op, a, b] for
+    add sub mul div pow, ["neg", a], ["sqrt", a]. Raises _Unreadable with a message."""
     if len(text) > 300:
         raise _Unreadable(f"That formula is too long; write it like {_FORMULA_EXAMPLE}.")
-    tokens = formula_tokens(text, names)
-    functions = FORMULA_GRAMMAR["functions"]
-    position = [0]
-
-    def bad():
+    toks = formula_tokens(text, names)
+    try:
+        return arith.parse(toks, FORMULA_GRAMMAR["functions"], check=_check_formula_node)
+    except arith.ArithError:
         raise _Unreadable(
             f"Could not read {text!r} as a formula; write it like {_FORMULA_EXAMPLE}."
-        )
-
-    def peek():
-        return tokens[position[0]] if position[0] < len(tokens) else ["end", ""]
-
-    def take():
-        token = peek()
-        position[0] += 1
-        return token
-
-    def expression():
-        tree = term()
-        while peek()[0] == "op" and peek()[1] in "+-":
-            op = "add" if take()[1] == "+" else "sub"
-            tree = [op, tree, term()]
-        return tree
-
-    def term():
-        tree = unary()
-        while peek()[0] == "op" and peek()[1] in "*/":
-            op = "mul" if take()[1] == "*" else "div"
-            tree = [op, tree, unary()]
-        return tree
-
-    def unary():
-        if peek()[0] == "op" and peek()[1] in "+-":
-            sign = take()[1]
-            inner = unary()
-            return ["neg", inner] if sign == "-" else inner
-        return power()
-
-    def power():
-        base = atom()
-        if peek() == ["op", "^"]:
-            take()
-            exponent = unary()
-            if _has_symbol(exponent):
-                raise _Unreadable("Powers must be numbers, like B^2.")
-            value = _constant(exponent)
-            if not math.isfinite(value) or abs(value) > FORMULA_GRAMMAR["max_power"]:
-                raise _Unreadable("That formula has a power too large to be the answer.")
-            return ["pow", base, exponent]
-        return base
-
-    def atom():
-        token = take()
-        if token[0] == "num":
-            if not math.isfinite(float(token[1])):
-                raise _Unreadable("That formula has a number too large to be the answer.")
-            return ["num", token[1]]
-        if token[0] == "name" and token[1] in functions:
-            if take() != ["op", "("]:
-                bad()
-            inner = expression()
-            if take() != ["op", ")"]:
-                bad()
-            return [token[1], inner]
-        if token[0] == "name":
-            return ["sym", token[1]]
-        if token == ["op", "("]:
-            inner = expression()
-            if take() != ["op", ")"]:
-                bad()
-            return inner
-        bad()
-
-    if not tokens:
-        bad()
-    tree = expression()
-    if position[0] != len(tokens):
-        bad()
-    return tree
-
-
-def _has_symbol(tree) -> bool:
-    return tree[0] == "sym" or (tree[0] != "num" and any(_has_symbol(t) for t in tree[1:]))
-
-
-def _constant(tree) -> float:
-    """The value of a tree without symbols (for powers); inf when it does not fit."""
-    op = tree[0]
-    if op == "num":
-        return float(tree[1])
-    values = [_constant(t) for t in tree[1:]]
-    try:
-        if op == "neg":
-            return -values[0]
-        if op == "sqrt":
-            return math.sqrt(values[0]) if values[0] >= 0 else math.nan
-        a, b = values
-        if op == "add":
-            return a + b
-        if op == "sub":
-            return a - b
-        if op == "mul":
-            return a * b
-        if op == "div":
-            return a / b if b != 0 else math.inf
-        return a**b if not (a < 0 and b != math.floor(b)) else math.nan
-    except (OverflowError, ZeroDivisionError):
-        return math.inf
+        ) from None
 
 
 def _tree_to_sympy(tree, names):
