@@ -1,7 +1,7 @@
 """Sphinx extension for the book's web edition (`_config.yml`, `sphinx.local_extensions`).
 
 Book-only code: it lives in the book's `_ext/` folder, not in the `roofline` package a
-student installs. It does three things.
+student installs. It does four things.
 
 1. No sphinx-thebe. Jupyter Book 1 always loads sphinx-thebe, even with
    `launch_buttons.thebe: false`. sphinx-thebe adds an inline script
@@ -29,6 +29,11 @@ student installs. It does three things.
    is tried first, so a page loads a few kB of fonts instead of the script or the 0.3 MB full
    fonts (a glyph missing from the cut-down font would make the browser fetch the full one:
    tests/test_browser.py fails on any request for the theme's Font Awesome files).
+
+4. One copy of the answer boxes' script per page. In a notebook each answer box carries its
+   own copy of `roofline/web/answerbox.js` (Colab shows every output in a frame of its own);
+   on a page of the web edition those copies are dropped and `_static/roofline-answerbox.js`
+   is loaded once (chapter 4 has nine boxes: nine copies of 27 kB before).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from pathlib import Path
 THEBE_MODULE = "sphinx_thebe"
 ICON_CSS = "roofline-icons.css"
 ICON_DIR = "roofline-icons"
+ANSWERBOX_JS = "roofline-answerbox.js"
 
 # The theme's script tag (pydata-sphinx-theme's webpack-macros.html, head_js_preload()).
 _FA_SCRIPT = re.compile(
@@ -214,6 +220,30 @@ def _write_icons(app, exception) -> None:
     )
 
 
+# ---------------------------------------------------------------- 4
+def _one_answerbox_script(app, pagename, templatename, context, doctree) -> None:
+    """Drop every answer box's inline copy of the checker script from the page and load
+    `_static/roofline-answerbox.js` once instead (each box's own copy is for notebooks, where
+    every output stands alone); the script initialises every box on the page when it loads."""
+    from roofline.exercises.answerbox import SCRIPT_MARK
+
+    body = context.get("body", "")
+    if SCRIPT_MARK not in body:
+        return
+    context["body"] = re.sub(rf"<script {SCRIPT_MARK}>.*?</script>", "", body, flags=re.S)
+    app.add_js_file(ANSWERBOX_JS, loading_method="defer")
+
+
+def _write_answerbox_script(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    from roofline.exercises.answerbox import BOX_SCRIPT
+
+    static = Path(app.outdir) / "_static"
+    static.mkdir(parents=True, exist_ok=True)
+    (static / ANSWERBOX_JS).write_text(BOX_SCRIPT, encoding="utf-8")
+
+
 def setup(app):
     app.setup_extension(THEBE_MODULE)  # make sure it is loaded before its handlers are dropped
     _drop_thebe(app)
@@ -222,4 +252,6 @@ def setup(app):
     # after the theme's stylesheets, so its @font-face rules win; written at build-finished
     app.add_css_file(ICON_CSS, priority=900)
     app.connect("build-finished", _write_icons)
+    app.connect("html-page-context", _one_answerbox_script)
+    app.connect("build-finished", _write_answerbox_script)
     return {"version": "2", "parallel_read_safe": True, "parallel_write_safe": True}
