@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 
-from .arith import ArithError, evaluate, parse, tokens
+from .arith import NUMBER, ArithError, evaluate, parse, tokens
 
 __all__ = [
     "format_si",
@@ -238,6 +238,11 @@ GRAMMAR = {
         "flop_any/second": "rate",
         "flop_any/byte": "intensity",
     },
+    #: A number as the arithmetic reads it (roofline.arith.NUMBER; the answer boxes' script
+    #: compiles the same pattern).
+    "number": NUMBER.pattern,
+    #: How a quantity is written, for messages that say what to type.
+    "examples": "'1.01 ms', '989.5 TFLOP/s', '3.35 TB/s', '1/6' or '240'",
     #: Characters that may appear in the arithmetic before the unit.
     "expression_chars": "0123456789.+-*/^() ",
     #: Whole answers that mean infinity.
@@ -281,7 +286,7 @@ UNIT_KINDS = {
     "FLOPs/B": "intensity",
 }
 
-_EXAMPLES = "'1.01 ms', '989.5 TFLOP/s', '3.35 TB/s', '1/6' or '240'"
+_EXAMPLES = GRAMMAR["examples"]
 
 
 class _QuantityError(ValueError):

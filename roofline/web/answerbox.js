@@ -34,7 +34,7 @@
     }
     return quote + out + quote;
   }
-  var EXAMPLES = "'1.01 ms', '989.5 TFLOP/s', '3.35 TB/s', '1/6' or '240'";
+  var EXAMPLES = G.examples;
   function replaceAll(text, a, b) { return text.split(a).join(b); }
   function checkCommas(text) {
     return text.replace(/\d[\d,]*/g, function (run) {
@@ -61,7 +61,7 @@
   }
   // ---- the one arithmetic grammar (roofline/arith.py): tokens, a tree, its value
   function ArithError(reason, run) { this.reason = reason; this.run = run || ""; }
-  var NUMBER = /(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?/y, RUN = /[A-Za-z0-9_.]+/y, BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div"};
+  var NUMBER = new RegExp(G.number, "y"), RUN = /[A-Za-z0-9_.]+/y, BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div"};
   function arithTokens(text, names, functions, implicit) {
     var words = names.concat(functions).slice().sort(function (a, b) {
       return b.length - a.length || (a < b ? -1 : a > b ? 1 : 0); });
