@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: book test notebooks teacher-book clean bench
+.PHONY: book test check lint notebooks teacher-book clean bench
 
 $(STAMP): pyproject.toml requirements-lock.txt
 	@$(PYTHON) tools/check_python.py
@@ -20,6 +20,17 @@ book: $(STAMP)
 ## Run the whole test suite.
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+## The fast tier: lint, types and every test that needs neither a book build nor a browser
+## (a few minutes on 2 cores; markers in pyproject.toml, tiers in CONTRIBUTING.md).
+check: lint
+	$(BIN)/python -m pytest -n 2 -m "not slow and not browser"
+
+## Lint, format and types (ruff and mypy settings in pyproject.toml).
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 ## Regenerate the output-free .ipynb twins of every .md notebook (and their Colab setup cell);
 ## the numbers in their prose come from the last `make book` (_build/jupyter_execute).
