@@ -88,6 +88,9 @@ _TPUS = [
             ),
             count=6,
             topology="torus",
+            wraparound_multiple=4,  # _SCALING: "Any multiple of a full cube (e.g. 4x4x4 or
+            # 4x4x8) will have wraparounds"; smaller slices (2x2x1, 2x2x2, 2x2x4) have none
+            axis_chips=16,  # _SCALING: superpod "16x16x16 for TPU v4"
             domain_chips=4096,
             vendor=Source(
                 _V4,
@@ -120,6 +123,9 @@ _TPUS = [
             ),
             count=4,
             topology="torus",
+            wraparound_multiple=16,  # _SCALING: "smaller topologies can be requested without
+            # wraps on dims <16" (v5e and v6e pods are a 16x16 2D torus)
+            axis_chips=16,
             domain_chips=256,
             vendor=Source(
                 _V5E,
@@ -156,6 +162,8 @@ _TPUS = [
             ),
             count=6,
             topology="torus",
+            wraparound_multiple=4,  # _SCALING: wraparound only on multiples of a full 4x4x4 cube
+            axis_chips=28,  # _SCALING: superpod "16x20x28 for TPU v5p"
             domain_chips=8960,
             vendor=Source(
                 _V5P,
@@ -192,6 +200,8 @@ _TPUS = [
             ),
             count=4,
             topology="torus",
+            wraparound_multiple=16,  # _SCALING: no wraps on dims <16 (16x16 2D torus)
+            axis_chips=16,
             domain_chips=256,
             vendor=Source(
                 _V6E,

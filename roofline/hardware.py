@@ -75,6 +75,13 @@ class Link:
     collective along one axis is a bidirectional ring), "switch" (NVLink into NVSwitch, or a
     bridge joining two GPUs: all `count` links at once), "mesh" (a direct link to every
     other chip), or None (a host link, not for chip-to-chip collectives)."""
+    wraparound_multiple: int | None = None
+    """Torus only: an axis of n chips has a wraparound link (is a ring, not a line) only when
+    n is a multiple of this: 16 on TPU v5e/v6e (only the full axis of 16 wraps), 4 on v4/v5p
+    (slices built of whole 4x4x4 cubes). None: every axis wraps."""
+    axis_chips: int | None = None
+    """Torus only: the most chips on one axis (16 on a 16x16 v5e/v6e pod); a collective over
+    more chips spans several axes (`roofline.multi_axis_collective_time`)."""
     domain_chips: int | None = None
     """The most chips this topology joins without another kind of network (8 GPUs on one
     NVSwitch board, 72 in a GB200 NVL72 rack, 2 over an NVLink bridge, 256 in a v5e pod)."""
