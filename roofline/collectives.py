@@ -337,3 +337,131 @@ def multi_axis_collective_time(
         if times:
             total = total + _max_of(times)
     return 2 * total if kind == "all-reduce" else total
+
+
+def hierarchical_all_reduce_terms(
+    nbytes,
+    chips_per_node,
+    nodes,
+    link_bytes_per_s,
+    network_bytes_per_s,
+    topology="switch",
+    links=1,
+    latency_s=0.0,
+    network_latency_s=0.0,
+    axes=None,
+):
+    """The three phases of a two-level all-reduce, in seconds, as a dict (see below).
+
+    nbytes: the full array every chip holds (V, e.g. the bf16 gradients). chips_per_node (m):
+    chips joined by NVLink/ICI (8 GPUs under one NVSwitch; a TPU slice). nodes (N): how many
+    such groups the network joins. link_bytes_per_s: one NVLink/ICI link, one way (with
+    `topology`, `links` as in `collective_time`; or `axes=(16, 16)` for a TPU slice, run with
+    `multi_axis_collective_time` and `topology` per axis). network_bytes_per_s: one chip's
+    share of the data-centre network, one way (`chip.network_bytes_per_s`: one 400 Gb/s NIC
+    per H100 in a DGX H100; a TPU host's DCN / chips per host).
+
+    Algorithm (NCCL's and XLA's usual two-level scheme): (1) reduce-scatter inside each node,
+    so each chip holds the node's sum of 1/m of the array; (2) all-reduce that 1/m across the
+    N nodes, each chip with the chips of the same rank in the other nodes, over its own NIC
+    (a ring through the network: 2(N-1)/N (V/m) / W_net); (3) all-gather inside the node.
+    The phases run one after another (no pipelining between them), so this is an upper-side
+    estimate of what a pipelined implementation reaches; the network term is usually the
+    largest: the in-node reduce-scatter cuts what crosses the network by m.
+    """
+    check_size("chips_per_node", chips_per_node)
+    check_size("nodes", nodes)
+    check_size("network_bytes_per_s", network_bytes_per_s)
+    m, N = chips_per_node, nodes
+    if axes is not None:
+        inside = multi_axis_collective_time(
+            "reduce-scatter", nbytes, axes, link_bytes_per_s, topology, latency_s
+        )
+    elif not is_symbolic(m) and m == 1:
+        inside = 0
+    else:
+        inside = collective_time(
+            "reduce-scatter", nbytes, m, link_bytes_per_s, topology, latency_s, links
+        )
+    across = 0
+    if is_symbolic(N) or N > 1:
+        across = collective_time(
+            "all-reduce", nbytes / m, N, network_bytes_per_s, "ring", network_latency_s
+        )
+    return {
+        "reduce-scatter in the node": inside,
+        "all-reduce across nodes": across,
+        "all-gather in the node": inside,
+    }
+
+
+def hierarchical_all_reduce_time(
+    nbytes,
+    chips_per_node,
+    nodes,
+    link_bytes_per_s,
+    network_bytes_per_s,
+    topology="switch",
+    links=1,
+    latency_s=0.0,
+    network_latency_s=0.0,
+    axes=None,
+):
+    """Seconds for an all-reduce over `nodes` x `chips_per_node` chips: NVLink/ICI inside each
+    node, the data-centre network between them (`hierarchical_all_reduce_terms` has the
+    algorithm and the phases). Example, gradients of an 8B-parameter model in bf16 over 4
+    DGX H100 nodes: ``hierarchical_all_reduce_time(2 * 8e9, 8, 4, 25e9, 50e9, "switch",
+    links=18)``."""
+    terms = hierarchical_all_reduce_terms(
+        nbytes,
+        chips_per_node,
+        nodes,
+        link_bytes_per_s,
+        network_bytes_per_s,
+        topology,
+        links,
+        latency_s,
+        network_latency_s,
+        axes,
+    )
+    return sum(terms.values())
+
+
+def megatron_mlp_times(
+    B,
+    D,
+    F,
+    n,
+    peak_flops_per_s,
+    link_bytes_per_s,
+    topology="switch",
+    links=1,
+    bytes_per_element=2,
+    gated=True,
+    latency_s=0.0,
+    in_switch_reduction=False,
+):
+    """(t_math, t_all_reduce) in seconds per chip for a Megatron tensor-parallel MLP, forward.
+
+    The MLP's first matmul(s) X[B, D] @ W_in[D, F] are split by columns (each chip holds
+    F/n columns; a gated MLP has two, W_gate and W_up), the second W_out[F, D] by rows, so the
+    hidden [B, F/n] never leaves the chip and one all-reduce of the [B, D] output (partial
+    sums) ends the MLP (Shoeybi et al., "Megatron-LM", arXiv 1909.08053, section 3).
+    t_math = (2 or 3 matmuls) x 2 B D F / n / peak; t_all_reduce = `collective_time` of
+    B D bytes_per_element on `topology`. Naively they add (the all-reduce needs the finished
+    partial sums); overlapped, chunk by chunk, the step approaches the larger one.
+    HBM traffic is not included here: see `roofline.sharded_estimate` for that part.
+    """
+    matmuls = 3 if gated else 2
+    t_math = matmuls * 2 * B * D * F / n / peak_flops_per_s
+    t_comm = collective_time(
+        "all-reduce",
+        B * D * bytes_per_element,
+        n,
+        link_bytes_per_s,
+        topology,
+        latency_s,
+        links,
+        in_switch_reduction,
+    )
+    return t_math, t_comm

@@ -149,6 +149,11 @@ class Chip:
     memory_kind: str = "HBM"
     interconnect: Link | None = None
     host_link: Link | None = None
+    network: Link | None = None
+    """The data-centre network beyond the chip's NVLink/ICI domain, as one chip's share, one
+    way: an InfiniBand/RoCE NIC per GPU (400 Gb/s ConnectX-7 per H100 in a DGX H100), or a TPU
+    host's DCN bandwidth divided by the chips on the host. The NVLink/ICI domain it joins is
+    `interconnect.domain_chips` (see `roofline.collectives.hierarchical_all_reduce_time`)."""
     aliases: tuple[str, ...] = ()
     notes: str = ""
     extra_memories: tuple[tuple[str, float], ...] = field(default=())
@@ -263,6 +268,11 @@ class Chip:
     @property
     def link_count(self) -> int | None:
         return None if self.interconnect is None else self.interconnect.count
+
+    @property
+    def network_bytes_per_s(self) -> float | None:
+        """Data-centre network bandwidth per chip, one way (None if the catalog has none)."""
+        return None if self.network is None else self.network.one_way_bytes_per_s
 
     @property
     def host_bytes_per_s(self) -> float | None:

@@ -607,3 +607,46 @@ def test_every_figure_cell_shows_its_figure_on_the_page(book_html):
                 if norm(alt) not in shown:
                     missing.append(f"{md.name}: {alt[:60]}")
     assert not missing, missing
+
+
+# ----------------------------------------------------------------- beyond one node, by hand
+def test_hierarchical_all_reduce_by_hand():
+    # 8B parameters of bf16 gradients (16 GB) over 4 DGX H100 nodes: NVSwitch 450 GB/s one way
+    # per GPU inside, one 400 Gb/s (50 GB/s) NIC per GPU between nodes
+    V, m, N = 16e9, 8, 4
+    terms = rl.hierarchical_all_reduce_terms(V, m, N, 25e9, 50e9, "switch", links=18)
+    inside = 7 / 8 * V / 450e9  # reduce-scatter (and all-gather) on the switch: 31.1 ms
+    across = 2 * 3 / 4 * (V / 8) / 50e9  # each GPU's 1/8 in a ring over 4 nodes: 60 ms
+    assert list(terms.values()) == pytest.approx([inside, across, inside])
+    total = rl.hierarchical_all_reduce_time(V, m, N, 25e9, 50e9, "switch", links=18)
+    assert total == pytest.approx(2 * inside + across)
+    # a flat ring over all 32 GPUs through their NICs would be ~8x slower on the network
+    flat = rl.collective_time("all-reduce", V, 32, 50e9, "ring")
+    assert flat / across == pytest.approx((2 * 31 / 32) / (2 * 3 / 4 / 8))
+    # catalog: one 400 Gb/s NIC per GPU; a v5e host's 2.5e10 B/s DCN shared by 8 chips
+    assert rl.get_chip("H100 SXM").network_bytes_per_s == 400e9 / 8
+    assert rl.get_chip("TPU v5e").network_bytes_per_s == pytest.approx(2.5e10 / 8)
+    assert "ConnectX-7" in rl.get_chip("H100 SXM").network.source.says
+
+
+def test_sharded_estimate_beyond_one_node_points_to_the_network():
+    with pytest.raises(ValueError, match="hierarchical_all_reduce_time"):
+        rl.sharded_estimate(128, 8192, 8192, "H100 SXM", n=16)
+
+
+def test_megatron_mlp_threshold_by_hand_and_sympy():
+    B, D, F, n, P, W = sympy.symbols("B D F n P W", positive=True)
+    t_math, t_comm = rl.megatron_mlp_times(B, D, F, n, P, W)  # gated, bf16, W = all links
+    # by hand: 3 matmuls of 2BDF/n FLOPs; all-reduce of 2BD bytes moves 2(n-1)/n of it
+    assert sympy.simplify(t_math - 6 * B * D * F / (n * P)) == 0
+    assert sympy.simplify(t_comm - 2 * (n - 1) / n * 2 * B * D / W) == 0
+    f_star = sympy.solve(sympy.Eq(t_math, t_comm), F)[0]
+    assert sympy.simplify(f_star - sympy.Rational(2, 3) * (n - 1) * P / W) == 0
+    # Llama-3-8B MLP (D 4096, F 14336, gated) 8-way on 8 x H100: F* = 2/3 * 7 * 989.5e12 /
+    # 450e9 = 10,262 < 14,336: compute outlasts the all-reduce (ratio 14336 / 10262 = 1.397)
+    peak = 989.5e12
+    tm, tc = rl.megatron_mlp_times(512, 4096, 14336, 8, peak, 25e9, links=18)
+    assert tm / tc == pytest.approx(14336 / (2 / 3 * 7 * peak / 450e9))
+    assert 1.39 < tm / tc < 1.40
+    # the D-split of the same matmul (all-reduce of [B, F]) needs D > 30,784: link-bound
+    assert rl.sharded_critical_D("H100 SXM", n=8) > 4096
