@@ -684,3 +684,24 @@ def test_line_works_on_numpy_and_sympy():
     # all-to-all on a line: the middle link carries floor(n^2/4) blocks of V/n^2
     assert rl.collective_time("all-to-all", 1.0, 4, 1.0, "line") == pytest.approx(4 / 16)
     assert rl.collective_time("all-to-all", 1.0, 5, 1.0, "line") == pytest.approx(6 / 25)
+
+
+def test_latency_bandwidth_fit():
+    from roofline.collectives import NCCL_ALL_REDUCE_8X_H100 as nccl
+    from roofline.collectives import fit_latency_bandwidth
+
+    # exact data are recovered exactly
+    sizes = np.array([1e3, 1e6, 1e9])
+    alpha, beta = fit_latency_bandwidth(sizes, 5e-6 + sizes / 2e11)
+    assert alpha == pytest.approx(5e-6) and beta == pytest.approx(2e11)
+    # the nccl-tests curve: bus bandwidth -> time by nccl-tests' own factor 2(n-1)/n = 7/4
+    V = np.array(nccl["nbytes"], dtype=float)
+    t = 7 / 4 * V / np.array(nccl["bus_bytes_per_s"])
+    assert t[0] == pytest.approx(7 / 4 * 2**20 / 43.70e9)  # 42 us for 1 MiB
+    alpha, beta = fit_latency_bandwidth(V, t)
+    # tens of microseconds of fixed cost, a bus rate near the 450 GB/s line rate
+    assert 20e-6 < alpha < 60e-6 and 400e9 < 7 / 4 * beta < 460e9
+    model = alpha + V / beta
+    assert np.all(np.abs(model / t - 1) < 0.2)
+    # the model is optimistic (faster than measured) in the middle of the curve
+    assert model[1] < t[1] and model[-1] > t[-1]
