@@ -83,6 +83,7 @@ __all__ = [
     "megatron_mlp_times",
     "fit_latency_bandwidth",
     "NCCL_ALL_REDUCE_8X_H100",
+    "NCCL_16GIB_8X_H200",
 ]
 
 COLLECTIVES = ("all-gather", "reduce-scatter", "all-reduce", "all-to-all")
@@ -497,3 +498,16 @@ def fit_latency_bandwidth(nbytes, seconds):
     rows = np.column_stack([np.ones_like(V), V]) / t[:, None]
     (alpha, inv_beta), *_ = np.linalg.lstsq(rows, np.ones_like(V), rcond=None)
     return float(alpha), float(1 / inv_beta)
+
+
+#: Measured: nccl-tests at 16 GiB over 8 x H200 (`-b 16G -e 16G -g 8`, NCCL 2.27.7), bus
+#: bandwidth in bytes/s: all-reduce with NVLS (in-switch reduction) and with the ring algorithm,
+#: all-gather and reduce-scatter. Source: stas00/ml-engineering network/README.md (commit
+#: 29c6b708): "all-reduce NVLS 480.0 vs ring 367.2; all-gather 361.4; reduce-scatter 362.9 GB/s".
+NCCL_16GIB_8X_H200 = {
+    "all-reduce (NVLS)": 480.0e9,
+    "all-reduce (ring)": 367.2e9,
+    "all-gather": 361.4e9,
+    "reduce-scatter": 362.9e9,
+    "source": "stas00/ml-engineering network/README.md (29c6b708), nccl-tests, NCCL 2.27.7",
+}
