@@ -20,6 +20,7 @@ __all__ = [
     "sharded_estimate",
     "sharded_critical_D",
     "sharded_topology",
+    "all_reduce_time",
     "check_below_roof",
     "Term",
     "BOUNDS",
@@ -433,12 +434,34 @@ def _link(chip, link_bytes_per_s):
     return chip.link_bytes_per_s
 
 
+def _torus_axis_topology(chip, link, n) -> str:
+    """'ring' (two chips, one link), 'bidirectional-ring' (an axis with wraparound) or 'line'."""
+    if is_symbolic(n):
+        # a general n has no wraparound where only some lengths wrap
+        return "line" if link.wraparound_multiple else "bidirectional-ring"
+    if n == 2:
+        return "ring"  # two chips on one link: a line of two costs the same
+    if link.axis_chips and n > link.axis_chips:
+        raise ValueError(
+            f"one axis of a {chip.name} slice holds at most {link.axis_chips} chips; "
+            f"n = {n} spans several axes: use roofline.multi_axis_collective_time "
+            f"(e.g. axes=(16, {max(n // 16, 1)}))"
+        )
+    if link.wraparound_multiple and n % link.wraparound_multiple != 0:
+        return "line"
+    return "bidirectional-ring"
+
+
 def sharded_topology(chip, n=2, topology=None) -> str:
     """The collective topology a D-split matmul on `n` chips of `chip` uses by default.
 
     TPU ICI ("torus"): two chips share one link ("ring"); n >= 3 chips along one torus axis
-    form a "bidirectional-ring". NVLink with NVSwitch or a bridge: "switch" (all the chip's
-    links at once). AMD Infinity Fabric: "mesh". Pass `topology` to choose another.
+    form a "bidirectional-ring" only where that axis has a wraparound link (the catalog's
+    `wraparound_multiple`: on v5e/v6e only the full axis of 16; on v4/v5p a multiple of 4 in a
+    slice of whole 4x4x4 cubes, which this assumes: pass topology="line" for a 2x2x4 slice);
+    otherwise a "line". n above one axis's length raises (see `multi_axis_collective_time`).
+    NVLink with NVSwitch or a bridge: "switch" (all the chip's links at once). AMD Infinity
+    Fabric: "mesh". Pass `topology` to choose another.
     """
     from .collectives import canonical_topology
 
@@ -449,7 +472,7 @@ def sharded_topology(chip, n=2, topology=None) -> str:
     elif link is None or link.topology is None:
         chosen = "ring"
     elif link.topology == "torus":
-        chosen = "ring" if (not is_symbolic(n) and n == 2) else "bidirectional-ring"
+        chosen = _torus_axis_topology(chip, link, n)
     else:
         chosen = canonical_topology(link.topology)
     if (
@@ -460,10 +483,93 @@ def sharded_topology(chip, n=2, topology=None) -> str:
         and link.topology in ("switch", "mesh")
     ):
         raise ValueError(
-            f"{link.name} joins at most {link.domain_chips} {chip.name} chips; "
-            f"n = {n} needs another network between groups (not modelled here)"
+            f"{link.name} joins at most {link.domain_chips} {chip.name} chips; n = {n} needs "
+            "the data-centre network between groups: see "
+            "roofline.collectives.hierarchical_all_reduce_time (chapter 6, 'Beyond one node')"
         )
     return chosen
+
+
+def _slice_axes(chip, link, n):
+    """(axes, topologies) for n chips of a TPU slice: one axis up to `axis_chips`, else two."""
+    most = link.axis_chips or n
+    if n <= most:
+        return (n,), (sharded_topology(chip, n),)
+    if n % most:
+        raise ValueError(
+            f"n = {n} {chip.name} chips do not fill whole axes of {most}; pick a multiple of {most}"
+        )
+    axes = (most, n // most)
+    if axes[1] > most:
+        raise ValueError(
+            f"n = {n} needs more than two full axes of {most}; all_reduce_time models a slice "
+            "of at most two axes: use roofline.multi_axis_collective_time with your slice shape"
+        )
+    tops = tuple(
+        "ring" if a == 2 else _torus_axis_topology(chip, link, a) if a > 2 else "line" for a in axes
+    )
+    return axes, tops
+
+
+def all_reduce_time(chip, nbytes, n, latency_s=0.0, network_latency_s=0.0) -> float:
+    """Seconds to all-reduce `nbytes` (e.g. a model's gradients) held by each of n chips.
+
+    Inside one NVLink/ICI domain: NVSwitch/mesh domains use `sharded_topology`; a TPU slice of
+    n chips runs on one axis (line or wrapped ring by the chip's rule) or, for n above one
+    axis, on two axes at once (`multi_axis_collective_time`, e.g. 16 x 16 on a v5e pod).
+    Beyond one domain (more than 8 GPUs, a v5e pod's 256 chips): the two-level all-reduce of
+    `roofline.collectives.hierarchical_all_reduce_time`, inside each domain on NVLink/ICI and
+    across domains on `chip.network_bytes_per_s`; n must be a whole number of domains.
+    Bandwidth terms at line rate (no in-switch reduction); latency per step if given.
+    """
+    from .collectives import (
+        collective_time,
+        hierarchical_all_reduce_time,
+        multi_axis_collective_time,
+    )
+
+    chip = get_chip(chip)
+    link = chip.interconnect
+    check_size("n", n)
+    if link is None or link.topology is None:
+        raise ValueError(f"{chip.name} has no chip-to-chip link in the catalog")
+    if n == 1:
+        return 0.0
+    domain = link.domain_chips or n
+    torus = link.topology == "torus"
+    if n <= domain:
+        if not torus:
+            topology = sharded_topology(chip, n)
+            return collective_time(
+                "all-reduce", nbytes, n, link.one_way_bytes_per_s, topology, latency_s, link.count
+            )
+        axes, tops = _slice_axes(chip, link, n)
+        return multi_axis_collective_time(
+            "all-reduce", nbytes, axes, link.one_way_bytes_per_s, tops, latency_s
+        )
+    if chip.network is None:
+        raise ValueError(
+            f"{chip.name}: n = {n} is more than one {link.name} domain ({domain} chips) and the "
+            "catalog has no data-centre network figure for it; pass one to "
+            "roofline.collectives.hierarchical_all_reduce_time"
+        )
+    if n % domain:
+        raise ValueError(f"n = {n} is not a whole number of {domain}-chip {link.name} domains")
+    kwargs = {}
+    if torus:
+        kwargs["axes"], kwargs["topology"] = _slice_axes(chip, link, domain)
+    else:
+        kwargs["topology"], kwargs["links"] = sharded_topology(chip, domain), link.count
+    return hierarchical_all_reduce_time(
+        nbytes,
+        domain,
+        n // domain,
+        link.one_way_bytes_per_s,
+        chip.network_bytes_per_s,
+        latency_s=latency_s,
+        network_latency_s=network_latency_s,
+        **kwargs,
+    )
 
 
 def _link_term(chip, plan, n, link_bytes_per_s, topology, latency_s):
@@ -507,8 +613,9 @@ def sharded_critical_D(chip, n=2, dtype="bf16", link_bytes_per_s=None, topology=
     """The contraction size D above which each chip's math outlasts its all-reduce (link only).
 
     Solves 2BDF/(n * peak) = (bytes on the busiest link) / link for D; B and F cancel. On a
-    one-way ring (and for two chips on one link) D* = (n - 1) * bytes per element * peak / link;
-    on a bidirectional ring half that; on a switch the link is all the chip's links together.
+    one-way ring, a line (a TPU axis without wraparound) and two chips on one link
+    D* = (n - 1) * bytes per element * peak / link; on a bidirectional ring (a wrapped axis)
+    half that; on a switch the link is all the chip's links together.
     This is the **link** condition only: each chip is compute-bound only if its math also
     outlasts its HBM traffic (B above `exact_critical_batch_size(chip, D/n, F)`).
     """

@@ -34,6 +34,7 @@ WEIGHT_DTYPES = ("bf16", "int8")
 _TOPOLOGY_WORDS = {
     "ring": "the two chips share one link",
     "bidirectional-ring": "a ring along one torus axis: each chip sends to both neighbours at once",
+    "line": "one torus axis without wraparound (a line): the link next to an end carries the most",
     "switch": "every GPU sends over all its links at once into the switch",
     "mesh": "a direct link from every GPU to every other",
 }
