@@ -626,7 +626,7 @@ ISSUE_TABLE = [
     ("hw-part1-q3", "B", None, False, "approximate value"),
     # diagnoses
     ("time-1e12-flops-h100", None, "1.01", False, "Add a unit"),
-    ("spec-flops-in-1ms", None, "989.5", False, "Add a unit"),
+    ("spec-flops-in-1ms", None, "989.5", False, "989.5 GFLOPs"),
     ("time-1e12-flops-h100", None, "989.5 s", False, "a time is the work divided by the rate"),
     ("intensity-fma-fp32", None, "8", False, "FLOPs per byte, not bytes per FLOP"),
     ("time-1e12-flops-h100", None, "1.01 us", False, "1000 times too small"),

@@ -201,6 +201,12 @@ register(
             Mistake(
                 "2*BW/P", "That is bytes per FLOP, the reciprocal: an intensity is FLOPs per byte."
             ),
+            Mistake(
+                "P*BW/2",
+                "That reads as (P/2)*BW: / and * go left to right, so P/2BW or P/2*BW divides "
+                "P by 2 only and then multiplies by BW. Put the whole denominator in "
+                "parentheses: P/(2*BW).",
+            ),
         ],
     )
 )
