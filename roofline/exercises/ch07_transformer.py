@@ -5,7 +5,7 @@ import math
 from .. import critical_intensity, estimate, get_chip
 from .. import transformer as tf
 from ..dtypes import bytes_per_element
-from .core import Exercise, Mistake, register
+from .core import Exercise, Mistake, distinct_mistakes, register
 
 
 def _op(name, B, T, mode, shape=tf.LLAMA_8B):
@@ -236,4 +236,5 @@ def _rounding_mistakes(p) -> list:
         f"Round down: {exact:.4g} sequences' caches fit in the free memory, and a sequence "
         "fits whole or not at all, so the batch that fits is the whole number below."
     )
-    return [Mistake(math.floor(exact) + 1, message), Mistake(exact, message)]
+    wrong = [math.floor(exact) + 1, exact]
+    return distinct_mistakes(math.floor(exact), [Mistake(w, message) for w in wrong], 0.005)
