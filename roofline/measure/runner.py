@@ -23,6 +23,7 @@ import platform
 import socket
 import sys
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -209,6 +210,26 @@ def settings_for(
     s["mode"] = mode
     s["llc_bytes"] = llc
     return s
+
+
+def load_average() -> float | None:
+    """The 1-minute load average when the run starts (None where the OS has none): near 0
+    on a quiet machine; near the core count or above, other programs share the cores."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
+def busy_note(load: float | None, cores: int) -> str:
+    """A sentence on how busy the machine was, from its load average ('' when quiet/unknown)."""
+    if load is None or load < 0.5 * max(cores, 1):
+        return ""
+    return (
+        f"the load average was {load:.1f} on {cores} core{'s' if cores > 1 else ''} when it "
+        "started: other programs were running, so the figures are lower and noisier than a "
+        "quiet run's"
+    )
 
 
 def largest_matmul_n(available_bytes: float | None = None) -> int:
@@ -648,6 +669,9 @@ class MeasureResult:
             f"Roofline of {self.host} ({self.cpu}), measured {self.date}, {self.settings.get('mode')} mode"
             f" in {self.seconds:.1f} s"
         ]
+        busy = self.busy_note()
+        if busy:
+            lines.append(f"note: {busy}.")
         if self.partial:
             lines.append(
                 f"PARTIAL RESULT: interrupted during {self.interrupted_during}; "
@@ -760,6 +784,11 @@ class MeasureResult:
                     )
         return lines
 
+    def busy_note(self) -> str:
+        """How busy the machine was when this run started ('' when quiet or unknown)."""
+        cores = self.settings.get("cores") or os.cpu_count() or 1
+        return busy_note(self.settings.get("load_average"), cores)
+
     def _all_thread_rows(self) -> list[dict]:
         rows = []
         for dtype in ("fp64", "fp32"):
@@ -838,6 +867,34 @@ class MeasureResult:
         )
 
 
+REFERENCE_FILE = Path(__file__).with_name("reference_run.json")
+
+
+def page_example(own: MeasureResult, reference=REFERENCE_FILE) -> tuple[MeasureResult, str]:
+    """The run chapter 9's prose quotes, and the words naming its machine.
+
+    The stored reference run (`tools/measure_reference.py`, taken on a quiet machine) when
+    the file exists; else `own`, the run that built the page, named as such, with a word on
+    how busy its machine was. The prose never calls these figures the reader's own."""
+    path = Path(reference)
+    if path.is_file():
+        data = json.loads(path.read_text(encoding="utf-8"))
+        example = MeasureResult.from_dict(data)
+        info = data.get("reference", {})
+        quiet = "with nothing else running" if info.get("quiet") else "on a busy machine"
+        return example, (
+            f"the reference machine ({info.get('machine') or example.cpu}, "
+            f"{example.threads} BLAS threads, measured {example.date[:10]} in "
+            f"{example.settings.get('mode', 'full')} mode {quiet})"
+        )
+    busy = own.busy_note()
+    return own, (
+        f"the machine that built this page ({own.cpu}, {own.threads} BLAS "
+        f"thread{'s' if own.threads > 1 else ''}, measured while building, "
+        f"{own.settings.get('mode', 'full')} mode" + (f"; {busy}" if busy else "") + ")"
+    )
+
+
 def load_result(path) -> MeasureResult:
     """Read a measurement saved with `--json FILE` (or `MeasureResult.save_json`)."""
     with open(path, encoding="utf-8") as f:
@@ -885,6 +942,8 @@ def measure(
             raise ValueError(f"unknown kernel {k!r}; choose from {', '.join(KERNELS)}")
     check_memory(bytes_needed(settings), available_bytes, what=f"the {mode} measurement")
     now = datetime.datetime.now().astimezone()
+    settings["load_average"] = load_average()
+    settings["cores"] = os.cpu_count() or 1
     result = MeasureResult(
         host=socket.gethostname() or "this machine",
         date=now.strftime("%Y-%m-%d %H:%M"),
