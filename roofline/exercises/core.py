@@ -433,7 +433,11 @@ class Feedback:
         hint = ""
         if not self.correct and self.hints:
             hint = f"<div><em>Hint:</em> {html.escape(self.hints[0])}</div>"
-        if not self.answered and self.exercise is not None:
+        if (
+            not self.answered
+            and self.exercise is not None
+            and (web_edition() or not self.exercise.homework)
+        ):  # in a kernel (Colab, Jupyter) homework shows the kernel's verdict: no answer yet
             from .answerbox import render_answer_box
 
             try:
@@ -446,6 +450,14 @@ class Feedback:
             f"<strong>{mark}</strong> <code>{html.escape(self.exercise_id)}</code>: "
             f"{html.escape(self.message)}{hint}</div>"
         )
+
+
+def web_edition() -> bool:
+    """True while the book's web edition is built (its Sphinx extension sets
+    ROOFLINE_WEB_EDITION=1 for the kernels it runs), False in Colab or Jupyter."""
+    import os
+
+    return os.environ.get("ROOFLINE_WEB_EDITION") == "1"
 
 
 # ---------------------------------------------------------------- the registry
