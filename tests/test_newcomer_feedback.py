@@ -76,3 +76,32 @@ def test_right_answers_still_pass():
     assert check("spec-flops-in-1ms", "989.5 GFLOPs").correct
     assert check("spec-flops-in-1ms", "9.895e11").correct
     assert check("plot-half-peak-intensity", "P/(2BW)").correct
+
+
+#: TPU links: the catalog keeps How To Scale Your Model's 4.5e10 / 9e10 B/s one way per link;
+#: Google's pages give 400 / 800 GBps bidirectional per chip over 4 ports = 5e10 / 1e11.
+LINK_ROWS = [
+    # v6e bf16 ridge over one link: 918e12 / 9e10 = 10,200 (book); / 1e11 = 9,180 (Google)
+    ("plot-ridge-ici-v6e", "10200 FLOPs/B", "is right"),
+    ("plot-ridge-ici-v6e", "9180 FLOPs/B", "Google's figure"),
+    # latency crossover, 8 v5e chips, 1 µs a step: 2 n W t = 2 x 8 x 4.5e10 x 1e-6 = 720 kB;
+    # with Google's 5e10: 800 kB
+    ("comms-latency-crossover", "720 kB", "is right"),
+    ("comms-latency-crossover", "800 kB", "Google's figure"),
+    # two v5p chips: D > 2 P / W (one link, one way): 2 x 459e12 / 9e10 = 10,200; / 1e11: 9,180
+    ("problems-v5p-critical-d", "9180", "Google's figure"),
+]
+
+
+@pytest.mark.parametrize("row", range(len(LINK_ROWS)))
+def test_both_link_figures_are_accepted_with_a_note(row):
+    exercise_id, text, phrase = LINK_ROWS[row]
+    feedback = check(exercise_id, text)
+    assert feedback.correct and phrase in feedback.message, feedback.message
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_both_link_figures_on_the_page():
+    rows = [(get_exercise(i), {}, t) for i, t, _ in LINK_ROWS]
+    kernel, page = _node_cases(rows)
+    assert page == kernel and all(ok for ok, _ in page)

@@ -452,7 +452,7 @@ BOX_SCRIPT = r"""
     }
     for (var i = 0; i < P.mistakes.length; i++) {
       if (bare && P.mistakes[i][2] === "prefix") { continue; }
-      if (close(value, num(P.mistakes[i][0]), P.tolerance)) { return [false, P.mistakes[i][1]]; }
+      if (close(value, num(P.mistakes[i][0]), P.tolerance)) { return [P.mistakes[i][2] === "accepted", P.mistakes[i][1]]; }
     }
     if (bare && value !== 0) {
       return [false, S.add_unit.replace("{base}", S.base_units[wanted]).replace("{example}", S.unit_examples[wanted])];

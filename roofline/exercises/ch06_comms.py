@@ -2,10 +2,23 @@
 
 from .. import get_chip, sharded_critical_D, sharded_estimate
 from .core import Exercise, Mistake, register
+from .links import vendor_link_answers
 
 
 def _one_way(chip):
     return get_chip(chip).link_bytes_per_s
+
+
+def _time_per_chip(p):
+    return sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_lower
+
+
+def _torus_critical_d(p):
+    return sharded_critical_D(p["chip"], n=p["n"], topology="bidirectional-ring")
+
+
+def _latency_crossover(p):
+    return 2 * p["n"] * _one_way(p["chip"]) * p["latency_s"]
 
 
 register(
@@ -44,7 +57,7 @@ register(
         title="Time per chip (chapter 6)",
         question="B = 1024, D = 16384, F = 8192 in bf16, D split over 2 TPU v5e chips. How long does each "
         "chip need at best (math, HBM traffic and link transfer perfectly overlapped)?",
-        answer=lambda p: sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_lower,
+        answer=_time_per_chip,
         kind="time",
         params={"B": 1024, "D": 16384, "F": 8192, "chip": "TPU v5e"},
         hints=(
@@ -52,6 +65,7 @@ register(
             "/ HBM bandwidth, and t_link = 2BF / link.",
         ),
         mistakes=lambda p: [
+            *vendor_link_answers(_time_per_chip, p, "time"),
             Mistake(
                 sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_math * 2,
                 "That is the time for all 2BDF FLOPs on one chip: each chip does only half of them.",
@@ -205,7 +219,7 @@ register(
         question="Eight TPU v6e chips along one axis of a 2D torus (a bidirectional ring) split a bf16 "
         "matmul along D. Above which D does each chip's math outlast the all-reduce of the "
         "partial sums?",
-        answer=lambda p: sharded_critical_D(p["chip"], n=p["n"], topology="bidirectional-ring"),
+        answer=_torus_critical_d,
         kind="number",
         params={"chip": "TPU v6e", "n": 8},
         hints=(
@@ -213,6 +227,7 @@ register(
             "(half of the one-way ring's 2(n-1)/n). Set 2BDF/(n P) equal to that over W.",
         ),
         mistakes=lambda p: [
+            *vendor_link_answers(_torus_critical_d, p, "number"),
             Mistake(
                 sharded_critical_D(p["chip"], n=p["n"], topology="ring"),
                 "That is a one-way ring: twice the bytes per link. A torus axis has a link to each "
@@ -262,7 +277,7 @@ register(
         question="An all-gather over 8 TPU v5e chips on a torus axis (bidirectional ring), with 1 µs of "
         "latency per step. Below which array size V does the latency term exceed the bandwidth "
         "term? Answer in bytes (a size, e.g. '1 MB').",
-        answer=lambda p: 2 * p["n"] * _one_way(p["chip"]) * p["latency_s"],
+        answer=_latency_crossover,
         kind="size",
         params={"chip": "TPU v5e", "n": 8, "latency_s": 1e-6},
         hints=(
@@ -270,6 +285,7 @@ register(
             "n - 1 cancels.",
         ),
         mistakes=lambda p: [
+            *vendor_link_answers(_latency_crossover, p, "size"),
             Mistake(
                 p["n"] * _one_way(p["chip"]) * p["latency_s"],
                 "That is a one-way ring; a bidirectional ring moves twice the bytes per step.",

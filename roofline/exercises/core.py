@@ -178,6 +178,9 @@ RECIPROCAL_MESSAGES = {
     "top and what goes below).",
 }
 RECIPROCAL_MESSAGE = RECIPROCAL_MESSAGES["intensity"]  # the first version's name
+#: The tag of a Mistake that is no mistake: another accepted answer (e.g. computed with a
+#: vendor's figure where the catalog keeps another); its message says so.
+ACCEPTED = "accepted"
 #: Said for a bare number where the question wants a unit (the number is read in base units).
 ADD_UNIT_MESSAGE = (
     "Add a unit: a number alone is read in {base}, and that is not the answer. "
@@ -834,7 +837,7 @@ def _numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
         if bare and mistake.tag == "prefix":
             continue
         if _close(value, float(mistake.value), exercise.tolerance):
-            return False, mistake.message, mistake.message
+            return mistake.tag == ACCEPTED, mistake.message, mistake.message
     if bare and value != 0:
         return (
             False,
