@@ -823,16 +823,10 @@ def _numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
         return False, "That is negative; the answer is a positive quantity.", "sign"
     # A bare number is read in base units; for a count (FLOPs) that is the unit meant.
     bare = unit_kind is None and wanted not in (None, "intensity", "count")
-    prefix = _missing_prefix(value, expected, exercise.tolerance) if wanted == "count" else None
-    if unit_kind is None and prefix is not None:
-        shown = (details.get("raw") or "").strip() or f"{value:.4g}"
-        return (
-            False,
-            f"A number alone counts FLOPs one by one, so {shown} is {shown} FLOPs. If you "
-            f"mean {shown} {prefix}FLOPs, write the prefix ('{shown} {prefix}FLOPs') or the "
-            "whole number.",
-            "count prefix",
-        )
+    if unit_kind is None and wanted == "count":
+        verdict = _bare_count_verdict(details, expected, exercise.tolerance)
+        if verdict is not None:
+            return verdict
     for mistake in mistakes:
         if bare and mistake.tag == "prefix":
             continue
@@ -869,6 +863,23 @@ def _numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
 
 #: SI prefixes a count may have been meant with, and their factors.
 COUNT_PREFIXES = (("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12), ("P", 1e15))
+
+
+def _bare_count_verdict(details, expected: float, tolerance: float) -> tuple | None:
+    """For a bare number where a count of FLOPs is asked ('989' for 9.895e11 FLOPs): the
+    number is read as FLOPs; say which prefix would make it right, if one does."""
+    value = details["value"]
+    prefix = _missing_prefix(value, expected, tolerance)
+    if prefix is None:
+        return None
+    shown = (details.get("raw") or "").strip() or f"{value:.4g}"
+    return (
+        False,
+        f"A number alone counts FLOPs one by one, so {shown} is {shown} FLOPs. If you "
+        f"mean {shown} {prefix}FLOPs, write the prefix ('{shown} {prefix}FLOPs') or the "
+        "whole number.",
+        "count prefix",
+    )
 
 
 def _missing_prefix(value: float, expected: float, tolerance: float) -> str | None:
