@@ -842,23 +842,18 @@ def _numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
         )
     if value == 0:
         return False, "That is zero; the answer is not.", None
-    ratio = value / expected
+    return False, _how_far(exercise, value / expected), None
+
+
+def _how_far(exercise, ratio: float) -> str:
+    """How far off an undiagnosed answer is: a coarse bucket for homework, else the ratio."""
     if exercise.homework:
-        return (
-            False,
-            f"Not within {tolerance_text(exercise.tolerance)} of the answer: yours is {_bucket(ratio)}.",
-            None,
-        )
-    direction = (
-        f"about {ratio_text(ratio)} times too large"
-        if ratio > 1
-        else f"about {ratio_text(1 / ratio)} times too small"
-    )
-    return (
-        False,
-        f"Not within {tolerance_text(exercise.tolerance)} of the answer: yours is {direction}.",
-        None,
-    )
+        far = _bucket(ratio)
+    elif ratio > 1:
+        far = f"about {ratio_text(ratio)} times too large"
+    else:
+        far = f"about {ratio_text(1 / ratio)} times too small"
+    return f"Not within {tolerance_text(exercise.tolerance)} of the answer: yours is {far}."
 
 
 #: SI prefixes a count may have been meant with, and their factors.
