@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: book test check lint notebooks teacher-book clean bench
+.PHONY: book test check lint notebooks teacher-book clean bench reference-measurement
 
 $(STAMP): pyproject.toml requirements-lock.txt
 	@$(PYTHON) tools/check_python.py
@@ -44,6 +44,10 @@ teacher-book: $(STAMP)
 ## Performance figures (build time, import time, widget and checker latency).
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
+
+## Chapter 9's stored example: measure this machine (run it with nothing else running).
+reference-measurement: $(STAMP)
+	$(BIN)/python tools/measure_reference.py
 
 clean:
 	rm -rf _build

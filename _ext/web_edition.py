@@ -38,6 +38,7 @@ student installs. It does four things.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -245,6 +246,9 @@ def _write_answerbox_script(app, exception) -> None:
 
 
 def setup(app):
+    # the notebooks executed for this site run in kernels that inherit this variable:
+    # roofline.exercises shows homework's web answer box there, a kernel verdict elsewhere
+    os.environ["ROOFLINE_WEB_EDITION"] = "1"
     app.setup_extension(THEBE_MODULE)  # make sure it is loaded before its handlers are dropped
     _drop_thebe(app)
     # before MyST-NB's own html-page-context handler (priority 500) adds the page's scripts

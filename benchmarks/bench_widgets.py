@@ -2,8 +2,9 @@
 
     .venv/bin/python benchmarks/bench_widgets.py [--repeats 30]
 
-Prints median, spread (min, 90th percentile, max) in milliseconds per change, and
-the time and size of each explorer's static web fallback. Target: median < 50 ms.
+Prints median, spread (min, 90th percentile, max) in milliseconds per change, the work
+done (`Explorer.work`: full draws, blits, figures built), and the time and size of each
+explorer's static web fallback. Target: median < 50 ms.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ CASES = [
     ("matmul_explorer (weights)", widgets.matmul_explorer, "weights", [None, "int8", "fp8"]),
     ("sharded_matmul_explorer", widgets.sharded_matmul_explorer, "D", [256, 2048, 16384, 131072]),
     ("sharded_matmul_explorer (n)", widgets.sharded_matmul_explorer, "n", [2, 4, 8, 16]),
+    ("matmul_explorer (chip)", widgets.matmul_explorer, "chip", ["H100 SXM", "TPU v5e"]),
 ]
 
 
@@ -47,6 +49,7 @@ def main() -> int:
     made = {}
     for label, make, key, values in CASES:
         explorer = made.setdefault(make.__name__, make())
+        work_before = dict(explorer.work)
         times = []
         for i in range(args.repeats):
             start = time.perf_counter()
@@ -56,7 +59,9 @@ def main() -> int:
         median = statistics.median(times)
         p90 = times[min(len(times) - 1, int(0.9 * len(times)))]
         worst = max(worst, median) if "(" not in label else worst
-        print(f"{label:32s} {median:8.1f} {times[0]:7.1f} {p90:7.1f} {times[-1]:7.1f}")
+        work = {k: v - work_before.get(k, 0) for k, v in explorer.work.items()}
+        done = ", ".join(f"{k} {v}" for k, v in sorted(work.items()) if v)
+        print(f"{label:32s} {median:8.1f} {times[0]:7.1f} {p90:7.1f} {times[-1]:7.1f}  ({done})")
     for name, explorer in made.items():
         start = time.perf_counter()
         page = explorer.static_html()

@@ -405,7 +405,8 @@ def place_labels(fig, labels, obstacles=(), spots=None, ignore=(), taken=None) -
     from matplotlib.transforms import Bbox
 
     points = fig.dpi / 72
-    for label in labels:
+    anchors = [label.axes.transData.transform(label.xy) for label in labels]
+    for index, label in enumerate(labels):
         ax = label.axes
         # measure the label once (anchored left, bottom at its point), then shift that box
         label.set_position((0, 0))
@@ -413,7 +414,7 @@ def place_labels(fig, labels, obstacles=(), spots=None, ignore=(), taken=None) -
         label.set_verticalalignment("bottom")
         base = label.get_window_extent(renderer)
         width, height = base.width, base.height
-        best, best_cost = None, math.inf
+        best, best_cost = None, (math.inf, math.inf)
         for offset, ha, va in spots or _LABEL_SPOTS:
             x0 = base.x0 + offset[0] * points - {"left": 0, "center": width / 2, "right": width}[ha]
             y0 = (
@@ -423,16 +424,34 @@ def place_labels(fig, labels, obstacles=(), spots=None, ignore=(), taken=None) -
             )
             box = Bbox.from_bounds(x0, y0, width, height)
             outside = width * height - _overlap_area(box, ax.bbox)
-            cost = 10 * outside + sum(_overlap_area(box, other) for other in taken)
+            # first no covered text; then a spot nearer its own point than any other point's,
+            # so that two labels never read as each other's
+            cost = (
+                10 * outside + sum(_overlap_area(box, other) for other in taken),
+                _nearer_another(box, anchors, index),
+            )
             if cost < best_cost:
                 best, best_cost = (offset, ha, va, box), cost
-            if cost == 0:
+            if cost == (0, 0):
                 break
         offset, ha, va, box = best
         label.set_position(offset)
         label.set_horizontalalignment(ha)
         label.set_verticalalignment(va)
         taken.append(box)
+
+
+def _nearer_another(box, anchors, own: int) -> int:
+    """1 if a point of `anchors` (pixels) other than `anchors[own]` is nearer to `box` than
+    its own point, else 0."""
+
+    def distance(point):
+        dx = max(box.x0 - point[0], 0.0, point[0] - box.x1)
+        dy = max(box.y0 - point[1], 0.0, point[1] - box.y1)
+        return math.hypot(dx, dy)
+
+    mine = distance(anchors[own])
+    return int(any(distance(p) < mine for i, p in enumerate(anchors) if i != own))
 
 
 def _overlap_area(a, b) -> float:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import html
 import io
 import math
+from collections import Counter, OrderedDict
 
 from .catalog import get_chip, list_chips
 from .costs import matmul
@@ -150,6 +151,10 @@ def _check_positive(name, value, whole=False):
 
 # ---------------------------------------------------------------- the Explorer
 
+#: Figures an explorer keeps drawn (one per chip and dtype seen, the most recent first), so
+#: that going back to a chip is a blit; each holds a few MB of pixels.
+SCENES = 8
+
 
 class Explorer:
     """A live explorer plus its web version (`static_html`). Made by the functions below."""
@@ -169,6 +174,13 @@ class Explorer:
         self._background = None  # pixels of everything that does not move
         self._moving = []  # artists redrawn on every update (set by render)
         self._png = b""
+        self._scenes = OrderedDict()  # key -> [figure, background, moving artists, state]
+        self._scene_key = None
+        self._figure_free = True  # self.figure has not been given to a scene yet
+        self.work = Counter()
+        """What updates cost, counted: "full draws" (a whole figure drawn), "blits" (the
+        background restored, the moving artists drawn), "figures built" (a scene's figure
+        made and its artists created)."""
         width = int(self.figure.get_figwidth() * self.figure.dpi)
         self._image = widgets.Image(
             format="png", layout=widgets.Layout(width=f"{width}px", max_width="100%")
@@ -217,16 +229,43 @@ class Explorer:
         """Blit: redraw the still background only when it changed, then the moving artists."""
         canvas = self.figure.canvas
         if full or self._background is None:
+            self.work["full draws"] += 1
             for artist in self._moving:
                 artist.set_animated(True)
             canvas.draw()
             self._background = canvas.copy_from_bbox(self.figure.bbox)
             for artist in self._moving:  # so that figure.savefig shows them too
                 artist.set_animated(False)
+            if self._scene_key in self._scenes:
+                self._scenes[self._scene_key][1] = self._background
         else:
+            self.work["blits"] += 1
             canvas.restore_region(self._background)
         for artist in self._moving:
             self.figure.draw_artist(artist)
+
+    def scene(self, key, build):
+        """The state of the figure for `key` (all that a full redraw depends on: chip, dtype...).
+
+        A key seen before switches back to its figure and its drawn background, so only the
+        moving artists are drawn again (a blit, as for a slider). A new key gets a figure,
+        `build(figure) -> (state, moving artists)`, drawn in full once. The last `SCENES`
+        keys are kept."""
+        if key in self._scenes:
+            self._scenes.move_to_end(key)
+            self.figure, self._background, self._moving, state = self._scenes[key]
+            self._scene_key = key
+            return state
+        figure = self.figure if self._figure_free else _new_figure()
+        self._figure_free = False
+        state, moving = build(figure)
+        self.work["figures built"] += 1
+        self.figure, self._background, self._moving = figure, None, list(moving)
+        self._scenes[key] = [figure, None, self._moving, state]
+        self._scene_key = key
+        while len(self._scenes) > SCENES:
+            self._scenes.popitem(last=False)
+        return state
 
     def set(self, **values) -> "Explorer":
         """Move controls, e.g. ``.set(intensity=100)``; one redraw for all of them."""
@@ -432,24 +471,20 @@ def roofline_explorer(chip="H100 SXM", dtype="bf16", intensity=64.0) -> Explorer
             continuous_update=True,
         ),
     }
-    state = {}
 
     def render(ex, changed):
         c = ex.controls
         current = _resolve_chip(c["chip"].value, own)
         dt = c["dtype"].value
-        full = bool(changed & {"chip", "dtype", "*"}) or not state
-        if full:
-            ax = _draw_roofline(ex.figure, current, dt, f"Roofline: {current.name} ({dt}, dense)")
-            state["ax"] = ax
-            state["artists"] = _op_artists(ax, PALETTE["black"])
-            ex._moving = list(state["artists"])
-        ax = state["ax"]
+        title = f"Roofline: {current.name} ({dt}, dense)"
+        state = ex.scene((current.name, dt), _roofline_scene(current, dt, title, PALETTE["black"]))
         x = float(c["intensity"].value)
         y = float(attainable_flops_per_s(x, current, dt))
         ridge = critical_intensity(current, dt)
         bound = "compute" if x >= ridge else "memory"
-        _place(state["artists"], ax, x, y, f"{format_intensity(x)}\n{format_flops_rate(y)}")
+        _place(
+            state["artists"], state["ax"], x, y, f"{format_intensity(x)}\n{format_flops_rate(y)}"
+        )
         text = (
             f"{current.name}, {dt}: an operation at {format_intensity(x)}\n"
             f"attainable {format_flops_rate(y)} of {format_flops_rate(current.peak_flops_per_s(dt))} peak; "
@@ -460,22 +495,11 @@ def roofline_explorer(chip="H100 SXM", dtype="bf16", intensity=64.0) -> Explorer
             f"{format_intensity(ridge)}; an operation at {format_intensity(x)} reaches "
             f"{format_flops_rate(y)} and is {bound}-bound."
         )
-        return text, alt, full
+        return text, alt, False
 
     def sync(ex, key):
-        if key != "chip":
-            return
-        # the dtype options follow the chip; keep the dtype if the new chip has it
-        current = _resolve_chip(ex.controls["chip"].value, own)
-        picker = ex.controls["dtype"]
-        old = picker.value
-        if tuple(picker.options) != tuple(current.dtypes):
-            picker.options = list(current.dtypes)
-        picker.value = (
-            old
-            if old in current.dtypes
-            else ("bf16" if "bf16" in current.dtypes else current.dtypes[0])
-        )
+        if key == "chip":
+            _follow_chip(ex.controls, _resolve_chip(ex.controls["chip"].value, own).dtypes)
 
     def web(ex):
         c = ex.controls
@@ -494,12 +518,68 @@ def roofline_explorer(chip="H100 SXM", dtype="bf16", intensity=64.0) -> Explorer
     )
 
 
+def _roofline_scene(chip, dtype, title, colour):
+    """`Explorer.scene`'s builder of a roofline with an operation's point, guide and label."""
+
+    def build(figure):
+        ax = _draw_roofline(figure, chip, dtype, title)
+        artists = _op_artists(ax, colour)
+        return {"ax": ax, "artists": artists}, artists
+
+    return build
+
+
+def _follow_chip(controls, dtypes) -> None:
+    """The dtype menu follows the chip; keep the dtype if the new chip has it, else bf16."""
+    picker = controls["dtype"]
+    old = picker.value
+    if tuple(picker.options) != tuple(dtypes):
+        picker.options = list(dtypes)
+    picker.value = old if old in dtypes else ("bf16" if "bf16" in dtypes else dtypes[0])
+
+
 def _pow2_options(low_exp, high_exp, value):
     return _snap_options([2**k for k in range(low_exp, high_exp + 1)], value)
 
 
+def _matrix_dtypes(chip: Chip, keep: str | None = None) -> list[str]:
+    """The dtypes a matmul can use on `chip`: those with a matrix-unit peak (all its dtypes
+    for a chip without one, e.g. a measured CPU), plus `keep` if given."""
+    dtypes = [d for d in chip.dtypes if chip.has_peak(d, "matrix")] or list(chip.dtypes)
+    return dtypes + [keep] if keep is not None and keep not in dtypes else dtypes
+
+
+def _weight_choices(dtype: str) -> list:
+    """(label, value) of the weight dtypes: the math's own (None), or a narrower one."""
+    return [(f"same as the math ({dtype})", None)] + [
+        (name, name)
+        for name in DTYPE_BYTES
+        if name != dtype and DTYPE_BYTES[name] <= DTYPE_BYTES[dtype]
+    ]
+
+
+def _matmul_controls(widgets, own, dtype, B, D, F, weights) -> dict:
+    weight_choices = _weight_choices(dtype)
+    if weights is not None and weights not in [v for _, v in weight_choices]:
+        weight_choices.append((weights, weights))
+    chips = [n for n in _chip_options(own) if n == own.name or _matrix_dtypes(get_chip(n))]
+    return {
+        "chip": widgets.Dropdown(options=chips, value=own.name, description="chip"),
+        "dtype": widgets.Dropdown(
+            options=_matrix_dtypes(own, dtype), value=dtype, description="dtype"
+        ),
+        "B": widgets.SelectionSlider(
+            options=_pow2_options(0, 16, B), value=B, description="B (batch)"
+        ),
+        "D": widgets.SelectionSlider(options=_pow2_options(6, 16, D), value=D, description="D"),
+        "F": widgets.SelectionSlider(options=_pow2_options(6, 16, F), value=F, description="F"),
+        "weights": widgets.Dropdown(options=weight_choices, value=weights, description="weights"),
+    }
+
+
 def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights=None) -> Explorer:
-    """X[B, D] @ W[D, F]: slide B, D, F and the weight dtype; compare the two critical batches."""
+    """X[B, D] @ W[D, F]: pick the chip and dtype, slide B, D, F and the weight dtype; compare
+    the two critical batches."""
     from .plots import PALETTE
 
     widgets = _widgets()
@@ -511,64 +591,58 @@ def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights
     D = _check_positive("D", D, whole=True)
     F = _check_positive("F", F, whole=True)
     weights = None if weights is None else canonical_dtype(weights)
-    weight_choices = [(f"same as the math ({dtype})", None)] + [
-        (name, name)
-        for name in DTYPE_BYTES
-        if name != dtype and DTYPE_BYTES[name] <= DTYPE_BYTES[dtype]
-    ]
-    if weights is not None and weights not in [v for _, v in weight_choices]:
-        weight_choices.append((weights, weights))
-    controls = {
-        "B": widgets.SelectionSlider(
-            options=_pow2_options(0, 16, B), value=B, description="B (batch)"
-        ),
-        "D": widgets.SelectionSlider(options=_pow2_options(6, 16, D), value=D, description="D"),
-        "F": widgets.SelectionSlider(options=_pow2_options(6, 16, F), value=F, description="F"),
-        "weights": widgets.Dropdown(options=weight_choices, value=weights, description="weights"),
-    }
-    state = {}
+    controls = _matmul_controls(widgets, own, dtype, B, D, F, weights)
 
     def render(ex, changed):
         c = ex.controls
-        full = "*" in changed or not state
-        if full:
-            ax = _draw_roofline(
-                ex.figure, own, dtype, f"X[B, D] @ W[D, F] on the {own.name} ({dtype})"
-            )
-            state["ax"] = ax
-            state["artists"] = _op_artists(ax, PALETTE["orange"])
-            ex._moving = list(state["artists"])
-        ax = state["ax"]
+        current, dt = _resolve_chip(c["chip"].value, own), c["dtype"].value
+        title = f"X[B, D] @ W[D, F] on the {current.name} ({dt})"
+        state = ex.scene((current.name, dt), _roofline_scene(current, dt, title, PALETTE["orange"]))
         b, d, f, w = c["B"].value, c["D"].value, c["F"].value, c["weights"].value
-        cost = matmul(b, d, f, dtype=dtype, weights=w)
+        cost = matmul(b, d, f, dtype=dt, weights=w)
         x = float(cost.intensity)
-        y = float(attainable_flops_per_s(x, own, dtype))
-        est = estimate(cost, own, dtype=dtype)
-        approx = critical_batch_size(own, dtype, weights=w)
-        exact = exact_critical_batch_size(own, d, f, dtype=dtype, weights=w)
-        _place(state["artists"], ax, x, y, f"B={b}: {format_intensity(x)}\n{format_flops_rate(y)}")
+        y = float(attainable_flops_per_s(x, current, dt))
+        est = estimate(cost, current, dtype=dt)
+        approx = critical_batch_size(current, dt, weights=w)
+        exact = exact_critical_batch_size(current, d, f, dtype=dt, weights=w)
+        _place(
+            state["artists"],
+            state["ax"],
+            x,
+            y,
+            f"B={b}: {format_intensity(x)}\n{format_flops_rate(y)}",
+        )
         exact_text = (
             "never: memory-bound at every B for this D, F" if math.isinf(exact) else f"{exact:.4g}"
         )
-        wname = w or dtype
+        wname = w or dt
         text = (
-            f"B={b}, D={d}, F={f}, {dtype} math, {wname} weights: intensity {format_intensity(x)}, "
+            f"B={b}, D={d}, F={f}, {dt} math, {wname} weights: intensity {format_intensity(x)}, "
             f"{est.bound}-bound\n"
             f"time between {format_time(est.t_lower)} and {format_time(est.t_upper)}; "
             f"attainable {format_flops_rate(y)}\n"
             f"critical batch: approximate (B << D, F) {approx:.4g}; exact for this D, F {exact_text}"
         )
         alt = (
-            f"Roofline of the {own.name} ({dtype}); a matmul with B={b}, D={d}, F={f} and {wname} "
+            f"Roofline of the {current.name} ({dt}); a matmul with B={b}, D={d}, F={f} and {wname} "
             f"weights sits at {format_intensity(x)}, {est.bound}-bound. Critical batch about "
             f"{approx:.4g} (exact {exact_text})."
         )
-        return text, alt, full
+        return text, alt, False
+
+    def sync(ex, key):
+        c = ex.controls
+        if key == "chip":
+            _follow_chip(c, _matrix_dtypes(_resolve_chip(c["chip"].value, own)))
+        if key in ("chip", "dtype"):  # the weight menu follows the math's dtype
+            old, choices = c["weights"].value, _weight_choices(c["dtype"].value)
+            c["weights"].options = choices
+            c["weights"].value = old if old in [v for _, v in choices] else None
 
     def web(ex):
         c = ex.controls
-        return own, {
-            "dtype": dtype,
+        return _resolve_chip(c["chip"].value, own), {
+            "dtype": c["dtype"].value,
             "weights": c["weights"].value,
             "B": c["B"].value,
             "D": c["D"].value,
@@ -576,31 +650,49 @@ def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights
         }
 
     return Explorer(
-        "matmul", "Matmul explorer: batch size and the critical batch", controls, render, web
+        "matmul",
+        "Matmul explorer: batch size and the critical batch",
+        controls,
+        render,
+        web,
+        sync=sync,
     )
 
 
-def sharded_matmul_explorer(
-    chip="TPU v5e", n=2, B=1024, D=8192, F=8192, link_bytes_per_s=None
-) -> Explorer:
-    """D split over n chips: time per chip for the math, the chip's HBM and its link.
+def _most_chips(chip: Chip) -> int | None:
+    """The most chips one sharded matmul may span: a torus axis (`axis_chips`) on a TPU, the
+    switch or mesh domain elsewhere; None where the catalog sets no cap."""
+    link = chip.interconnect
+    if link is None:
+        return None
+    return link.axis_chips if link.topology == "torus" else link.domain_chips
 
-    The link carries the all-reduce of the partial sums on the chip's own topology
-    (`roofline.sharded_topology`: one link for two TPUs, a bidirectional ring along a torus
-    axis for more, all NVLinks at once through NVSwitch); the slider sets one link's one-way
-    bandwidth."""
-    import numpy as np
-    from .plots import PALETTE, _style_axes, font_pt, format_axis
 
-    widgets = _widgets()
-    _enable_colab_widgets()
-    own = get_chip(chip)
+def _n_options(chip: Chip) -> list[int]:
+    """The chip counts the sharded explorer offers for `chip` (one torus axis or one switch or
+    mesh domain caps them)."""
+    most = _most_chips(chip)
+    return [k for k in (2, 4, 8, 16, 32, 64) if not most or k <= most]
+
+
+def _sharded_chips(own: Chip) -> list[str]:
+    """The chip menu: `own`, then the catalog chips with a link topology and a bf16 matrix peak."""
+
+    def usable(c):
+        return (
+            c.interconnect is not None
+            and c.interconnect.topology is not None
+            and c.has_peak("bf16", "matrix")
+        )
+
+    return [n for n in _chip_options(own) if n == own.name or usable(get_chip(n))]
+
+
+def _check_sharded(own: Chip, n, link_bytes_per_s):
+    """Validated (n, one link's one-way bytes/s) for the sharded explorer."""
     n = _check_positive("n", n, whole=True)
     if n < 2:
         raise ValueError("n must be at least 2 chips for a sharded matmul")
-    B = _check_positive("B", B, whole=True)
-    D = _check_positive("D", D, whole=True)
-    F = _check_positive("F", F, whole=True)
     if link_bytes_per_s is None:
         if own.link_bytes_per_s is None:
             raise ValueError(
@@ -613,21 +705,41 @@ def sharded_matmul_explorer(
         raise ValueError(
             "link_bytes_per_s must be between 1e9 and 1e13 bytes/s (one way, per link)"
         )
-    dtype = "bf16"
-    link = own.interconnect
-    if link is None:
-        most = None
-    else:
-        most = link.axis_chips if link.topology == "torus" else link.domain_chips
-    n_options = [k for k in (2, 4, 8, 16, 32, 64) if most is None or k <= most]
-    if n not in n_options and most is not None and n > most:
+    link, most = own.interconnect, _most_chips(own)
+    if n not in _n_options(own) and most:
         where = "one torus axis holds" if link.topology == "torus" else f"{link.name} joins"
         raise ValueError(f"{where} at most {most} {own.name} chips; pick n <= {most}")
+    return n, link_bytes_per_s
+
+
+def sharded_matmul_explorer(
+    chip="TPU v5e", n=2, B=1024, D=8192, F=8192, link_bytes_per_s=None
+) -> Explorer:
+    """D split over n chips: time per chip for the math, the chip's HBM and its link.
+
+    The link carries the all-reduce of the partial sums on the chip's own topology
+    (`roofline.sharded_topology`: one link for two TPUs, a bidirectional ring along a torus
+    axis for more, all NVLinks at once through NVSwitch); the slider sets one link's one-way
+    bandwidth. The chip, B and F are controls too, as on the web page."""
+    import numpy as np
+
+    widgets = _widgets()
+    _enable_colab_widgets()
+    own = get_chip(chip)
+    B = _check_positive("B", B, whole=True)
+    D = _check_positive("D", D, whole=True)
+    F = _check_positive("F", F, whole=True)
+    n, link_bytes_per_s = _check_sharded(own, n, link_bytes_per_s)
     controls = {
+        "chip": widgets.Dropdown(options=_sharded_chips(own), value=own.name, description="chip"),
         "n": widgets.SelectionSlider(
-            options=_snap_options(n_options, n), value=n, description="n chips"
+            options=_snap_options(_n_options(own), n), value=n, description="n chips"
+        ),
+        "B": widgets.SelectionSlider(
+            options=_pow2_options(0, 16, B), value=B, description="B (batch)"
         ),
         "D": widgets.SelectionSlider(options=_pow2_options(8, 20, D), value=D, description="D"),
+        "F": widgets.SelectionSlider(options=_pow2_options(6, 16, F), value=F, description="F"),
         "link_bytes_per_s": widgets.FloatLogSlider(
             value=link_bytes_per_s,
             base=10,
@@ -639,166 +751,33 @@ def sharded_matmul_explorer(
         ),
     }
     d_axis = np.array([2.0**k for k in np.arange(8, 20.01, 0.25)])
-    state = {}
 
     def render(ex, changed):
         c = ex.controls
-        nn, d, link = c["n"].value, c["D"].value, float(c["link_bytes_per_s"].value)
-        fig = ex.figure
-        full = not state
-        if not state:
-            ax = fig.add_subplot(1, 1, 1)
-            _style_axes(ax)
-            ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
-            (state["math"],) = ax.plot(
-                [], [], color=PALETTE["blue"], linewidth=2, label="math per chip: (2BDF/n) / peak"
-            )
-            (state["hbm"],) = ax.plot(
-                [],
-                [],
-                color=PALETTE["bluish green"],
-                linewidth=2,
-                linestyle="-.",
-                label=f"{own.memory_kind} per chip: its shards and partial sum",
-            )
-            (state["comms"],) = ax.plot(
-                [],
-                [],
-                color=PALETTE["vermillion"],
-                linewidth=2,
-                linestyle="--",
-                label="link per chip: all-reduce of the 2BF-byte partial sums",
-            )
-            state["threshold"] = ax.axvline(
-                1,
-                color=PALETTE["black"],
-                alpha=0.7,
-                linestyle=":",
-                linewidth=1.2,
-                label="threshold D (math = link)",
-            )
-            (state["pm"],) = ax.plot(
-                [],
-                [],
-                "o",
-                color=PALETTE["blue"],
-                markersize=7,
-                markeredgecolor="#000000",
-                zorder=5,
-                gid="explorer-math",
-            )
-            (state["pc"],) = ax.plot(
-                [],
-                [],
-                "s",
-                color=PALETTE["vermillion"],
-                markersize=7,
-                markeredgecolor="#000000",
-                zorder=5,
-                gid="explorer-link",
-            )
-            (state["ph"],) = ax.plot(
-                [],
-                [],
-                "D",
-                color=PALETTE["bluish green"],
-                markersize=6,
-                markeredgecolor="#000000",
-                zorder=5,
-                gid="explorer-hbm",
-            )
-            state["label"] = ax.annotate(
-                "",
-                xy=(1, 1),
-                xytext=(4, 6),
-                textcoords="offset points",
-                fontsize=font_pt("small"),
-                ha="left",
-                va="bottom",
-                color="#333333",
-            )
-            ax.set_xlim(d_axis[0], d_axis[-1])
-            ax.set_xlabel("Contraction size D (split over n chips)", fontsize=font_pt("normal"))
-            ax.set_ylabel("Time per chip", fontsize=font_pt("normal"))
-            ax.legend(loc="upper left", fontsize=font_pt("small"), facecolor="white")
-            # fixed y range over every n, D and link the sliders allow: moving n or the link
-            # then only redraws the curves (fast), and the eye can compare positions
-            lows, highs = [], []
-            for n_opt in (min(c["n"].options), max(c["n"].options)):
-                for bw in (10 ** c["link_bytes_per_s"].min, 10 ** c["link_bytes_per_s"].max):
-                    e = sharded_estimate(
-                        B, d_axis, F, own, n=n_opt, dtype=dtype, link_bytes_per_s=bw
-                    )
-                    lows.append(
-                        min(float(np.min(e.t_math)), float(np.min(e.t_memory)), float(e.t_link))
-                    )
-                    highs.append(
-                        max(float(np.max(e.t_math)), float(np.max(e.t_memory)), float(e.t_link))
-                    )
-            ax.set_ylim(
-                10 ** math.floor(math.log10(min(lows))), 10 ** math.ceil(math.log10(max(highs)))
-            )
-            format_axis(ax.xaxis, "count", base=2)
-            format_axis(ax.yaxis, "time")
-            ax.set_title(f"{own.name} × n, bf16: B={B}, F={F}", fontsize=font_pt("title"))
-            state["label"].set_in_layout(False)
-            _fit(fig)
-            state["ax"] = ax
-            ex._moving = [
-                state["math"],
-                state["hbm"],
-                state["comms"],
-                state["threshold"],
-                state["label"],
-                state["pm"],
-                state["pc"],
-                state["ph"],
-            ]
-        ax = state["ax"]
-        curve = sharded_estimate(B, d_axis, F, own, n=nn, dtype=dtype, link_bytes_per_s=link)
-        t_math = np.asarray(curve.t_math, dtype=float)
-        t_link = np.broadcast_to(np.asarray(curve.t_link, dtype=float), d_axis.shape)
-        state["math"].set_data(d_axis, t_math)
-        state["hbm"].set_data(d_axis, np.asarray(curve.t_memory, dtype=float))
-        state["comms"].set_data(d_axis, t_link)
-        threshold = sharded_critical_D(own, n=nn, dtype=dtype, link_bytes_per_s=link)
-        state["threshold"].set_xdata([threshold, threshold])
-        here = sharded_estimate(B, d, F, own, n=nn, dtype=dtype, link_bytes_per_s=link)
-        state["pm"].set_data([d], [here.t_math])
-        state["pc"].set_data([d], [here.t_link])
-        state["ph"].set_data([d], [here.t_memory])
-        state["label"].set_text(f"threshold D = {threshold:,.0f}")
-        at = min(max(threshold, d_axis[0]), d_axis[-1])
-        state["label"].xy = (at, ax.get_ylim()[0])
-        right_half = at > math.sqrt(d_axis[0] * d_axis[-1])  # write it on the side with room
-        state["label"].set_horizontalalignment("right" if right_half else "left")
-        state["label"].set_position((-4 if right_half else 4, 6))
-        bound = here.bound
-        topology = sharded_topology(own, nn)
-        text = (
-            f"{nn} × {own.name}, bf16, B={B}, D={d}, F={F}, one link {format_bandwidth(link)} one way, "
-            f"{topology}\n"
-            f"per chip: math {format_time(here.t_math)}, {own.memory_kind} {format_time(here.t_memory)}, "
-            f"link {format_time(here.t_link)} -> {bound}-bound\n"
-            f"link threshold: math outlasts the link when D > {threshold:,.0f} (B and F cancel)"
-        )
-        alt = (
-            f"Time per chip against D for a matmul split over {nn} {own.name} chips: the math time "
-            f"grows with D, the {own.memory_kind} time grows more slowly, the link time does not; "
-            f"math and link cross at D = {threshold:,.0f}. At D={d}: math {format_time(here.t_math)}, "
-            f"{own.memory_kind} {format_time(here.t_memory)}, link {format_time(here.t_link)}, "
-            f"{bound}-bound."
-        )
-        return text, alt, full
+        current = _resolve_chip(c["chip"].value, own)
+        b, f = c["B"].value, c["F"].value
+        ranges = (tuple(c["n"].options), (c["link_bytes_per_s"].min, c["link_bytes_per_s"].max))
+        state = ex.scene((current.name, b, f), _sharded_scene(current, b, f, ranges, d_axis))
+        return _sharded_update(state, current, c, d_axis)
+
+    def sync(ex, key):
+        if key != "chip":
+            return
+        c = ex.controls
+        current = _resolve_chip(c["chip"].value, own)
+        if current.link_bytes_per_s is not None:  # the link slider starts at the chip's link
+            c["link_bytes_per_s"].value = current.link_bytes_per_s
+        options, old = _n_options(current), c["n"].value
+        c["n"].options = options
+        c["n"].value = old if old in options else max([k for k in options if k <= old] or options)
 
     def web(ex):
         c = ex.controls
-        return own, {
+        return _resolve_chip(c["chip"].value, own), {
             "n": c["n"].value,
-            "B": B,
+            "B": c["B"].value,
             "D": c["D"].value,
-            "F": F,
+            "F": c["F"].value,
             "link_bytes_per_s": float(c["link_bytes_per_s"].value),
         }
 
@@ -808,4 +787,150 @@ def sharded_matmul_explorer(
         controls,
         render,
         web,
+        sync=sync,
     )
+
+
+def _sharded_scene(chip, B, F, ranges, d_axis):
+    """`Explorer.scene`'s builder of the sharded explorer's axes for one chip, B and F: the
+    curves and markers (moving), and a y range over every n and link the controls allow."""
+    import numpy as np
+
+    from .plots import PALETTE, _style_axes, font_pt, format_axis
+
+    def build(fig):
+        ax = fig.add_subplot(1, 1, 1)
+        _style_axes(ax)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        state = _sharded_artists(ax, chip, PALETTE, font_pt("small"))
+        ax.set_xlim(d_axis[0], d_axis[-1])
+        ax.set_xlabel("Contraction size D (split over n chips)", fontsize=font_pt("normal"))
+        ax.set_ylabel("Time per chip", fontsize=font_pt("normal"))
+        ax.legend(loc="upper left", fontsize=font_pt("small"), facecolor="white")
+        # fixed y range over every n, D and link the sliders allow: moving n or the link
+        # then only redraws the curves (fast), and the eye can compare positions
+        lows, highs = [], []
+        (n_options, (lo_exp, hi_exp)) = ranges
+        for n_opt in (min(n_options), max(n_options)):
+            for bw in (10**lo_exp, 10**hi_exp):
+                e = sharded_estimate(B, d_axis, F, chip, n=n_opt, dtype="bf16", link_bytes_per_s=bw)
+                times = (np.min(e.t_math), np.min(e.t_memory), e.t_link)
+                lows.append(min(float(t) for t in times))
+                highs.append(
+                    max(float(np.max(e.t_math)), float(np.max(e.t_memory)), float(e.t_link))
+                )
+        ax.set_ylim(
+            10 ** math.floor(math.log10(min(lows))), 10 ** math.ceil(math.log10(max(highs)))
+        )
+        format_axis(ax.xaxis, "count", base=2)
+        format_axis(ax.yaxis, "time")
+        ax.set_title(f"{chip.name} × n, bf16: B={B}, F={F}", fontsize=font_pt("title"))
+        state["label"].set_in_layout(False)
+        _fit(fig)
+        state["ax"] = ax
+        moving = [
+            state[k] for k in ("math", "hbm", "comms", "threshold", "label", "pm", "pc", "ph")
+        ]
+        return state, moving
+
+    return build
+
+
+def _sharded_artists(ax, chip, palette, small_pt) -> dict:
+    """The sharded explorer's curves, threshold line, markers and label (empty until updated)."""
+    state = {}
+    (state["math"],) = ax.plot(
+        [], [], color=palette["blue"], linewidth=2, label="math per chip: (2BDF/n) / peak"
+    )
+    (state["hbm"],) = ax.plot(
+        [],
+        [],
+        color=palette["bluish green"],
+        linewidth=2,
+        linestyle="-.",
+        label=f"{chip.memory_kind} per chip: its shards and partial sum",
+    )
+    (state["comms"],) = ax.plot(
+        [],
+        [],
+        color=palette["vermillion"],
+        linewidth=2,
+        linestyle="--",
+        label="link per chip: all-reduce of the 2BF-byte partial sums",
+    )
+    state["threshold"] = ax.axvline(
+        1,
+        color=palette["black"],
+        alpha=0.7,
+        linestyle=":",
+        linewidth=1.2,
+        label="threshold D (math = link)",
+    )
+    for key, marker, colour, size, gid in (
+        ("pm", "o", "blue", 7, "explorer-math"),
+        ("pc", "s", "vermillion", 7, "explorer-link"),
+        ("ph", "D", "bluish green", 6, "explorer-hbm"),
+    ):
+        (state[key],) = ax.plot(
+            [],
+            [],
+            marker,
+            color=palette[colour],
+            markersize=size,
+            markeredgecolor="#000000",
+            zorder=5,
+            gid=gid,
+        )
+    state["label"] = ax.annotate(
+        "",
+        xy=(1, 1),
+        xytext=(4, 6),
+        textcoords="offset points",
+        fontsize=small_pt,
+        ha="left",
+        va="bottom",
+        color="#333333",
+    )
+    return state
+
+
+def _sharded_update(state, chip, c, d_axis) -> tuple:
+    """Move the sharded explorer's curves and markers to the controls' values; (text, alt, False)."""
+    import numpy as np
+
+    ax, dtype = state["ax"], "bf16"
+    nn, B, d, F = c["n"].value, c["B"].value, c["D"].value, c["F"].value
+    link = float(c["link_bytes_per_s"].value)
+    curve = sharded_estimate(B, d_axis, F, chip, n=nn, dtype=dtype, link_bytes_per_s=link)
+    t_link = np.broadcast_to(np.asarray(curve.t_link, dtype=float), d_axis.shape)
+    state["math"].set_data(d_axis, np.asarray(curve.t_math, dtype=float))
+    state["hbm"].set_data(d_axis, np.asarray(curve.t_memory, dtype=float))
+    state["comms"].set_data(d_axis, t_link)
+    threshold = sharded_critical_D(chip, n=nn, dtype=dtype, link_bytes_per_s=link)
+    state["threshold"].set_xdata([threshold, threshold])
+    here = sharded_estimate(B, d, F, chip, n=nn, dtype=dtype, link_bytes_per_s=link)
+    state["pm"].set_data([d], [here.t_math])
+    state["pc"].set_data([d], [here.t_link])
+    state["ph"].set_data([d], [here.t_memory])
+    state["label"].set_text(f"threshold D = {threshold:,.0f}")
+    at = min(max(threshold, d_axis[0]), d_axis[-1])
+    state["label"].xy = (at, ax.get_ylim()[0])
+    right_half = at > math.sqrt(d_axis[0] * d_axis[-1])  # write it on the side with room
+    state["label"].set_horizontalalignment("right" if right_half else "left")
+    state["label"].set_position((-4 if right_half else 4, 6))
+    bound, mem = here.bound, chip.memory_kind
+    text = (
+        f"{nn} × {chip.name}, bf16, B={B}, D={d}, F={F}, one link {format_bandwidth(link)} one way, "
+        f"{sharded_topology(chip, nn)}\n"
+        f"per chip: math {format_time(here.t_math)}, {mem} {format_time(here.t_memory)}, "
+        f"link {format_time(here.t_link)} -> {bound}-bound\n"
+        f"link threshold: math outlasts the link when D > {threshold:,.0f} (B and F cancel)"
+    )
+    alt = (
+        f"Time per chip against D for a matmul split over {nn} {chip.name} chips: the math time "
+        f"grows with D, the {mem} time grows more slowly, the link time does not; "
+        f"math and link cross at D = {threshold:,.0f}. At D={d}: math {format_time(here.t_math)}, "
+        f"{mem} {format_time(here.t_memory)}, link {format_time(here.t_link)}, {bound}-bound."
+    )
+    return text, alt, False

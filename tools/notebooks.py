@@ -15,8 +15,10 @@ cell tags (the web edition keeps MyST):
   "Exercise N (title)" numbered as on the web page;
 - a solution (`{solution-start}` ... `{solution-end}`, code cells included) becomes one
   markdown cell with a closed `<details>` block: "Run all" does not answer the exercise;
-- `{doc}`, `{ref}` (to an exercise), `{numref}` (to a figure: "the figure") and `{term}` become
-  links to the web edition (`web_url`);
+- `{doc}`, `{ref}` (to an exercise), `{numref}` (to a figure: "Figure N", numbered book-wide
+  as Sphinx does) and `{term}` become links to the web edition (`web_url`); a figure's cell
+  is followed by a markdown cell with its number and caption ("**Figure N:** ...");
+- the setup cell installs the tagged package version the text was built from (`package_tag`);
 - `{glue:text}` roles become the values the web page shows. They come from the executed
   book (`make book` writes `_build/jupyter_execute/`) and are kept in the twin's metadata
   (`GLUE_KEY`), so `sync` can rewrite a twin without a build as long as no glued name is
@@ -61,14 +63,30 @@ def repository() -> tuple[str, str]:
     return repo["url"].rstrip("/"), repo.get("branch", "main")
 
 
+def package_tag() -> str:
+    """The git tag of the package version the twins' text is built from: "v" + the version in
+    pyproject.toml (a release tags it; bump the version when the prose's numbers change)."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return f"v{project['version']}"
+
+
 def setup_cell_source() -> str:
+    """The setup cell: install the tagged version this text was built from; if that tag is not
+    published, say so and install the branch instead (Run all must not stop)."""
     url, branch = repository()
+    tag = package_tag()
     return (
-        f"{SETUP_MARKER}: install the book's `roofline` package where it is missing (as in Colab).\n"
+        f"{SETUP_MARKER}: install the book's `roofline` package where it is missing (as in Colab),\n"
+        f"# version {tag}, the one this notebook's text and numbers were built from.\n"
         "import importlib.util, subprocess, sys\n"
         'if importlib.util.find_spec("roofline") is None:\n'
-        '    subprocess.run([sys.executable, "-m", "pip", "install", "-q",\n'
-        f'                    "roofline @ git+{url}@{branch}"], check=True)'
+        '    pip = [sys.executable, "-m", "pip", "install", "-q"]\n'
+        f'    if subprocess.run(pip + ["roofline @ git+{url}@{tag}"]).returncode != 0:\n'
+        f'        print("roofline {tag} is not published; installing the {branch} branch, whose "\n'
+        '              "numbers may differ from this text\'s.")\n'
+        f'        subprocess.run(pip + ["roofline @ git+{url}@{branch}"], check=True)'
     )
 
 
@@ -150,13 +168,7 @@ class _Twin:
             if name == "math":
                 return f"${content}$"
             if name in ("doc", "ref", "numref"):
-                link = self.link(name, content)
-                before = match.string[: match.start()]
-                if link.startswith("[the figure]") and re.search(
-                    r"(\A|[.!?]\)?\s+|\n\s*\n)\s*\Z", before
-                ):
-                    link = "[The figure]" + link[len("[the figure]") :]  # it starts a sentence
-                return link
+                return self.link(name, content)
             if name == "term":
                 return self.term(content)
             raise TwinError(
@@ -184,15 +196,17 @@ class _Twin:
                 raise TwinError(f"{self.source}: {{doc}}`{content}` names no document ({path}.md)")
             return f"[{text or document_title(document)}]({web_url()}{path.as_posix()}.html)"
         if role == "numref" and target.startswith("fig-"):
-            # a numbered figure: the notebook draws it without its caption or number, so the
-            # twin says "the figure", linked to the numbered figure of the web edition
+            # a numbered figure: "Figure N" as on the web page (numfig_format), linked to it;
+            # the twin writes the same number and caption under the figure's cell
             document = figure_index().get(target)
             if document is None:
                 raise TwinError(
                     f"{self.source}: {{numref}}`{content}` names no figure (no cell has "
                     f"`name: {target}` in its mystnb figure metadata)"
                 )
-            return f"[{text or 'the figure'}]({web_url()}{document}.html#{target})"
+            number = figure_numbers()[target]
+            shown = (text or "Figure %s").replace("%s", str(number))
+            return f"[{shown}]({web_url()}{document}.html#{target})"
         found = exercise_index().get(target)
         if found is None:
             raise TwinError(
@@ -396,6 +410,31 @@ def figure_index() -> dict[str, str]:
     return index
 
 
+def figure_numbers() -> dict[str, int]:
+    """figure name -> its number on the web page. Sphinx numbers every figure that has an id
+    (a name) across the whole book, in _toc.yml order (numfig, no numbered sections): the
+    first named figure of the book is Figure 1."""
+    numbers = {}
+    for document in toc_documents():
+        if document.exists() and document.suffix == ".md":
+            text = document.read_text(encoding="utf-8")
+            for name in re.findall(r"^    name: (fig-[\w-]+)\s*$", text, re.M):
+                numbers.setdefault(name, len(numbers) + 1)
+    return numbers
+
+
+def figure_caption(twin: "_Twin", cell) -> str | None:
+    """The markdown written under a figure's cell in the twin: "**Figure N:** caption"
+    (Colab ignores the cell's mystnb metadata, which the web page turns into the caption)."""
+    figure = cell.metadata.get("mystnb", {}).get("figure", {})
+    caption, name = figure.get("caption"), figure.get("name")
+    if not caption:
+        return None
+    number = figure_numbers().get(name) if name else None
+    head = f"**Figure {number}:**" if number else "**Figure:**"
+    return f"{head} {twin.roles(str(caption).strip())}"
+
+
 def exercises_before(md_path: Path) -> int:
     """How many exercises the book has before `md_path`: sphinx-exercise numbers them across
     the whole book (Exercise 22 is the first of chapter 5), so the twins do the same."""
@@ -440,8 +479,14 @@ def twin_cells(notebook, source: str, glue: dict[str, str], first_exercise: int 
                 cells.append(nbformat.v4.new_markdown_cell(text))
         elif solution is not None:  # a solution's code: shown, not run
             solution.append("```python\n" + piece.source.strip("\n") + "\n```")
+            caption = figure_caption(twin, piece)
+            if caption:
+                solution.append(caption)
         else:
             cells.append(piece)
+            caption = figure_caption(twin, piece)
+            if caption:
+                cells.append(nbformat.v4.new_markdown_cell(caption))
     if solution is not None:
         raise TwinError(f"{source}: a {{solution-start}} has no {{solution-end}}")
     return cells

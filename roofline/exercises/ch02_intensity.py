@@ -35,6 +35,12 @@ register(
             Mistake(
                 "4*(2*N + 1)/(2*N - 1)", "That is bytes per FLOP; intensity is FLOPs per byte."
             ),
+            Mistake(
+                "1/4",
+                "1/4 is where the intensity tends for large N (2N FLOPs over 8N bytes); the "
+                "question asks for the exact formula in N, with the -1 FLOP and the 4 bytes of "
+                "the result that is written.",
+            ),
         ],
     )
 )

@@ -4,6 +4,7 @@ import math
 
 from .. import attainable_flops_per_s, critical_intensity, get_chip
 from .core import Exercise, Mistake, register
+from .links import vendor_link_answers
 
 
 register(
@@ -131,6 +132,7 @@ register(
             "Same formula, peak / bandwidth, with the link's one-way bandwidth in place of HBM's.",
         ),
         mistakes=lambda p: [
+            *vendor_link_answers(_ici_ridge, p, "intensity"),
             Mistake(
                 critical_intensity(p["chip"], "bf16"),
                 "That is the HBM ridge point; the link is much slower, so its ridge sits much "
@@ -200,6 +202,12 @@ register(
             ),
             Mistake(
                 "2*BW/P", "That is bytes per FLOP, the reciprocal: an intensity is FLOPs per byte."
+            ),
+            Mistake(
+                "P*BW/2",
+                "That reads as (P/2)*BW: / and * go left to right, so P/2BW or P/2*BW divides "
+                "P by 2 only and then multiplies by BW. Put the whole denominator in "
+                "parentheses: P/(2*BW).",
             ),
         ],
     )

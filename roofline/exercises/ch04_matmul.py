@@ -197,6 +197,13 @@ register(
                 "fp16 at twice that rate, so the ridge doubles.",
             ),
             Mistake(
+                exact_critical_batch_size(p["chip"], p["D"], p["F"], "fp16", accumulate="fp16") / 2,
+                "That is half the answer: the FP32-accumulate rate (half the FP16-accumulate one "
+                "on a GeForce card) halves the ridge, or a sparse/dense or 2-byte slip. With "
+                "FP16 accumulate use the FP16-accumulate dense peak, then solve with the exact "
+                "bytes.",
+            ),
+            Mistake(
                 critical_batch_size(p["chip"], "fp16", accumulate="fp16"),
                 "That is the B << D, F approximation (the ridge point itself); solve with the "
                 "exact bytes, which include the activations and the output.",

@@ -2,10 +2,25 @@
 
 from .. import get_chip, sharded_critical_D, sharded_estimate
 from .core import Exercise, Mistake, register
+from .links import vendor_link_answers
 
 
 def _one_way(chip):
     return get_chip(chip).link_bytes_per_s
+
+
+def _time_per_chip(p):
+    return sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_lower
+
+
+def _torus_critical_d(p):
+    """D above which 8 chips on a line (an axis without wraparound) outlast their all-reduce."""
+    return sharded_critical_D(p["chip"], n=p["n"], topology="line")
+
+
+def _latency_crossover(p):
+    """V where (n-1) latency steps equal (n-1)/n V / W on a line: V = n W latency."""
+    return p["n"] * _one_way(p["chip"]) * p["latency_s"]
 
 
 register(
@@ -44,7 +59,7 @@ register(
         title="Time per chip (chapter 6)",
         question="B = 1024, D = 16384, F = 8192 in bf16, D split over 2 TPU v5e chips. How long does each "
         "chip need at best (math, HBM traffic and link transfer perfectly overlapped)?",
-        answer=lambda p: sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_lower,
+        answer=_time_per_chip,
         kind="time",
         params={"B": 1024, "D": 16384, "F": 8192, "chip": "TPU v5e"},
         hints=(
@@ -52,6 +67,7 @@ register(
             "/ HBM bandwidth, and t_link = 2BF / link.",
         ),
         mistakes=lambda p: [
+            *vendor_link_answers(_time_per_chip, p, "time"),
             Mistake(
                 sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).t_math * 2,
                 "That is the time for all 2BDF FLOPs on one chip: each chip does only half of them.",
@@ -207,7 +223,7 @@ register(
         question="Eight TPU v6e chips along one axis of an 8x8 slice split a bf16 matmul along D. "
         "A v6e axis wraps around only at its full length of 16, so these 8 chips form a line. "
         "Above which D does each chip's math outlast the all-reduce of the partial sums?",
-        answer=lambda p: sharded_critical_D(p["chip"], n=p["n"], topology="line"),
+        answer=_torus_critical_d,
         kind="number",
         params={"chip": "TPU v6e", "n": 8},
         hints=(
@@ -216,6 +232,7 @@ register(
             "way. Set 2BDF/(n P) equal to 2(n-1)/n x 2BF / W.",
         ),
         mistakes=lambda p: [
+            *vendor_link_answers(_torus_critical_d, p, "number"),
             Mistake(
                 sharded_critical_D(p["chip"], n=p["n"], topology="bidirectional-ring"),
                 "That assumes a wraparound link (a bidirectional ring, half the bytes per link); "
@@ -265,7 +282,7 @@ register(
         question="An all-gather over 8 TPU v5e chips along one axis of a slice (a line: a v5e axis "
         "wraps only at 16), with 1 µs of latency per step. Below which array size V does the "
         "latency term exceed the bandwidth term? Answer in bytes (a size, e.g. '1 MB').",
-        answer=lambda p: p["n"] * _one_way(p["chip"]) * p["latency_s"],
+        answer=_latency_crossover,
         kind="size",
         params={"chip": "TPU v5e", "n": 8, "latency_s": 1e-6},
         hints=(
@@ -273,6 +290,7 @@ register(
             "link next to an end carries (n-1)/n x V one way. Set them equal; n - 1 cancels.",
         ),
         mistakes=lambda p: [
+            *vendor_link_answers(_latency_crossover, p, "size"),
             Mistake(
                 2 * p["n"] * _one_way(p["chip"]) * p["latency_s"],
                 "That assumes a wraparound ring with n - 1 steps of half the bytes; an axis of 8 "

@@ -5,7 +5,7 @@ import math
 from .. import critical_intensity, estimate, get_chip
 from .. import transformer as tf
 from ..dtypes import bytes_per_element
-from .core import Exercise, Mistake, register
+from .core import Exercise, Mistake, distinct_mistakes, register
 
 
 def _op(name, B, T, mode, shape=tf.LLAMA_8B):
@@ -68,6 +68,11 @@ register(
             Mistake(
                 _kv_layer(p, dtype="bf16"),
                 "That is a bf16 cache (2 bytes a number); fp8 is 1 byte.",
+            ),
+            Mistake(
+                _kv_layer(p) * tf.LLAMA_8B_MODEL.n_layers,
+                f"That is the cache of all {tf.LLAMA_8B_MODEL.n_layers} layers; the question asks "
+                "for ONE layer.",
             ),
         ],
     )
@@ -217,6 +222,19 @@ register(
                 math.floor(_free(p) / (tf.kv_cache_bytes(tf.LLAMA_8B_MODEL, p["T"]) * 4)),
                 "You used the 32 query heads; grouped-query attention caches only the 8 KV heads.",
             ),
+            *_rounding_mistakes(p),
         ],
     )
 )
+
+
+def _rounding_mistakes(p) -> list:
+    """The batch rounded up, or not rounded: a sequence whose cache does not fit whole
+    cannot decode, so the answer is the free memory over one sequence's cache, rounded down."""
+    exact = _free(p) / tf.kv_cache_bytes(tf.LLAMA_8B_MODEL, p["T"])
+    message = (
+        f"Round down: {exact:.4g} sequences' caches fit in the free memory, and a sequence "
+        "fits whole or not at all, so the batch that fits is the whole number below."
+    )
+    wrong = [math.floor(exact) + 1, exact]
+    return distinct_mistakes(math.floor(exact), [Mistake(w, message) for w in wrong], 0.005)

@@ -13,6 +13,7 @@ from .. import (
 )
 from .ch02_intensity import FOLKLORE_GPU_RIDGE
 from .core import Exercise, Mistake, register
+from .links import vendor_link_answers
 
 register(
     Exercise(
@@ -168,22 +169,28 @@ register(
     )
 )
 
+
+def _two_chip_critical_d(p):
+    return sharded_critical_D(p["chip"], n=2)
+
+
 register(
     Exercise(
         id="problems-v5p-critical-d",
         question="Two TPU v5p chips split a bf16 matmul along D over one ICI link. Above which D does each "
         "chip's math outlast the exchange of partial sums?",
-        answer=lambda p: sharded_critical_D(p["chip"], n=2),
+        answer=_two_chip_critical_d,
         kind="number",
         params={"chip": "TPU v5p"},
         hints=("D > 2 x peak / one-way link bandwidth (bf16, n = 2).",),
         mistakes=lambda p: [
+            *vendor_link_answers(_two_chip_critical_d, p, "number"),
             Mistake(
                 sharded_critical_D(
                     p["chip"], n=2, link_bytes_per_s=2 * get_chip(p["chip"]).link_bytes_per_s
                 ),
                 "You used the bidirectional figure for one direction.",
-            )
+            ),
         ],
     )
 )

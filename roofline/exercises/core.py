@@ -179,6 +179,9 @@ RECIPROCAL_MESSAGES = {
     "top and what goes below).",
 }
 RECIPROCAL_MESSAGE = RECIPROCAL_MESSAGES["intensity"]  # the first version's name
+#: The tag of a Mistake that is no mistake: another accepted answer (e.g. computed with a
+#: vendor's figure where the catalog keeps another); its message says so.
+ACCEPTED = "accepted"
 #: Said for a bare number where the question wants a unit (the number is read in base units).
 ADD_UNIT_MESSAGE = (
     "Add a unit: a number alone is read in {base}, and that is not the answer. "
@@ -434,7 +437,11 @@ class Feedback:
         hint = ""
         if not self.correct and self.hints:
             hint = f"<div><em>Hint:</em> {html.escape(self.hints[0])}</div>"
-        if not self.answered and self.exercise is not None:
+        if (
+            not self.answered
+            and self.exercise is not None
+            and (web_edition() or not self.exercise.homework)
+        ):  # in a kernel (Colab, Jupyter) homework shows the kernel's verdict: no answer yet
             from .answerbox import render_answer_box
 
             try:
@@ -447,6 +454,14 @@ class Feedback:
             f"<strong>{mark}</strong> <code>{html.escape(self.exercise_id)}</code>: "
             f"{html.escape(self.message)}{hint}</div>"
         )
+
+
+def web_edition() -> bool:
+    """True while the book's web edition is built (its Sphinx extension sets
+    ROOFLINE_WEB_EDITION=1 for the kernels it runs), False in Colab or Jupyter."""
+    import os
+
+    return os.environ.get("ROOFLINE_WEB_EDITION") == "1"
 
 
 # ---------------------------------------------------------------- the registry
@@ -585,7 +600,7 @@ def _as_details(answer) -> dict:
                 "240 or a quantity such as '1.01 ms'."
             )
         try:
-            return dict(parse_quantity_details(text), text=True)
+            return dict(parse_quantity_details(text), text=True, raw=text)
         except (ValueError, TypeError) as error:
             raise _Unreadable(_sentence(str(error))) from None
     if isinstance(answer, numbers.Number) or hasattr(type(answer), "__float__"):
@@ -717,9 +732,51 @@ def _echo(exercise, details, params):
     return None
 
 
+#: A number with one thousands comma ("1,011"): a reader of a decimal-comma locale may mean 1.011.
+_ONE_COMMA = re.compile(r"(?<![\d.,])(\d{1,3}),(\d{3})(?![\d,])")
+
+
+def comma_reading(details) -> tuple | None:
+    """(as typed, as read, with a point, value with a point) for an answer with one thousands
+    comma, e.g. ("1,011", "1011", "1.011", 1.011e-3) for '1,011 ms'; None otherwise.
+
+    The book reads a comma as a thousands separator (1,000), so '1,011 ms' is 1011 ms; a wrong
+    answer typed that way is told how it was read, and, where the decimal reading would be
+    right, to write a point."""
+    raw = details.get("raw") or ""
+    found = _ONE_COMMA.findall(raw)
+    if len(found) != 1 or raw.count(",") != 1 or found[0][1] == "000":
+        return None
+    head, tail = found[0]
+    dotted = _ONE_COMMA.sub(r"\1.\2", raw)
+    try:
+        value = parse_quantity_details(dotted)["value"]
+    except (ValueError, TypeError):
+        return None
+    return f"{head},{tail}", head + tail, f"{head}.{tail}", value
+
+
 def numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
     """(correct, message, diagnosis) for a parsed numeric answer; mirrored in the page's
-    script step by step. `mistakes`: the exercise's mistake_table."""
+    script step by step. `mistakes`: the exercise's mistake_table. A wrong answer typed
+    with one thousands comma ('1,011 ms') is told how the comma was read."""
+    verdict = _numeric_verdict(exercise, details, expected, params, mistakes)
+    comma = comma_reading(details) if not verdict[0] else None
+    if comma is None:
+        return verdict
+    typed, read, dotted, value = comma
+    if math.isfinite(value) and accepts(value, expected, exercise.tolerance):
+        return (
+            False,
+            f"{typed} is read as {read}: a comma separates thousands, as in 1,000. "
+            f"For the decimal {dotted}, write a point.",
+            "decimal comma",
+        )
+    note = f" (Note: {typed} is read as {read}, a comma separating thousands.)"
+    return False, verdict[1] + note, verdict[2]
+
+
+def _numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
     value, unit_kind = details["value"], details["kind"]
     wanted = None if exercise.kind == "number" else exercise.kind
     if unit_kind == "count_or_rate":  # "Tflops": whichever of the two the question asks for
@@ -765,12 +822,17 @@ def numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
         return True, correct_message(exercise, expected), None
     if value < 0 <= expected:
         return False, "That is negative; the answer is a positive quantity.", "sign"
-    bare = unit_kind is None and wanted is not None and wanted != "intensity"
+    # A bare number is read in base units; for a count (FLOPs) that is the unit meant.
+    bare = unit_kind is None and wanted not in (None, "intensity", "count")
+    if unit_kind is None and wanted == "count":
+        verdict = _bare_count_verdict(details, expected, exercise.tolerance)
+        if verdict is not None:
+            return verdict
     for mistake in mistakes:
         if bare and mistake.tag == "prefix":
             continue
         if _close(value, float(mistake.value), exercise.tolerance):
-            return False, mistake.message, mistake.message
+            return mistake.tag == ACCEPTED, mistake.message, mistake.message
     if bare and value != 0:
         return (
             False,
@@ -781,23 +843,47 @@ def numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
         )
     if value == 0:
         return False, "That is zero; the answer is not.", None
-    ratio = value / expected
+    return False, _how_far(exercise, value / expected), None
+
+
+def _how_far(exercise, ratio: float) -> str:
+    """How far off an undiagnosed answer is: a coarse bucket for homework, else the ratio."""
     if exercise.homework:
-        return (
-            False,
-            f"Not within {tolerance_text(exercise.tolerance)} of the answer: yours is {_bucket(ratio)}.",
-            None,
-        )
-    direction = (
-        f"about {ratio_text(ratio)} times too large"
-        if ratio > 1
-        else f"about {ratio_text(1 / ratio)} times too small"
-    )
+        far = _bucket(ratio)
+    elif ratio > 1:
+        far = f"about {ratio_text(ratio)} times too large"
+    else:
+        far = f"about {ratio_text(1 / ratio)} times too small"
+    return f"Not within {tolerance_text(exercise.tolerance)} of the answer: yours is {far}."
+
+
+#: SI prefixes a count may have been meant with, and their factors.
+COUNT_PREFIXES = (("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12), ("P", 1e15))
+
+
+def _bare_count_verdict(details, expected: float, tolerance: float) -> tuple | None:
+    """For a bare number where a count of FLOPs is asked ('989' for 9.895e11 FLOPs): the
+    number is read as FLOPs; say which prefix would make it right, if one does."""
+    value = details["value"]
+    prefix = _missing_prefix(value, expected, tolerance)
+    if prefix is None:
+        return None
+    shown = (details.get("raw") or "").strip() or f"{value:.4g}"
     return (
         False,
-        f"Not within {tolerance_text(exercise.tolerance)} of the answer: yours is {direction}.",
-        None,
+        f"A number alone counts FLOPs one by one, so {shown} is {shown} FLOPs. If you "
+        f"mean {shown} {prefix}FLOPs, write the prefix ('{shown} {prefix}FLOPs') or the "
+        "whole number.",
+        "count prefix",
     )
+
+
+def _missing_prefix(value: float, expected: float, tolerance: float) -> str | None:
+    """The SI prefix that would make a bare count right (989 for 9.895e11 FLOPs -> 'G')."""
+    for prefix, factor in COUNT_PREFIXES:
+        if value > 0 and accepts(value * factor, expected, tolerance):
+            return prefix
+    return None
 
 
 def _bucket(ratio: float) -> str:

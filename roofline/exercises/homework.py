@@ -131,8 +131,15 @@ def _derive(set_id: str, student_id: str) -> dict:
     return homework_set.make_parameters(Draw(f"{set_id}\0{normalise_id(student_id)}"))
 
 
+#: set id -> the id whose numbers the notebook last showed (parameters() without quiet), so a
+#: check after STUDENT_ID changed without the numbers being shown again can say so.
+_SHOWN: dict[str, str] = {}
+
+
 def parameters(set_id, student_id, quiet: bool = False) -> dict:
     """This student's numbers for `set_id`. An empty id gives the demo id's numbers."""
+    if not quiet:
+        _SHOWN[str(set_id)] = normalise_id(student_id) or DEMO_ID
     if not normalise_id(student_id):
         if not quiet:
             print(
@@ -190,4 +197,21 @@ def check(student_id, set_id, question, answer) -> core.Feedback:
             f"{set_id} has no question {question!r}; it has {', '.join(homework_set.questions)}.",
         )
     params = parameters(set_id, student_id, quiet=True)
-    return core.check(homework_set.exercise_id(question), answer, **params)
+    feedback = core.check(homework_set.exercise_id(question), answer, **params)
+    stale = _stale_numbers(set_id, student_id)
+    if stale is None or not feedback.answered or feedback.correct:
+        return feedback
+    return core.Feedback(feedback.exercise_id, False, stale, hints=())
+
+
+def _stale_numbers(set_id, student_id) -> str | None:
+    """The sentence for a check whose id differs from the one the numbers above were shown
+    for (STUDENT_ID changed, the cell with homework.given not run again); None if they agree."""
+    shown, now = _SHOWN.get(str(set_id)), normalise_id(student_id) or DEMO_ID
+    if shown is None or shown == now:
+        return None
+    return (
+        f"STUDENT_ID is now {now!r}, but the numbers shown above are those of {shown!r}: run "
+        "all cells again (Runtime > Run all) and work from the numbers shown for your id. "
+        "This answer was checked against your id's numbers, not the ones shown."
+    )

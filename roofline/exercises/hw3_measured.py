@@ -176,6 +176,18 @@ _register(
         measured_chip(p).peak_flops_per_s("bf16") / get_chip(p["chip"]).peak_flops_per_s("bf16")
     ),
     kind="number",
+    mistakes=lambda p: [
+        Mistake(
+            p["bandwidth_efficiency"],
+            "That is the bandwidth fraction (q1 over the spec bandwidth); this question asks "
+            "for the FLOP/s fraction: q2 over the spec sheet's dense bf16 peak.",
+        ),
+        Mistake(
+            100 * p["flops_efficiency"],
+            "That is a percentage; give the fraction, a number between 0 and 1 (or type the % "
+            "sign).",
+        ),
+    ],
     hints=("q2 divided by the spec-sheet peak.",),
 )
 

@@ -136,3 +136,67 @@ def measure_matmul(
                 np.matmul(a, b, out=c)
             sample.times.append((timer() - start) / inner)
     return sample
+
+
+#: Matmul sizes for each mode: the first n tried, the largest, and the seconds one
+#: (dtype, thread count) may spend. Tiny (tests) measures one size.
+MATMUL_PLANS = {
+    "full": {"n_min": 1024, "n_max": 8192, "budget_s": 6.0},
+    "quick": {"n_min": 512, "n_max": 4096, "budget_s": 1.5},
+    "tiny": {"n_min": 64, "n_max": 64, "budget_s": 1.0},
+}
+
+
+def first_matmul_size(mode: str, threads: int) -> int:
+    """The first n to time: larger when many threads share the matmul (each thread needs
+    tiles of its own to reach its peak), never above the mode's largest n."""
+    plan = MATMUL_PLANS[mode]
+    n = plan["n_min"]
+    while n < plan["n_max"] and n * n < 2**17 * max(1, threads):  # n^2 >= 131072 x threads
+        n *= 2
+    return n
+
+
+def next_matmul_size(
+    n: int, seconds_per_call: float, spent_s: float, budget_s: float, n_max: int, calls: int
+) -> int | None:
+    """The next n of the ramp (twice n), or None to stop: at `n_max`, or when `calls` timed
+    calls of 2n (8 times the work of one call at n) would not fit in the budget left.
+
+    A best-shape matmul peak needs n large enough for BLAS to reach its own peak on every
+    thread; doubling until the time budget is spent finds it without knowing the machine."""
+    if 2 * n > n_max:
+        return None
+    if spent_s + 8.0 * seconds_per_call * calls > budget_s:
+        return None
+    return 2 * n
+
+
+def ramp_matmul(
+    dtype: str,
+    mode: str,
+    threads: int | None,
+    repeats: int,
+    n_max: int | None = None,
+    timer=time.perf_counter,
+    samples: list | None = None,
+) -> list:
+    """Time square matmuls of growing n (`first_matmul_size`, then doubling while
+    `next_matmul_size` allows) on `threads` BLAS threads; returns the MatmulSamples (also
+    appended to `samples` as they start, so an interrupt keeps what was timed).
+    `n_max` (from the memory available) caps the mode's largest n."""
+    plan = MATMUL_PLANS[mode]
+    count = threads if threads is not None else blas_threads()
+    cap = min(plan["n_max"], n_max or plan["n_max"])
+    n = min(first_matmul_size(mode, count), cap)
+    out = [] if samples is None else samples
+    done, spent = [], 0.0
+    while n is not None:
+        sample = MatmulSample(dtype, n, n, n)
+        out.append(sample)
+        done.append(sample)
+        start = time.perf_counter()
+        measure_matmul(n, dtype, repeats, timer=timer, sample=sample, threads=threads)
+        spent += time.perf_counter() - start
+        n = next_matmul_size(n, sample.best_time, spent, plan["budget_s"], cap, repeats + 1)
+    return done

@@ -23,6 +23,7 @@ import platform
 import socket
 import sys
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,7 +35,13 @@ from ..units import format_bandwidth, format_bytes, format_flops_rate, format_in
 from .accelerator import AcceleratorResult, measure_accelerator
 from .analysis import Levels, TimedSample, combine_best, memory_levels
 from .bandwidth import KERNELS, BandwidthSample, measure_kernel, sweep_sizes
-from .matmul import MatmulSample, blas_threads, limit_blas_threads, measure_matmul
+from .matmul import (
+    MATMUL_PLANS,
+    MatmulSample,
+    blas_threads,
+    limit_blas_threads,
+    ramp_matmul,
+)
 
 __all__ = [
     "MeasureResult",
@@ -195,12 +202,44 @@ def settings_for(
     s["op_large"] = int(s["max_ws"] // (3 * 8))  # three fp64 arrays fill the largest working set
     # the all-thread main-memory step: every kernel in full mode, the add alone in short runs
     s["threaded_kernels"] = list(KERNELS) if mode == "full" else ["add"]
-    s["threaded_dtypes"] = ["fp64", "fp32"] if mode == "full" else ["fp64"]
-    s["threaded_matmul_n"] = s["matmul_n"] // 2 if mode == "quick" else s["matmul_n"]
+    # both peaks on all threads in every mode: chapter 9's roofline of the reader's machine
+    # uses them; the matmul sizes ramp up from matmul_n (matmul.MATMUL_PLANS)
+    s["threaded_dtypes"] = ["fp64", "fp32"]
+    s["matmul_n"] = MATMUL_PLANS[mode]["n_min"]
     s["threaded_ws"] = s["max_ws"] // 2 if mode == "quick" else s["max_ws"]
     s["mode"] = mode
     s["llc_bytes"] = llc
     return s
+
+
+def load_average() -> float | None:
+    """The 1-minute load average when the run starts (None where the OS has none): near 0
+    on a quiet machine; near the core count or above, other programs share the cores."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
+def busy_note(load: float | None, cores: int) -> str:
+    """A sentence on how busy the machine was, from its load average ('' when quiet/unknown)."""
+    if load is None or load < 0.5 * max(cores, 1):
+        return ""
+    return (
+        f"the load average was {load:.1f} on {cores} core{'s' if cores > 1 else ''} when it "
+        "started: other programs were running, so the figures are lower and noisier than a "
+        "quiet run's"
+    )
+
+
+def largest_matmul_n(available_bytes: float | None = None) -> int:
+    """The largest power-of-two n whose three fp64 n x n matrices take at most a quarter of
+    the available memory (at least 64)."""
+    available = available_memory_bytes() if available_bytes is None else available_bytes
+    n = 64
+    while 3 * 8 * (2 * n) ** 2 <= available / 4 and n < 2**15:
+        n *= 2
+    return n
 
 
 def bytes_needed(settings: dict) -> float:
@@ -630,6 +669,9 @@ class MeasureResult:
             f"Roofline of {self.host} ({self.cpu}), measured {self.date}, {self.settings.get('mode')} mode"
             f" in {self.seconds:.1f} s"
         ]
+        busy = self.busy_note()
+        if busy:
+            lines.append(f"note: {busy}.")
         if self.partial:
             lines.append(
                 f"PARTIAL RESULT: interrupted during {self.interrupted_during}; "
@@ -700,6 +742,7 @@ class MeasureResult:
                         f"  matmul {row['dtype']} peak {format_flops_rate(row['peak_flops_per_s'])}, "
                         f"ridge point {format_intensity(row['ridge'])} (both on {self.threads} threads)"
                     )
+            lines += self.peak_warnings()
             rows = self.predictions()
             if rows:
                 lines.append("")
@@ -719,6 +762,32 @@ class MeasureResult:
         elif self.accelerator_message:
             lines.append(self.accelerator_message)
         return "\n".join(lines)
+
+    def peak_warnings(self) -> list[str]:
+        """Plain sentences for each peak this run did not measure, or may have measured
+        below the best shape (its largest matmul was still its fastest)."""
+        lines = []
+        counts = sorted({1, self.threads})
+        for dtype in ("fp64", "fp32"):
+            for threads in counts:
+                on = f"{threads} thread{'s' if threads > 1 else ''}"
+                samples = self._matmuls(dtype, threads)
+                if not samples:
+                    lines.append(f"NOT MEASURED: the {dtype} matmul peak on {on}.")
+                    continue
+                largest = max(samples, key=lambda m: m.n)
+                rising = len(samples) > 1 and largest.best >= 1.1 * min(m.best for m in samples)
+                if rising and largest is max(samples, key=lambda m: m.best):
+                    lines.append(
+                        f"note: the {dtype} peak on {on} was still rising at n={largest.n}, "
+                        "where the time budget stopped; the full mode tries larger sizes."
+                    )
+        return lines
+
+    def busy_note(self) -> str:
+        """How busy the machine was when this run started ('' when quiet or unknown)."""
+        cores = self.settings.get("cores") or os.cpu_count() or 1
+        return busy_note(self.settings.get("load_average"), cores)
 
     def _all_thread_rows(self) -> list[dict]:
         rows = []
@@ -798,6 +867,34 @@ class MeasureResult:
         )
 
 
+REFERENCE_FILE = Path(__file__).with_name("reference_run.json")
+
+
+def page_example(own: MeasureResult, reference=REFERENCE_FILE) -> tuple[MeasureResult, str]:
+    """The run chapter 9's prose quotes, and the words naming its machine.
+
+    The stored reference run (`tools/measure_reference.py`, taken on a quiet machine) when
+    the file exists; else `own`, the run that built the page, named as such, with a word on
+    how busy its machine was. The prose never calls these figures the reader's own."""
+    path = Path(reference)
+    if path.is_file():
+        data = json.loads(path.read_text(encoding="utf-8"))
+        example = MeasureResult.from_dict(data)
+        info = data.get("reference", {})
+        quiet = "with nothing else running" if info.get("quiet") else "on a busy machine"
+        return example, (
+            f"the reference machine ({info.get('machine') or example.cpu}, "
+            f"{example.threads} BLAS threads, measured {example.date[:10]} in "
+            f"{example.settings.get('mode', 'full')} mode {quiet})"
+        )
+    busy = own.busy_note()
+    return own, (
+        f"the machine that built this page ({own.cpu}, {own.threads} BLAS "
+        f"thread{'s' if own.threads > 1 else ''}, measured while building, "
+        f"{own.settings.get('mode', 'full')} mode" + (f"; {busy}" if busy else "") + ")"
+    )
+
+
 def load_result(path) -> MeasureResult:
     """Read a measurement saved with `--json FILE` (or `MeasureResult.save_json`)."""
     with open(path, encoding="utf-8") as f:
@@ -828,10 +925,11 @@ def measure(
     """Measure this machine's roofline. `quick=True` for a short run (a few seconds).
 
     The sweep, the matmul peak and the operations run on one thread; with
-    `all_threads` (and more than one BLAS thread) a last step measures the matmul
-    peak and the main-memory bandwidth again on all of BLAS's threads (every kernel and
-    dtype in full mode; in quick mode, to keep it short, the add kernel on half the largest
-    working set and an fp64 matmul of half the size).
+    `all_threads` (and more than one BLAS thread) a last step measures the fp64 and fp32
+    matmul peaks and the main-memory bandwidth again on all of BLAS's threads (every kernel
+    in full mode; in quick mode the add kernel on half the largest working set). Each
+    matmul peak is the best of a ramp of sizes (`matmul.ramp_matmul`: the first n grows
+    with the thread count, then n doubles while the mode's time budget allows).
     `mode` ("full", "quick", "tiny") overrides `quick`; "tiny" is for tests.
     `timer` (seconds, like time.perf_counter) and `available_bytes` can be injected.
     Raises InsufficientMemoryError before allocating if the sizes will not fit.
@@ -844,6 +942,8 @@ def measure(
             raise ValueError(f"unknown kernel {k!r}; choose from {', '.join(KERNELS)}")
     check_memory(bytes_needed(settings), available_bytes, what=f"the {mode} measurement")
     now = datetime.datetime.now().astimezone()
+    settings["load_average"] = load_average()
+    settings["cores"] = os.cpu_count() or 1
     result = MeasureResult(
         host=socket.gethostname() or "this machine",
         date=now.strftime("%Y-%m-%d %H:%M"),
@@ -884,21 +984,11 @@ def measure(
                     timer=timer,
                     sample=sample,
                 )
+        n_cap = largest_matmul_n(available_bytes)
         for dtype in dtypes:
-            label = f"matmul: {dtype}, n={settings['matmul_n']}"
+            label = f"matmul: {dtype}, 1 thread"
             bar.step(label)
-            sample = MatmulSample(
-                dtype, settings["matmul_n"], settings["matmul_n"], settings["matmul_n"]
-            )
-            result.matmuls.append(sample)
-            measure_matmul(
-                settings["matmul_n"],
-                dtype,
-                settings["matmul_repeats"],
-                timer=timer,
-                sample=sample,
-                threads=1,
-            )
+            ramp_matmul(dtype, mode, 1, settings["matmul_repeats"], n_cap, timer, result.matmuls)
         with limit_blas_threads(
             1
         ):  # np.dot and matmul on one thread, like the roof they are put on
@@ -915,19 +1005,11 @@ def measure(
                 _time_calls(fn, settings["op_repeats"], inner, timer, op)
                 del fn
         if threaded:
-            n_all = settings.get("threaded_matmul_n", settings["matmul_n"])
             for dtype in threaded_dtypes:
-                label = f"matmul: {dtype}, n={n_all}, {threads} threads"
+                label = f"matmul: {dtype}, {threads} threads"
                 bar.step(label)
-                sample = MatmulSample(dtype, n_all, n_all, n_all)
-                result.matmuls.append(sample)
-                measure_matmul(
-                    n_all,
-                    dtype,
-                    settings["matmul_repeats"],
-                    timer=timer,
-                    sample=sample,
-                    threads=threads,
+                ramp_matmul(
+                    dtype, mode, threads, settings["matmul_repeats"], n_cap, timer, result.matmuls
                 )
             for k in threaded_kernels:
                 label = f"bandwidth: {k}, main memory, {threads} threads"

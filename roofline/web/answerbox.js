@@ -267,8 +267,36 @@
     }
     return null;
   }
-  function checkNumeric(P, text) {
+  var ONE_COMMA = /(^|[^\d.,])(\d{1,3}),(\d{3})(?![\d,])/g;
+  function commaReading(raw) {  // core.comma_reading
+    var found = [], m;
+    ONE_COMMA.lastIndex = 0;
+    while ((m = ONE_COMMA.exec(raw)) !== null) { found.push(m); }
+    if (found.length !== 1 || raw.split(",").length !== 2 || found[0][3] === "000") { return null; }
+    var head = found[0][2], tail = found[0][3], value;
+    var dotted = raw.replace(ONE_COMMA, function (all, pre, h, t) { return pre + h + "." + t; });
+    try { value = parseDetails(dotted).value; } catch (e) { if (e instanceof Unreadable) { return null; } throw e; }
+    return [head + "," + tail, head + tail, head + "." + tail, value];
+  }
+  var COUNT_PREFIXES = [["k", 1e3], ["M", 1e6], ["G", 1e9], ["T", 1e12], ["P", 1e15]];
+  function missingPrefix(v, e, tol) {  // core._missing_prefix
+    for (var i = 0; i < COUNT_PREFIXES.length; i++) {
+      if (v > 0 && accepts(v * COUNT_PREFIXES[i][1], e, tol)) { return COUNT_PREFIXES[i][0]; }
+    }
+    return null;
+  }
+  function checkNumeric(P, text) {  // core.numeric_verdict
     text = text.trim();
+    var verdict = numericCore(P, text);
+    var comma = verdict[0] ? null : commaReading(text);
+    if (comma === null) { return verdict; }
+    if (isFinite(comma[3]) && accepts(comma[3], num(P.expected), P.tolerance)) {
+      return [false, comma[0] + " is read as " + comma[1] + ": a comma separates thousands, as in 1,000. " +
+        "For the decimal " + comma[2] + ", write a point."];
+    }
+    return [false, verdict[1] + " (Note: " + comma[0] + " is read as " + comma[1] + ", a comma separating thousands.)"];
+  }
+  function numericCore(P, text) {
     if (!text) { throw new Unreadable("The answer is empty; type a number."); }
     if (text.length > 100) {
       throw new Unreadable("That text is too long to be a number; type a number such as 240 " +
@@ -298,10 +326,15 @@
     }
     if (accepts(value, expected, P.tolerance)) { return [true, P.correct_message]; }
     if (value < 0 && expected >= 0) { return [false, "That is negative; the answer is a positive quantity."]; }
-    var bare = unitKind === null && wanted !== null && wanted !== "intensity";
+    var bare = unitKind === null && wanted !== null && wanted !== "intensity" && wanted !== "count";
+    var prefix = wanted === "count" ? missingPrefix(value, expected, P.tolerance) : null;
+    if (unitKind === null && prefix !== null) {
+      return [false, "A number alone counts FLOPs one by one, so " + text + " is " + text + " FLOPs. If you " +
+        "mean " + text + " " + prefix + "FLOPs, write the prefix ('" + text + " " + prefix + "FLOPs') or the whole number."];
+    }
     for (var i = 0; i < P.mistakes.length; i++) {
       if (bare && P.mistakes[i][2] === "prefix") { continue; }
-      if (close(value, num(P.mistakes[i][0]), P.tolerance)) { return [false, P.mistakes[i][1]]; }
+      if (close(value, num(P.mistakes[i][0]), P.tolerance)) { return [P.mistakes[i][2] === "accepted", P.mistakes[i][1]]; }
     }
     if (bare && value !== 0) {
       return [false, S.add_unit.replace("{base}", S.base_units[wanted]).replace("{example}", S.unit_examples[wanted])];
