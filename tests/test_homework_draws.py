@@ -18,7 +18,6 @@ ROOT = Path(__file__).resolve().parent.parent
 IDS = [f"student-{i}" for i in range(3000)]
 MARGIN = 1.05  # the documented tie margin: the slowest resource takes >= 1.05x the next
 TPUS = ("TPU v4", "TPU v5e", "TPU v5p", "TPU v6e")
-LINES = "line" in rl.collectives.TOPOLOGIES  # the package knows torus axes without wraparound
 
 
 def _figures(chip_name):
@@ -60,13 +59,14 @@ def test_no_part1_draw_is_within_the_margin_of_a_tie():
 
 # ----------------------------------------------------------------------------- part 2
 def _topology_by_hand(chip_name, n):
-    """Two TPUs share one link; a shorter TPU axis than the full one (16 on v5e/v6e, 4 in a
-    full 4x4x4 cube on v4/v5p, so never with n = 4 or 8 here) has no wraparound: a line (a
-    ring where the package does not know lines yet). NVLink: a switch; Infinity Fabric: a mesh."""
+    """Two TPUs share one link. A TPU axis wraps around only at its full length: 16 chips on
+    v5e/v6e, a multiple of 4 (whole 4x4x4 cubes) on v4/v5p (scaling book, tpus.md); a shorter
+    axis is a line. NVLink: a switch; Infinity Fabric: a mesh."""
     if chip_name in TPUS:
         if n == 2:
             return "pair"
-        return "line" if LINES else "bidirectional-ring"
+        wraps = n % 16 == 0 if chip_name in ("TPU v5e", "TPU v6e") else n % 4 == 0
+        return "bidirectional-ring" if wraps else "line"
     return {"MI300X": "mesh"}.get(chip_name, "switch")
 
 
