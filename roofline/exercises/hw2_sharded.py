@@ -47,7 +47,8 @@ DIMS_D = (2048, 4096, 8192, 16384, 32768, 65536)
 DIMS_F = (4096, 8192, 16384)
 
 _TOPOLOGY_WORDS = {
-    "ring": "the two chips share one link (each direction carries its own bytes)",
+    "ring": "the two chips share one link (each direction carries its own bytes); with more "
+    "chips this is a one-way ring, or a line, which cost the same",
     "line": "the chips form a line along one torus axis (no wraparound: the axis is shorter "
     "than its full length); the links at the two ends carry the most",
     "bidirectional-ring": "a ring along one torus axis with wraparound: each chip sends half "
