@@ -81,6 +81,9 @@ __all__ = [
     "hierarchical_all_reduce_time",
     "hierarchical_all_reduce_terms",
     "megatron_mlp_times",
+    "fit_latency_bandwidth",
+    "NCCL_ALL_REDUCE_8X_H100",
+    "NCCL_16GIB_8X_H200",
 ]
 
 COLLECTIVES = ("all-gather", "reduce-scatter", "all-reduce", "all-to-all")
@@ -465,3 +468,46 @@ def megatron_mlp_times(
         in_switch_reduction,
     )
     return t_math, t_comm
+
+
+#: Measured: nccl-tests `all_reduce_perf` bus bandwidth over 8 x H100 SXM (HGX board, NVSwitch,
+#: NVLink SHARP/NVLS on, in place), NCCL 2.18.5, Azure ND H100 v5. Source: Azure/AI-benchmarking-
+#: guide, Azure_Results/ND_H100_v5_results.md (commit ae0b6a7f), printed as "1 MB 43.70; 16 MB
+#: 234.45; 67 MB 361.78; 134 MB 400.61; 268 MB 423.38; 1 GB 466.35; 8 GB 478.87" (GB/s). The
+#: sizes are read as the powers of two nccl-tests steps through (2^20 ... 2^33 bytes).
+NCCL_ALL_REDUCE_8X_H100 = {
+    "n": 8,
+    "nbytes": (2**20, 2**24, 2**26, 2**27, 2**28, 2**30, 2**33),
+    "bus_bytes_per_s": (43.70e9, 234.45e9, 361.78e9, 400.61e9, 423.38e9, 466.35e9, 478.87e9),
+    "source": "Azure/AI-benchmarking-guide Azure_Results/ND_H100_v5_results.md (ae0b6a7f), "
+    "nccl-tests all_reduce_perf, NCCL 2.18.5, 8 x H100 with NVLS",
+}
+
+
+def fit_latency_bandwidth(nbytes, seconds):
+    """Fit t = alpha + V / beta to measured (V bytes, t seconds) pairs; returns (alpha_s,
+    beta_bytes_per_s). Least squares on the *relative* error (each point divided by its
+    measured time), so small and large messages weigh alike. The "alpha-beta" (Hockney) model:
+    one fixed cost per collective, then bytes at one rate."""
+    import numpy as np
+
+    V = np.asarray(nbytes, dtype=float)
+    t = np.asarray(seconds, dtype=float)
+    if V.shape != t.shape or V.size < 2 or np.any(V <= 0) or np.any(t <= 0):
+        raise ValueError("give at least two positive (bytes, seconds) pairs of the same length")
+    rows = np.column_stack([np.ones_like(V), V]) / t[:, None]
+    (alpha, inv_beta), *_ = np.linalg.lstsq(rows, np.ones_like(V), rcond=None)
+    return float(alpha), float(1 / inv_beta)
+
+
+#: Measured: nccl-tests at 16 GiB over 8 x H200 (`-b 16G -e 16G -g 8`, NCCL 2.27.7), bus
+#: bandwidth in bytes/s: all-reduce with NVLS (in-switch reduction) and with the ring algorithm,
+#: all-gather and reduce-scatter. Source: stas00/ml-engineering network/README.md (commit
+#: 29c6b708): "all-reduce NVLS 480.0 vs ring 367.2; all-gather 361.4; reduce-scatter 362.9 GB/s".
+NCCL_16GIB_8X_H200 = {
+    "all-reduce (NVLS)": 480.0e9,
+    "all-reduce (ring)": 367.2e9,
+    "all-gather": 361.4e9,
+    "reduce-scatter": 362.9e9,
+    "source": "stas00/ml-engineering network/README.md (29c6b708), nccl-tests, NCCL 2.27.7",
+}

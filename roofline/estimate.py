@@ -20,6 +20,7 @@ __all__ = [
     "sharded_estimate",
     "sharded_critical_D",
     "sharded_topology",
+    "all_reduce_time",
     "check_below_roof",
     "Term",
     "BOUNDS",
@@ -487,6 +488,88 @@ def sharded_topology(chip, n=2, topology=None) -> str:
             "roofline.collectives.hierarchical_all_reduce_time (chapter 6, 'Beyond one node')"
         )
     return chosen
+
+
+def _slice_axes(chip, link, n):
+    """(axes, topologies) for n chips of a TPU slice: one axis up to `axis_chips`, else two."""
+    most = link.axis_chips or n
+    if n <= most:
+        return (n,), (sharded_topology(chip, n),)
+    if n % most:
+        raise ValueError(
+            f"n = {n} {chip.name} chips do not fill whole axes of {most}; pick a multiple of {most}"
+        )
+    axes = (most, n // most)
+    if axes[1] > most:
+        raise ValueError(
+            f"n = {n} needs more than two full axes of {most}; all_reduce_time models a slice "
+            "of at most two axes: use roofline.multi_axis_collective_time with your slice shape"
+        )
+    tops = tuple(
+        "ring" if a == 2 else _torus_axis_topology(chip, link, a) if a > 2 else "line" for a in axes
+    )
+    return axes, tops
+
+
+def all_reduce_time(chip, nbytes, n, latency_s=0.0, network_latency_s=0.0) -> float:
+    """Seconds to all-reduce `nbytes` (e.g. a model's gradients) held by each of n chips.
+
+    Inside one NVLink/ICI domain: NVSwitch/mesh domains use `sharded_topology`; a TPU slice of
+    n chips runs on one axis (line or wrapped ring by the chip's rule) or, for n above one
+    axis, on two axes at once (`multi_axis_collective_time`, e.g. 16 x 16 on a v5e pod).
+    Beyond one domain (more than 8 GPUs, a v5e pod's 256 chips): the two-level all-reduce of
+    `roofline.collectives.hierarchical_all_reduce_time`, inside each domain on NVLink/ICI and
+    across domains on `chip.network_bytes_per_s`; n must be a whole number of domains.
+    Bandwidth terms at line rate (no in-switch reduction); latency per step if given.
+    """
+    from .collectives import (
+        collective_time,
+        hierarchical_all_reduce_time,
+        multi_axis_collective_time,
+    )
+
+    chip = get_chip(chip)
+    link = chip.interconnect
+    check_size("n", n)
+    if link is None or link.topology is None:
+        raise ValueError(f"{chip.name} has no chip-to-chip link in the catalog")
+    if n == 1:
+        return 0.0
+    domain = link.domain_chips or n
+    torus = link.topology == "torus"
+    if n <= domain:
+        if not torus:
+            topology = sharded_topology(chip, n)
+            return collective_time(
+                "all-reduce", nbytes, n, link.one_way_bytes_per_s, topology, latency_s, link.count
+            )
+        axes, tops = _slice_axes(chip, link, n)
+        return multi_axis_collective_time(
+            "all-reduce", nbytes, axes, link.one_way_bytes_per_s, tops, latency_s
+        )
+    if chip.network is None:
+        raise ValueError(
+            f"{chip.name}: n = {n} is more than one {link.name} domain ({domain} chips) and the "
+            "catalog has no data-centre network figure for it; pass one to "
+            "roofline.collectives.hierarchical_all_reduce_time"
+        )
+    if n % domain:
+        raise ValueError(f"n = {n} is not a whole number of {domain}-chip {link.name} domains")
+    kwargs = {}
+    if torus:
+        kwargs["axes"], kwargs["topology"] = _slice_axes(chip, link, domain)
+    else:
+        kwargs["topology"], kwargs["links"] = sharded_topology(chip, domain), link.count
+    return hierarchical_all_reduce_time(
+        nbytes,
+        domain,
+        n // domain,
+        link.one_way_bytes_per_s,
+        chip.network_bytes_per_s,
+        latency_s=latency_s,
+        network_latency_s=network_latency_s,
+        **kwargs,
+    )
 
 
 def _link_term(chip, plan, n, link_bytes_per_s, topology, latency_s):

@@ -596,3 +596,58 @@ def test_megatron_mlp_threshold_by_hand_and_sympy():
     assert 1.39 < tm / tc < 1.40
     # the D-split of the same matmul (all-reduce of [B, F]) needs D > 30,784: link-bound
     assert rl.sharded_critical_D("H100 SXM", n=8) > 4096
+
+
+def test_all_reduce_time_picks_the_level_by_hand():
+    V = 1e9
+    # 8 H100s: one NVSwitch, 2(n-1)/n V / 450 GB/s
+    assert rl.all_reduce_time("H100 SXM", V, 8) == pytest.approx(2 * 7 / 8 * V / 450e9)
+    # 32 H100s: 4 nodes; RS + AG inside (7/8 V / 450 GB/s each), ring of 4 on the NICs with V/8
+    by_hand = 2 * 7 / 8 * V / 450e9 + 2 * 3 / 4 * (V / 8) / 50e9
+    assert rl.all_reduce_time("H100 SXM", V, 32) == pytest.approx(by_hand)
+    # 4 v5e chips: a line, 2 (n-1)/n V / 45 GB/s
+    assert rl.all_reduce_time("TPU v5e", V, 4) == pytest.approx(2 * 3 / 4 * V / 4.5e10)
+    # a whole v5e pod, 16 x 16 wrapped: 4 links per chip, twice an all-gather's 255/256 V / 4W
+    assert rl.all_reduce_time("TPU v5e", V, 256) == pytest.approx(2 * 255 / 256 * V / 1.8e11)
+    # two pods over DCN (2.5e10 B/s per 8-chip host): + a ring of 2 on V/256 at 3.125e9 B/s
+    two_pods = 2 * 255 / 256 * V / 1.8e11 + 2 * 1 / 2 * (V / 256) / (2.5e10 / 8)
+    assert rl.all_reduce_time("TPU v5e", V, 512) == pytest.approx(two_pods)
+    with pytest.raises(ValueError, match="whole number"):
+        rl.all_reduce_time("H100 SXM", V, 12)
+
+
+def test_line_works_on_numpy_and_sympy():
+    sizes = np.array([1e6, 1e9])
+    t = rl.collective_time("all-gather", sizes, 4, 4.5e10, "line", latency_s=1e-6)
+    assert t == pytest.approx(3 / 4 * sizes / 4.5e10 + 3e-6)
+    n, V, W = sympy.symbols("n V W", positive=True)
+    assert (
+        sympy.simplify(
+            rl.collective_time("all-reduce", V, n, W, "line") - 2 * (n - 1) * V / (n * W)
+        )
+        == 0
+    )
+    # all-to-all on a line: the middle link carries floor(n^2/4) blocks of V/n^2
+    assert rl.collective_time("all-to-all", 1.0, 4, 1.0, "line") == pytest.approx(4 / 16)
+    assert rl.collective_time("all-to-all", 1.0, 5, 1.0, "line") == pytest.approx(6 / 25)
+
+
+def test_latency_bandwidth_fit():
+    from roofline.collectives import NCCL_ALL_REDUCE_8X_H100 as nccl
+    from roofline.collectives import fit_latency_bandwidth
+
+    # exact data are recovered exactly
+    sizes = np.array([1e3, 1e6, 1e9])
+    alpha, beta = fit_latency_bandwidth(sizes, 5e-6 + sizes / 2e11)
+    assert alpha == pytest.approx(5e-6) and beta == pytest.approx(2e11)
+    # the nccl-tests curve: bus bandwidth -> time by nccl-tests' own factor 2(n-1)/n = 7/4
+    V = np.array(nccl["nbytes"], dtype=float)
+    t = 7 / 4 * V / np.array(nccl["bus_bytes_per_s"])
+    assert t[0] == pytest.approx(7 / 4 * 2**20 / 43.70e9)  # 42 us for 1 MiB
+    alpha, beta = fit_latency_bandwidth(V, t)
+    # tens of microseconds of fixed cost, a bus rate near the 450 GB/s line rate
+    assert 20e-6 < alpha < 60e-6 and 400e9 < 7 / 4 * beta < 460e9
+    model = alpha + V / beta
+    assert np.all(np.abs(model / t - 1) < 0.2)
+    # the model is optimistic (faster than measured) in the middle of the curve
+    assert model[1] < t[1] and model[-1] > t[-1]

@@ -285,3 +285,47 @@ register(
         ],
     )
 )
+
+
+def _megatron_f_star(p, matmuls=3, links=None):
+    """F where a Megatron MLP's math (matmuls x 2BDF/n) equals its [B, D] all-reduce, bf16."""
+    chip = get_chip(p["chip"])
+    n, peak = p["n"], chip.peak_flops_per_s("bf16")
+    total = (links or chip.link_count) * chip.link_bytes_per_s
+    # matmuls * 2BDF / (n P) = 2(n-1)/n * 2BD / W_total  ->  F = 2 (n-1) P / (matmuls W_total)
+    return 2 * (n - 1) * peak / (matmuls * total)
+
+
+register(
+    Exercise(
+        id="comms-megatron-threshold",
+        title="A tensor-parallel MLP on eight B200s (chapter 6)",
+        question="Eight B200 GPUs on NVSwitch run a gated MLP (three matmuls: gate, up, down) split "
+        "Megatron's way: the gate and up matrices by columns, the down matrix by rows, one "
+        "all-reduce of the [B, D] output per MLP, all in bf16. Above which hidden size F does each "
+        "GPU's math outlast the all-reduce?",
+        answer=_megatron_f_star,
+        kind="number",
+        params={"chip": "B200", "n": 8},
+        hints=(
+            "Math per GPU: 3 x 2BDF/n FLOPs at the dense bf16 peak. All-reduce through the "
+            "switch: 2(n-1)/n x 2BD bytes over all the GPU's links together. B and D cancel.",
+        ),
+        mistakes=lambda p: [
+            Mistake(
+                _megatron_f_star(p, matmuls=2),
+                "That is a plain MLP with two matmuls; a gated MLP has three (gate, up, down).",
+            ),
+            Mistake(
+                _megatron_f_star(p, links=1),
+                "That sends everything over one NVLink link; through NVSwitch each GPU uses all "
+                "of its links at once.",
+            ),
+            Mistake(
+                _megatron_f_star(p) / 2,
+                "You used the bidirectional figure (both directions added); the all-reduce's "
+                "bytes leave each GPU in one direction.",
+            ),
+        ],
+    )
+)
