@@ -66,3 +66,20 @@ def test_v6e_pod_exercise_by_hand():
     assert not one_axis.correct and "one axis" in one_axis.message
     memory = check("matmul-dp-gradient-tokens-v6e", 918e12 / 1638e9)
     assert not memory.correct and "memory bound" in memory.message
+
+
+def test_the_table_agrees_with_the_package_all_reduce_of_a_chip():
+    """The chapter composes the collectives itself; rl.all_reduce_time picks the same slice."""
+    V = 2.0**30
+    v5e_link = 45e9
+    pod = rl.multi_axis_collective_time("all-reduce", V, (16, 16), v5e_link)
+    assert rl.all_reduce_time("TPU v5e", V, 256) == pytest.approx(pod, rel=1e-12)
+    four_pods = rl.hierarchical_all_reduce_time(
+        V, 256, 4, v5e_link, 2.5e10 / 8, "bidirectional-ring", axes=(16, 16)
+    )
+    assert rl.all_reduce_time("TPU v5e", V, 1024) == pytest.approx(four_pods, rel=1e-12)
+    # by hand: RS + AG in the pod 2 x 255/256 V / (4 x 45e9), ring across 4 pods of V/256 at
+    # 2.5e10 / 8 B/s per chip: 2 x 3/4 x V/256 / 3.125e9
+    by_hand = 2 * 255 / 256 * V / (4 * 45e9) + 2 * 3 / 4 * V / 256 / 3.125e9
+    assert four_pods == pytest.approx(by_hand, rel=1e-12)
+    assert by_hand / V * 2 * 197e12 / 6 == pytest.approx(850.0, abs=0.5)
