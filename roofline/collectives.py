@@ -453,7 +453,11 @@ def megatron_mlp_times(
     t_math = (2 or 3 matmuls) x 2 B D F / n / peak; t_all_reduce = `collective_time` of
     B D bytes_per_element on `topology`. Naively they add (the all-reduce needs the finished
     partial sums); overlapped, chunk by chunk, the step approaches the larger one.
-    HBM traffic is not included here: see `roofline.sharded_estimate` for that part.
+    B: tokens (batch x sequence); peak_flops_per_s: one chip's dense peak; link_bytes_per_s:
+    one link, one way (with `links`, e.g. 18 NVLink links into NVSwitch). With
+    F > (2/3)(n-1) P / W_total (gated, bf16, switch) the math outlasts the all-reduce. HBM
+    traffic is not included: estimate each matmul, e.g. `roofline.estimate(roofline.matmul(B,
+    D, F // n), chip)`, as chapter 6 does.
     """
     matmuls = 3 if gated else 2
     t_math = matmuls * 2 * B * D * F / n / peak_flops_per_s

@@ -613,8 +613,9 @@ def sharded_critical_D(chip, n=2, dtype="bf16", link_bytes_per_s=None, topology=
     """The contraction size D above which each chip's math outlasts its all-reduce (link only).
 
     Solves 2BDF/(n * peak) = (bytes on the busiest link) / link for D; B and F cancel. On a
-    one-way ring (and for two chips on one link) D* = (n - 1) * bytes per element * peak / link;
-    on a bidirectional ring half that; on a switch the link is all the chip's links together.
+    one-way ring, a line (a TPU axis without wraparound) and two chips on one link
+    D* = (n - 1) * bytes per element * peak / link; on a bidirectional ring (a wrapped axis)
+    half that; on a switch the link is all the chip's links together.
     This is the **link** condition only: each chip is compute-bound only if its math also
     outlasts its HBM traffic (B above `exact_critical_batch_size(chip, D/n, F)`).
     """

@@ -71,8 +71,9 @@ class Link:
     source: Source
     count: int = 1
     topology: str | None = None
-    """How the chips are joined: "torus" (TPU ICI: each chip links to its neighbours, a
-    collective along one axis is a bidirectional ring), "switch" (NVLink into NVSwitch, or a
+    """How the chips are joined: "torus" (TPU ICI: each chip links to its neighbours; a
+    collective along one axis is a bidirectional ring where the axis wraps around, a line
+    where it does not: see `wraparound_multiple`), "switch" (NVLink into NVSwitch, or a
     bridge joining two GPUs: all `count` links at once), "mesh" (a direct link to every
     other chip), or None (a host link, not for chip-to-chip collectives)."""
     wraparound_multiple: int | None = None
