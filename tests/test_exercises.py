@@ -192,9 +192,12 @@ def test_homework_answers_match_a_hand_derivation():
     peak, bw, D, F = chip.peak_flops_per_s("bf16"), chip.hbm_bytes_per_s, p["D"], p["F"]
     by_hand = (D * F / bw) / (D * F / peak - (D + F) / bw)
     assert homework.check("bob", "part1", "q7", by_hand).correct
-    # part 2, q2: a ring sends 2(n-1)/n of a bf16 partial sum (2 B F bytes)
+    # part 2, q2: bob has 2 MI300X joined by one direct link; in the all-reduce each sends
+    # its half of the bf16 partial sum (2 B F bytes) over it, then the reduced half back:
+    # 2 x (2 B F / 2) = 2 B F bytes one way on that link
     p = homework.parameters("part2", "bob", quiet=True)
-    sent = 2 * (p["n"] - 1) / p["n"] * 2 * p["B"] * p["F"]
+    assert (p["chip"], p["n"]) == ("MI300X", 2)
+    sent = 2 * p["B"] * p["F"]
     assert homework.check("bob", "part2", "q2", f"{sent / 1e6} MB").correct
     assert not homework.check("bob", "part2", "q2", 2 * sent).correct  # both directions
 

@@ -491,61 +491,7 @@ def test_catalog_links_quote_the_vendor():
                 assert link.vendor.url.startswith("https://cloud.google.com/tpu/")
 
 
-# ----------------------------------------------------------------- homework part 2, by hand
-def _links_at_once_by_hand(chip, n):
-    """One link for a TPU pair, two on a torus axis, all links through NVSwitch, n-1 in a mesh."""
-    topology = chip.interconnect.topology
-    if topology == "torus":  # two links only on an axis with wraparound (16 on v5e/v6e)
-        wraps = n == 16 if chip.name in ("TPU v5e", "TPU v6e") else n % 4 == 0
-        return 2 if n > 2 and wraps else 1
-    if topology == "switch":
-        return chip.interconnect.count
-    return n - 1
-
-
-@pytest.mark.parametrize("student", [f"s{i:07d}" for i in range(0, 400, 37)])
-def test_homework_part2_answers_by_hand(student):
-    from roofline.exercises import homework
-
-    p = homework.parameters("part2", student, quiet=True)
-    chip = rl.get_chip(p["chip"])
-    B, D, F, n = p["B"], p["D"], p["F"], p["n"]
-    peak, hbm, link = (
-        chip.peak("bf16").dense_flops_per_s,
-        chip.hbm_bytes_per_s,
-        chip.interconnect.one_way_bytes_per_s,
-    )
-    sent = 2 * (n - 1) / n * 2 * B * F
-    t_link = sent / (_links_at_once_by_hand(chip, n) * link)
-    t_math = 2 * B * D * F / n / peak
-    t_mem = 2 * (B * D / n + D / n * F + B * F) / hbm
-    verdict = max((t_math, "compute"), (t_mem, "memory"), (t_link, "link"))[1]
-    answers = {
-        "q1": 2 * B * D * F / n,
-        "q2": sent,
-        "q3": t_link,
-        "q4": t_math,
-        "q5": t_mem,
-        "q6": verdict,
-        "q7": D * t_link / t_math,
-        "q8": "2*B*D*F/n",
-    }
-    for q, value in answers.items():
-        assert homework.check(student, "part2", q, value).correct, (q, value, p)
-    assert not homework.check(student, "part2", "q3", t_link * 2).correct
-
-
-def test_homework_part2_verdict_varies_over_ids():
-    from collections import Counter
-
-    from roofline.exercises import homework
-    import roofline.exercises.hw2_sharded as hw2
-
-    counts = Counter(
-        hw2._est(homework.parameters("part2", f"id{i}", quiet=True)).bound for i in range(2000)
-    )
-    assert set(counts) == {"compute", "memory", "link"}
-    assert min(counts.values()) >= 0.2 * 2000, counts
+# homework part 2 by hand: tests/test_homework_draws.py
 
 
 @pytest.mark.slow

@@ -301,3 +301,53 @@ register(
         ],
     )
 )
+
+
+def _pod_gradient_tokens(p):
+    """Tokens per chip at which 6BDF / P equals the all-reduce of the bf16 [D, F] gradient over
+    a torus slice with every axis at once (D and F cancel: any V gives the same B)."""
+    from ..collectives import multi_axis_collective_time
+
+    chip = get_chip(p["chip"])
+    V = 2.0**30
+    seconds = multi_axis_collective_time(
+        "all-reduce", V, p["axes"], chip.interconnect.one_way_bytes_per_s
+    )
+    return seconds / V * 2 * chip.peak_flops_per_s("bf16") / 6
+
+
+register(
+    Exercise(
+        id="matmul-dp-gradient-tokens-v6e",
+        title="Gradients on a TPU v6e pod (chapter 4)",
+        question="A full TPU v6e pod (a 16 x 16 torus, both axes wrap around) trains a model with "
+        "pure data parallelism, one chip per replica. After each step the bf16 gradient of "
+        "every weight matrix W[D, F] is all-reduced over all 256 chips, on both axes at once, "
+        "overlapped with the backward pass. How many tokens must each chip process per step "
+        "for its math (6BDF FLOPs per weight matmul: forward and backward) to outlast that "
+        "all-reduce?",
+        answer=_pod_gradient_tokens,
+        params={"chip": "TPU v6e", "axes": (16, 16)},
+        hints=(
+            "Math: 6BDF / P. All-reduce over k axes at once of N chips in all: "
+            "2 (N-1)/N V / (2 k BW_link) with V = 2DF bytes. Set them equal: D and F cancel.",
+        ),
+        mistakes=lambda p: [
+            Mistake(
+                3 * _pod_gradient_tokens(p),
+                "That counts the forward matmul only (2BDF); the backward pass does two more "
+                "of the same size, 6BDF per step.",
+            ),
+            Mistake(
+                2 * _pod_gradient_tokens(p),
+                "That runs the all-reduce on one axis (2 links per chip); over the whole pod "
+                "both axes work at once, 4 links per chip.",
+            ),
+            Mistake(
+                critical_batch_size(p["chip"], "bf16"),
+                "That is the memory bound (the critical batch); the gradient all-reduce asks "
+                "for more tokens per chip.",
+            ),
+        ],
+    )
+)

@@ -37,6 +37,9 @@ __all__ = [
     "questions",
     "DEMO_ID",
     "Draw",
+    "TIE_MARGIN",
+    "tie_ratio",
+    "draw_until",
 ]
 
 DEMO_ID = "demo"
@@ -57,6 +60,32 @@ class Draw:
     def choice(self, options):
         options = list(options)
         return options[self.index(len(options))]
+
+
+#: A draw whose two slowest resources lie within this fraction of each other is redrawn: the
+#: verdict "compute-bound" or "memory-bound" must survive a 4-significant-digit rounding, a
+#: spec figure quoted one way or another and a reasonable slip, so the slowest resource is at
+#: least 5 % slower than the next one for every student.
+TIE_MARGIN = 0.05
+
+
+def tie_ratio(times) -> float:
+    """The slowest of `times` over the second slowest (>= 1; 1.0 is an exact tie)."""
+    first, second = sorted((float(t) for t in times), reverse=True)[:2]
+    return first / second if second > 0 else float("inf")
+
+
+def draw_until(draw: "Draw", make: Callable[["Draw"], dict], accept: Callable[[dict], bool]):
+    """`make(draw)` again and again on the same seed until `accept` takes the result.
+
+    Deterministic: the same id always gets the same numbers, and an id whose first draw is
+    accepted keeps it (redraws only continue the id's own sequence). Raises RuntimeError if
+    1000 draws in a row are rejected (a rule that rejects almost everything is a bug)."""
+    for _ in range(1000):
+        params = make(draw)
+        if accept(params):
+            return params
+    raise RuntimeError("1000 homework draws in a row were rejected: check the acceptance rule")
 
 
 @dataclass(frozen=True)

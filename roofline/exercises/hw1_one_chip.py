@@ -10,7 +10,16 @@ from .. import (
 )
 from ..units import format_bandwidth, format_flops_rate
 from .core import Mistake, approximation_mistakes, distinct_mistakes
-from .homework import DEMO_ID, Draw, HomeworkSet, define_set, register_question
+from .homework import (
+    DEMO_ID,
+    TIE_MARGIN,
+    Draw,
+    HomeworkSet,
+    define_set,
+    draw_until,
+    register_question,
+    tie_ratio,
+)
 
 SET_ID = "part1"
 CHIPS = ("TPU v5e", "TPU v5p", "TPU v6e", "A100 SXM", "H100 SXM", "H200", "B200", "MI300X")
@@ -19,13 +28,26 @@ DIMS_D = (2048, 4096, 8192, 16384)
 DIMS_F = (4096, 8192, 16384, 28672)
 
 
-def make_parameters(draw: Draw) -> dict:
+def _draw_once(draw: Draw) -> dict:
     return {
         "chip": draw.choice(CHIPS),
         "B": draw.choice(BATCHES),
         "D": draw.choice(DIMS_D),
         "F": draw.choice(DIMS_F),
     }
+
+
+def far_from_tie(p: dict) -> bool:
+    """True when the math and memory times differ by at least TIE_MARGIN (q5 is then
+    unambiguous: 1.0017 from the tie, as v5e with B = 256, D = F = 8192 was, is redrawn)."""
+    e = estimate(matmul(p["B"], p["D"], p["F"]), p["chip"])
+    return tie_ratio((e.t_math, e.t_comms)) >= 1 + TIE_MARGIN
+
+
+def make_parameters(draw: Draw) -> dict:
+    """A student's chip and sizes: drawn from the id's seed, redrawn while within TIE_MARGIN of
+    the compute/memory tie."""
+    return draw_until(draw, _draw_once, far_from_tie)
 
 
 def describe(p: dict) -> list:
