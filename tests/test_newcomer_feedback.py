@@ -84,10 +84,10 @@ LINK_ROWS = [
     # v6e bf16 ridge over one link: 918e12 / 9e10 = 10,200 (book); / 1e11 = 9,180 (Google)
     ("plot-ridge-ici-v6e", "10200 FLOPs/B", "is right"),
     ("plot-ridge-ici-v6e", "9180 FLOPs/B", "Google's figure"),
-    # latency crossover, 8 v5e chips, 1 µs a step: 2 n W t = 2 x 8 x 4.5e10 x 1e-6 = 720 kB;
-    # with Google's 5e10: 800 kB
-    ("comms-latency-crossover", "720 kB", "is right"),
-    ("comms-latency-crossover", "800 kB", "Google's figure"),
+    # latency crossover, 8 v5e chips on a line (no wraparound below 16), 1 µs a step:
+    # (n-1) t = (n-1)/n V / W -> V = n W t = 8 x 4.5e10 x 1e-6 = 360 kB; with Google's 5e10: 400 kB
+    ("comms-latency-crossover", "360 kB", "is right"),
+    ("comms-latency-crossover", "400 kB", "Google's figure"),
     # two v5p chips: D > 2 P / W (one link, one way): 2 x 459e12 / 9e10 = 10,200; / 1e11: 9,180
     ("problems-v5p-critical-d", "9180", "Google's figure"),
 ]
