@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT / "tests" / "data" / "submissions"))
 import make_samples  # noqa: E402
 
 from roofline.exercises import grading, homework  # noqa: E402
+from roofline.exercises.grader import sandbox as grading_sandbox  # noqa: E402
 
 # several test runs may share this machine: each grading run gets its own sandbox uids
 UID_BASE = 1_000_000 + 8 * random.randrange(100_000)
@@ -341,7 +342,7 @@ def test_journal_ignores_a_torn_line_and_other_limits(tmp_path):
 
 def test_missing_bwrap_is_said_once_and_limits_still_apply(monkeypatch, capsys):
     monkeypatch.setattr(grading.shutil, "which", lambda name: None)
-    monkeypatch.setattr(grading, "_warned", set())
+    monkeypatch.setattr(grading_sandbox, "_warned", set())
     assert grading.sandbox_kind("auto") == "rlimits"
     assert grading.sandbox_kind("auto") == "rlimits"
     assert capsys.readouterr().err.count("WARNING: no sandbox") == 1

@@ -1,0 +1,441 @@
+"""The sandbox a submitted notebook's kernel runs in: bubblewrap, resource limits, uid slots.
+
+bubblewrap (when installed and usable) gives each kernel a fresh home holding only its
+notebook, a private /tmp, no network, its own process tree, everything else read-only;
+resource limits (prlimit, or setrlimit in the child) apply always. As root each running
+notebook gets its own unused uid (a "slot"), whose processes are all killed when it ends.
+Times in seconds, sizes in bytes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+MIB = 2**20
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """What one notebook may use. Times in seconds, sizes in bytes."""
+
+    cell_s: float = 120.0
+    """wall time of one code cell; past it the cell is interrupted (then its kernel killed)."""
+    notebook_s: float = 1800.0
+    """wall time of the whole notebook, kernel start-ups and reruns included."""
+    memory_bytes: int = 4096 * MIB
+    """address space of each process in the sandbox (RLIMIT_AS)."""
+    cpu_s: int = 1800
+    """CPU time of each process in the sandbox (RLIMIT_CPU)."""
+    processes: int = 128
+    """processes and threads of the sandbox's user (RLIMIT_NPROC; a kernel uses about 10)."""
+    file_bytes: int = 256 * MIB
+    """largest file a sandboxed process may write (RLIMIT_FSIZE)."""
+    open_files: int = 256
+    """open file descriptors per process (RLIMIT_NOFILE)."""
+    disk_bytes: int = 256 * MIB
+    """size of the sandbox's home and of its /tmp (each a tmpfs, so it counts as memory)."""
+    startup_s: float = 60.0
+    """time a kernel may take to start and answer (a busy machine is slow)."""
+    interrupt_grace_s: float = 3.0
+    """time an interrupted cell gets to stop before its kernel is killed."""
+    restarts: int = 3
+    """kernel restarts per notebook after a cell crashed or hung it."""
+
+    def key(self) -> str:
+        """What a journalled result depends on (a rerun with other limits regrades)."""
+        return json.dumps(dataclasses.asdict(self), sort_keys=True)
+
+
+# ---------------------------------------------------------------- the sandbox
+_warned = set()
+_warn_lock = threading.Lock()
+
+
+def _warn_once(key: str, message: str) -> None:
+    with _warn_lock:
+        if key not in _warned:
+            _warned.add(key)
+            print(f"WARNING: {message}", file=sys.stderr)
+
+
+def sandbox_kind(requested: str = "auto") -> str:
+    """'bwrap' (bubblewrap usable here) or 'rlimits' (resource limits only)."""
+    if requested not in ("auto", "bwrap", "rlimits"):
+        raise ValueError(f"--sandbox must be auto, bwrap or rlimits, not {requested!r}")
+    if requested == "rlimits":
+        return "rlimits"
+    usable = shutil.which("bwrap") is not None and sys.platform.startswith("linux")
+    if usable:
+        probe = subprocess.run(
+            ["bwrap", *_bwrap_base(), "--", "true"],
+            check=False,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=30,
+        )
+        usable = probe.returncode == 0
+        why = probe.stderr.decode(errors="replace").strip()[-300:]
+    else:
+        why = "bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    if not usable:
+        if requested == "bwrap":
+            raise RuntimeError(f"the bubblewrap sandbox cannot run here: {why}")
+        _warn_once(
+            "no-bwrap",
+            f"no sandbox: {why}. Student code will run with resource limits only: "
+            "it can read what your account can read, reach the network, and "
+            "(unless the grader runs as root) write your files. Grade in a "
+            "throwaway account or container, or install bubblewrap.",
+        )
+        return "rlimits"
+    return "bwrap"
+
+
+def _bwrap_base() -> list[str]:
+    """The system part of the sandbox: read-only /usr /etc ..., its own /proc /dev, no network."""
+    args = [
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+    ]
+    if os.geteuid() != 0:
+        args += ["--unshare-user"]
+    for top in ("/usr", "/etc"):
+        if os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    return args
+
+
+def _python_paths() -> list[str]:
+    """Directories the kernel's Python needs, read-only: the interpreter, the venv and `roofline`.
+
+    Only the `roofline` package folder itself is shown (not the repository around it, where a
+    teacher may keep submissions or grades)."""
+    import roofline
+
+    wanted = {
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        sys.base_exec_prefix,
+        os.path.dirname(os.path.realpath(sys.executable)),
+        os.path.dirname(os.path.abspath(roofline.__file__)),
+    }
+    for entry in sys.path:
+        if (
+            entry
+            and os.path.isdir(entry)
+            and any(entry.startswith(p + os.sep) for p in (sys.prefix, sys.base_prefix))
+        ):
+            wanted.add(entry)
+    paths = sorted(
+        {os.path.realpath(p) for p in wanted if os.path.isdir(p)}
+        | {os.path.abspath(p) for p in wanted if os.path.isdir(p)}
+    )
+    system = ("/usr/", "/etc/", "/bin/", "/lib/", "/lib64/", "/sbin/")
+    paths = [p for p in paths if not (p + "/").startswith(system)]
+    return [p for p in paths if not any(p.startswith(q + os.sep) for q in paths)]
+
+
+def _rlimit_args(limits: Limits, processes: int) -> list[str]:
+    return [
+        f"--as={limits.memory_bytes}",
+        f"--cpu={int(limits.cpu_s)}",
+        f"--nproc={processes}",
+        f"--fsize={limits.file_bytes}",
+        f"--nofile={limits.open_files}",
+        "--core=0",
+    ]
+
+
+def count_processes(uid: int) -> int:
+    """Processes and threads (tasks) of `uid` now: what RLIMIT_NPROC counts."""
+    count = 0
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    count += len(os.listdir(f"/proc/{entry}/task"))
+            except OSError:
+                pass
+    return count
+
+
+def kill_uid(uid: int) -> None:
+    """SIGKILL every process of `uid` (a sandbox uid no one else uses), until none is left."""
+    if not os.path.isdir("/proc"):
+        return
+    for _ in range(50):
+        found = False
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    found = True
+                    os.kill(int(entry), signal.SIGKILL)
+            except (OSError, ProcessLookupError):
+                pass
+        if not found:
+            return
+        time.sleep(0.02)
+
+
+class Sandbox:
+    """One notebook's private directory and the command that starts its kernel.
+
+    `notebook` is the grader's own private copy of the submission (made once when the folder
+    is surveyed), so nothing a student can change is opened again here."""
+
+    def __init__(self, base: Path, kind: str, uid: int | None, limits: Limits, notebook: Path):
+        self.kind, self.uid, self.limits = kind, uid, limits
+        self.dir = Path(tempfile.mkdtemp(prefix="nb-", dir=base))
+        self.home, self.tmp, self.run = self.dir / "home", self.dir / "tmp", self.dir / "run"
+        for folder in (self.home, self.tmp, self.run):
+            folder.mkdir(mode=0o700)
+            if uid is not None:
+                os.chown(folder, uid, uid)
+        os.chmod(self.home, 0o711)  # bwrap's set-up (no capabilities left) must enter it
+        shutil.copyfile(notebook, self.home / "submission.ipynb", follow_symlinks=False)
+        if uid is not None:
+            os.chown(self.home / "submission.ipynb", uid, uid)
+            os.chown(self.dir, 0, 0)
+            os.chmod(self.dir, 0o711)
+        self.inside_home = "/home/student" if kind == "bwrap" else str(self.home)
+        self.inside_tmp = "/tmp" if kind == "bwrap" else str(self.tmp)
+        self.inside_run = "/run/kernel" if kind == "bwrap" else str(self.run)
+
+    def env(self) -> dict:
+        """The kernel's whole environment (nothing of the grader's is passed on)."""
+        path = os.pathsep.join(
+            [os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"]
+        )
+        return {
+            "PATH": path,
+            "HOME": self.inside_home,
+            "TMPDIR": self.inside_tmp,
+            "USER": "student",
+            "LOGNAME": "student",
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+            "NUMEXPR_NUM_THREADS": "1",
+            "JUPYTER_PLATFORM_DIRS": "1",
+            "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+
+    def popen_kwargs(self, processes: int) -> dict:
+        """subprocess arguments for the command: without bwrap, the environment, folder and uid."""
+        if self.kind == "bwrap":
+            return {}
+        extra = {"env": self.env(), "cwd": str(self.home)}
+        if self.uid is not None:
+            extra.update(user=self.uid, group=self.uid, extra_groups=[])
+        if not shutil.which("prlimit"):
+            extra["preexec_fn"] = preexec_limits(self.limits, processes)
+        return extra
+
+    def command(self, kernel: list[str], processes: int, hidden: list[Path]) -> list[str]:
+        """The command line that runs `kernel` in this sandbox, limits first."""
+        prlimit = shutil.which("prlimit")
+        limit = [prlimit, *_rlimit_args(self.limits, processes), "--"] if prlimit else []
+        if self.kind != "bwrap":
+            return limit + kernel
+        args = ["bwrap", *_bwrap_base(), *self._private_folders(), *_python_binds()]
+        args += _hide(hidden)
+        args += [
+            "--ro-bind",
+            str(self.home / "submission.ipynb"),
+            "/home/student/submission.ipynb",
+            "--bind",
+            str(self.run),
+            self.inside_run,
+            "--chdir",
+            "/home/student",
+            "--hostname",
+            "sandbox",
+            "--clearenv",
+        ]
+        for name, value in self.env().items():
+            args += ["--setenv", name, value]
+        return limit + args + self._as_student() + kernel
+
+    def _private_folders(self) -> list[str]:
+        """Home and /tmp: size-capped tmpfs (a notebook cannot fill the grader's disk).
+
+        Mounted first, so that a Python or a checkout under /tmp is bound on top of them."""
+        size = str(self.limits.disk_bytes)
+        args = ["--perms", "0755", "--dir", "/home", "--perms", "0755", "--dir", "/run"]
+        for folder in ("/home/student", "/tmp"):
+            args += ["--perms", "01777", "--size", size, "--tmpfs", folder]
+        return args
+
+    def _as_student(self) -> list[str]:
+        """The end of bwrap's arguments: as root, drop to the slot's unprivileged uid."""
+        if self.uid is None:
+            return ["--"]
+        return [
+            "--cap-add",
+            "CAP_SETUID",
+            "--cap-add",
+            "CAP_SETGID",
+            "--",
+            "setpriv",
+            f"--reuid={self.uid}",
+            f"--regid={self.uid}",
+            "--clear-groups",
+            "--bounding-set=-all",
+            "--inh-caps=-all",
+            "--no-new-privs",
+        ]
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _python_binds() -> list[str]:
+    """Read-only binds of the folders Python needs, with readable folders made above them."""
+    args: list[str] = []
+    made = {"/", "/tmp", "/home", "/home/student", "/run"}  # already there, with their modes
+    for path in _python_paths():
+        for parent in reversed(Path(path).parents[:-1]):  # readable folders above it
+            if str(parent) not in made:
+                made.add(str(parent))
+                args += ["--perms", "0755", "--dir", str(parent)]
+        args += ["--ro-bind", path, path]
+    return args
+
+
+def _hide(hidden: list[Path]) -> list[str]:
+    """Submissions or output inside a folder the sandbox shows: mounted over, so invisible."""
+    args: list[str] = []
+    shown = _python_paths() + ["/usr", "/etc"]
+    for path in hidden:
+        if path.exists() and any(str(path) == p or str(path).startswith(p + os.sep) for p in shown):
+            args += (
+                ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
+            )
+    return args
+
+
+def preexec_limits(limits: Limits, processes: int):
+    def apply():
+        import resource
+
+        for name, value in (
+            ("RLIMIT_AS", limits.memory_bytes),
+            ("RLIMIT_CPU", int(limits.cpu_s)),
+            ("RLIMIT_NPROC", processes),
+            ("RLIMIT_FSIZE", limits.file_bytes),
+            ("RLIMIT_NOFILE", limits.open_files),
+            ("RLIMIT_CORE", 0),
+        ):
+            if hasattr(resource, name):
+                try:
+                    resource.setrlimit(getattr(resource, name), (value, value))
+                except (ValueError, OSError):
+                    pass
+
+    return apply
+
+
+def process_limit(limits: Limits, uid: int | None) -> int:
+    """RLIMIT_NPROC for a sandbox: per slot uid as root, else on top of this user's own tasks."""
+    return limits.processes if uid is not None else count_processes(os.getuid()) + limits.processes
+
+
+def probe(kind: str, uid: int | None, limits: Limits, base: Path, notebook: Path) -> None:
+    """Start Python the way kernels will be started (no student code): a clear error up front
+    instead of an ERROR row per notebook when the sandbox cannot work here."""
+    sandbox = Sandbox(base, kind, uid, limits, notebook)
+    processes = process_limit(limits, uid)
+    command = sandbox.command(
+        [sys.executable, "-s", "-c", "import ipykernel, zmq, roofline"], processes, []
+    )
+    extra = sandbox.popen_kwargs(processes)
+    try:
+        result = subprocess.run(
+            command,
+            check=False,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=max(60.0, limits.startup_s),
+            **extra,
+        )
+        why = (
+            result.stderr.decode(errors="replace").strip()[-500:]
+            or f"exit status {result.returncode}"
+        )
+        failed = result.returncode != 0
+    except (OSError, subprocess.TimeoutExpired) as error:
+        failed, why = True, str(error)
+    finally:
+        sandbox.cleanup()
+    if failed:
+        who = f" as uid {uid}" if uid is not None else ""
+        hint = (
+            " (that uid must be able to read and run this Python and its packages: a venv under "
+            "/root is not; install bubblewrap, or put the venv where every user can read it)"
+            if kind != "bwrap" and uid is not None
+            else ""
+        )
+        raise RuntimeError(f"the {kind} sandbox cannot start Python{who}{hint}: {why}")
+
+
+class Slots:
+    """Sandbox uids for the notebooks running at once (root only): one uid per slot, so a
+    process limit or a `kill -1` in one sandbox never touches another."""
+
+    def __init__(self, jobs: int, base_uid: int | None):
+        self.jobs = jobs
+        self.free: queue.Queue = queue.Queue()
+        for i in range(jobs):
+            self.free.put(None if base_uid is None else base_uid + i)
+
+
+def check_uids(base_uid: int, jobs: int) -> None:
+    import pwd
+
+    for uid in range(base_uid, base_uid + jobs):
+        try:
+            user = pwd.getpwuid(uid).pw_name
+        except KeyError:
+            continue
+        raise RuntimeError(
+            f"uid {uid} belongs to the user {user!r}; sandboxed notebooks need uids no "
+            f"one uses: pass --sandbox-uid with another first uid"
+        )
+    for uid in range(base_uid, base_uid + jobs):
+        if count_processes(uid):
+            raise RuntimeError(
+                f"processes of uid {uid} are running; sandboxed notebooks need uids no "
+                f"one uses: pass --sandbox-uid with another first uid"
+            )
