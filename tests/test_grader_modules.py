@@ -1,0 +1,235 @@
+"""Unit tests of the grader's modules (roofline/exercises/grader/): each module on its own,
+with hand-derived expectations, plus the honest-student cases of issue 26 next to canaries.
+
+The fast tests need no kernel; the ones marked slow start kernels (bubblewrap when present)."""
+
+import json
+import os
+import random
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "data" / "submissions"))
+import make_samples  # noqa: E402
+
+from roofline.exercises import core, homework  # noqa: E402
+from roofline.exercises.grader import folder, kernel, probe, report, sandbox  # noqa: E402
+
+HAVE_BWRAP = sys.platform.startswith("linux") and shutil.which("bwrap") is not None
+SHADOW = "list = dict = type = str = float = int = len = repr = isinstance = 0"
+
+
+# ---------------------------------------------------------------- probe (runs in the kernel)
+def test_probe_reports_whatever_builtins_the_namespace_shadows():
+    namespace = {"STUDENT_ID": "s1", "answers": {"q1": 1.5, "q2": "compute", "q3": None}}
+    canary = json.loads(probe.report_of(dict(namespace)))
+    shadowed = dict(namespace)
+    for name in ("list", "dict", "type", "str", "float", "int", "len", "repr", "isinstance"):
+        shadowed[name] = 0
+    assert json.loads(probe.report_of(shadowed)) == canary
+    assert canary == {
+        "has_id": True,
+        "student_id": "s1",
+        "id_length": 2,
+        "answers": {
+            "q1": {"type": "float", "value": "1.5"},
+            "q2": {"type": "str", "value": "compute"},
+            "q3": {"type": "none"},
+        },
+    }
+
+
+def test_probe_encodes_numpy_sympy_and_odd_values():
+    import numpy as np
+    import sympy
+
+    B = sympy.Symbol("B", positive=True)
+    assert probe.encode(np.float32(0.5)) == {"type": "float", "value": "0.5"}
+    assert probe.encode(np.array([[3]])) == {"type": "int", "value": "3"}
+    assert probe.encode(True)["type"] == "other"
+    assert probe.encode(2**5000)["value"] == "a huge integer"
+    assert probe.encode(2 * B) == {"type": "sympy", "value": "2*B"}
+    assert probe.encode(sympy.Rational(1, 4)) == {"type": "float", "value": "0.25"}
+
+    class Broken:
+        def __repr__(self):
+            raise RuntimeError
+
+    assert probe.encode(Broken()) == {"type": "other", "name": "Broken", "value": "<unprintable>"}
+    assert json.loads(probe.report_of({"answers": []}))["answers"] is None
+
+
+# ---------------------------------------------------------------- report (plain data)
+def _report(set_id="part1", code_set=None, answers=None):
+    return {
+        "set": set_id,
+        "code_set": code_set,
+        "has_id": True,
+        "student_id": "s1",
+        "id_length": 2,
+        "answers": answers if answers is not None else {},
+        "notes": [],
+    }
+
+
+def test_the_set_comes_from_metadata_and_another_set_is_an_error():
+    assert report.notebook_set({"rooflines_set": "part3"}) == "part3"
+    assert report.notebook_set({"rooflines_set": "../x"}) is None
+    assert (
+        report.code_set(['p = homework.parameters("part1", S)', "# homework.parameters('part3'"])
+        is None
+    )
+    assert report.which_set(_report("part1"), "part1") == ("part1", None)  # canary
+    set_id, why = report.which_set(_report("part3"), "part1")
+    assert set_id is None and "homework part3" in why and "part1" in why
+    set_id, why = report.which_set(_report(None, code_set="part3"), "part1")
+    assert set_id is None and "part3" in why
+    assert report.which_set(_report(None, code_set="part1"), None) == ("part1", None)
+    rows = report.grade_submission(Path("x.ipynb"), _report("part3"), "part1")
+    assert [r["exercise"] for r in rows] == ["ERROR"]  # no score
+
+
+def test_a_formula_that_expands_too_far_is_wrong_with_a_reason_and_fast():
+    from roofline.exercises.grader.report import grade_submission
+
+    q = "q8"
+    assert homework.get_set("part2").exercise_id(q)
+    expected = homework.parameters("part2", "s1", quiet=True)  # noqa: F841 (the set exists)
+    exercise = core.get_exercise(homework.exercise_id("part2", q))
+    if exercise.kind != "symbolic":
+        pytest.skip("part 2's q8 is no longer a formula question")
+    huge = {"type": "str", "value": "(B+D+F+n+1)^32"}
+    rows = grade_submission(Path("x.ipynb"), _report("part2", answers={q: huge}), "part2")
+    row = next(r for r in rows if r["exercise"] == f"part2/{q}")
+    assert row["correct"] == "no" and "terms" in row["feedback"]
+    assert rows[-1]["exercise"] == "TOTAL"
+
+
+def test_expanded_terms_bound_by_hand():
+    import sympy
+
+    B, D, F, n = sympy.symbols("B D F n", positive=True)
+    assert core.expanded_terms((B + D + 1) ** 2) == 6  # B², D², 1, BD, B, D
+    assert core.expanded_terms((B + D) * (B + 1)) == 4  # BB, B, DB, D (before collecting)
+    assert core.expanded_terms(2 * B * D * F / n) == 1
+    assert core.expanded_terms((B + D + F + n + 1) ** 4) == 70  # C(8, 4)
+    assert core.expanded_terms((B + D + F + n + 1) ** 32) == core.FORMULA_TERMS_CAP + 1
+
+
+def test_journal_keeps_only_final_results(tmp_path):
+    path = tmp_path / "j.jsonl"
+    journal = folder._Journal(path, "k", {"a.ipynb": "01", "b.ipynb": "02"})
+    journal.add("a.ipynb", {"error": "the grader was stopped", "transient": True})
+    journal.add("b.ipynb", {"student_id": "b"})
+    journal.close()
+    assert report.read_journal(path, "k") == {("b.ipynb", "02"): {"student_id": "b"}}
+
+
+def test_folder_set_by_option_or_majority_with_a_note():
+    reports = {"a": {"set": "part1"}, "b": {"set": "part1"}, "c": {"set": "part3"}, "d": {}}
+    assert folder.folder_set(reports, "part2") == ("part2", None)
+    chosen, note = folder.folder_set(reports, None)
+    assert chosen == "part1" and "2 of 3" in note and "part3 (1)" in note
+    assert folder.folder_set({"a": {"set": "part1"}}, None) == ("part1", None)
+
+
+def test_private_copy_refuses_links_and_copies_files(tmp_path):
+    secret = tmp_path / "secret"
+    secret.write_text("teacher")
+    link = tmp_path / "link.ipynb"
+    link.symlink_to(secret)
+    with pytest.raises(OSError):
+        folder._copy_private(link, tmp_path / "copy1")
+    plain = tmp_path / "plain.ipynb"
+    plain.write_text("{}")
+    folder._copy_private(plain, tmp_path / "copy2")
+    assert (tmp_path / "copy2").read_text() == "{}"
+
+
+# ---------------------------------------------------------------- sandbox and kernel, no kernel
+def test_sandbox_command_binds_only_the_copy_and_drops_to_the_slot_uid(tmp_path):
+    notebook = tmp_path / "n.ipynb"
+    notebook.write_text("{}")
+    box = sandbox.Sandbox(tmp_path, "bwrap", None, sandbox.Limits(), notebook)
+    command = box.command(["python"], 10, [])
+    at = command.index("--ro-bind", command.index("--clearenv") - 12)
+    assert command[at + 1 : at + 3] == [
+        str(box.home / "submission.ipynb"),
+        "/home/student/submission.ipynb",
+    ]
+    assert command[-2:] == ["--", "python"] and "--unshare-net" in command
+    assert box._as_student()[-1] == "--"
+    box.uid = 64000
+    assert "--reuid=64000" in box._as_student()
+    limited = sandbox.Sandbox(tmp_path, "rlimits", None, sandbox.Limits(), notebook)
+    assert limited.popen_kwargs(10)["cwd"] == str(limited.home)
+    assert box.popen_kwargs(10) == {}
+
+
+def test_a_dead_kernel_is_retried_once_before_the_cell_is_skipped():
+    run = kernel.NotebookRun(["a", "b"], sandbox.Limits(), deadline=0.0)
+    gone = kernel.KernelGone(-9)
+    run.died_in(2, gone)
+    assert run.skip == set() and run.notes == {}  # first death: maybe not its doing, run again
+    run.died_in(2, gone)
+    assert run.skip == {2} and "killed by SIGKILL" in run.notes[2]
+
+
+# ---------------------------------------------------------------- with kernels
+def _part3_notebook(path: Path, student_id: str) -> Path:
+    nb = nbformat.read(str(ROOT / "exercises" / "homework_part3.ipynb"), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.source.startswith("STUDENT_ID ="):
+            cell.source = f"STUDENT_ID = {student_id!r}"
+    nbformat.write(nb, str(path))
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_BWRAP, reason="needs bubblewrap")
+def test_honest_students_are_never_marked_down(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    make_samples.make(subs / "alice.ipynb", "alice", make_samples.CORRECT)  # the canary
+    make_samples.make(subs / "sam.ipynb", "sam", make_samples.CORRECT, {"q8": SHADOW})
+    make_samples.make(
+        subs / "cleo.ipynb",
+        "cleo",
+        make_samples.CORRECT,
+        {"q2": '# homework.parameters("part3", x)'},
+    )
+    _part3_notebook(subs / "paul.ipynb", "paul")
+    uid = 200000 + 8 * random.randrange(50000)  # several test runs may share this machine
+    rows = folder.grade_folder(subs, jobs=2, limits=sandbox.Limits(cell_s=30), sandbox_uid=uid)
+    totals = {r["file"]: r["correct"] for r in rows if r["exercise"] == "TOTAL"}
+    assert totals == {"alice.ipynb": "8/8", "sam.ipynb": "8/8", "cleo.ipynb": "8/8"}, rows
+    ids = {r["file"]: r["student_id"] for r in rows}
+    assert ids["sam.ipynb"] == "sam" and not any("duplicated" in r["feedback"] for r in rows)
+    paul = [r for r in rows if r["file"] == "paul.ipynb"]
+    assert [r["exercise"] for r in paul] == ["ERROR"] and "part3" in paul[0]["feedback"]
+
+
+@pytest.mark.slow
+def test_a_kernel_killed_from_outside_is_retried(tmp_path):
+    """The first run of cell q5's kernel is SIGKILLed (as the OOM killer would); the rerun is
+    not: the student keeps every point and no note blames the cell. Limits only (no bwrap),
+    so the marker file outside the sandbox survives the restart."""
+    mark = tmp_path / "killed-once"
+    kill_once = (
+        f"import os, signal, pathlib\np = pathlib.Path({str(mark)!r})\n"
+        "if not p.exists():\n    p.touch()\n    os.kill(os.getpid(), signal.SIGKILL)"
+    )
+    notebook = make_samples.make(
+        tmp_path / "k.ipynb", "kim", make_samples.CORRECT, {"q5": kill_once}
+    )
+    limits = sandbox.Limits(cell_s=60, notebook_s=120)
+    result = kernel.run_notebook(notebook, limits, "rlimits", None)
+    assert mark.exists() and result["notes"] == [], result
+    rows = report.grade_submission(notebook, result)
+    assert rows[-1]["correct"] == "8/8", rows
+    os.unlink(mark)
