@@ -233,3 +233,41 @@ def test_a_kernel_killed_from_outside_is_retried(tmp_path):
     rows = report.grade_submission(notebook, result)
     assert rows[-1]["correct"] == "8/8", rows
     os.unlink(mark)
+
+
+KEYRING_AND_USERNS = """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+found = []
+for name, args in (("keyctl", (250, 0, -3, 0)), ("add_key", (248, b"user", b"k", b"v", 1, -3)),
+                   ("unshare-user", (272, 0x10000000))):
+    ctypes.set_errno(0)
+    found.append(f"{name}={libc.syscall(*args)}/{ctypes.get_errno()}")
+raise RuntimeError(" ".join(found))
+"""
+
+
+def test_seccomp_program_by_hand():
+    program = sandbox.seccomp_program()
+    if program is None:
+        pytest.skip("the filter is written for x86-64")
+    assert len(program) == 20 * 8  # 20 sock_filter instructions of 8 bytes
+    import struct
+
+    first = struct.unpack("=HBBI", program[:8])
+    assert first == (0x20, 0, 0, 4)  # load the architecture word of seccomp_data
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_BWRAP, reason="needs bubblewrap")
+def test_keyrings_and_nested_user_namespaces_are_refused(tmp_path):
+    if sandbox.seccomp_program() is None:
+        pytest.skip("the filter is written for x86-64")
+    notebook = make_samples.make(
+        tmp_path / "k.ipynb", "kay", make_samples.CORRECT, {"q8": KEYRING_AND_USERNS}
+    )
+    uid = 200000 + 8 * random.randrange(50000) if os.geteuid() == 0 else None
+    result = kernel.run_notebook(notebook, sandbox.Limits(cell_s=30), "bwrap", uid)
+    note = next(n for n in result["notes"] if "RuntimeError" in n)
+    assert "keyctl=-1/1" in note and "add_key=-1/1" in note and "unshare-user=-1/1" in note
+    assert report.grade_submission(notebook, result)[-1]["correct"] == "8/8"  # the canary part

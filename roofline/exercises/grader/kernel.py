@@ -27,6 +27,7 @@ from .report import clean_text, code_set, notebook_set
 from .sandbox import MIB, Limits, Sandbox, kill_uid, process_limit
 
 MAX_MESSAGE_BYTES = 8 * MIB  # larger messages from a kernel are dropped by zmq
+QUEUED_MESSAGES = 16  # per socket: at most 16 x 8 MiB = 128 MiB waiting in the grader
 PROBE_MODULE = "roofline.exercises.grader.probe"
 
 
@@ -284,11 +285,14 @@ def read_cells(path: Path) -> tuple[list[str], object]:
 
 
 def new_context():
-    """A zmq context whose sockets drop messages over MAX_MESSAGE_BYTES and never linger."""
+    """A zmq context whose sockets drop messages over MAX_MESSAGE_BYTES, queue at most
+    QUEUED_MESSAGES of them (a kernel flooding a channel the grader does not read, the
+    control channel say, then waits instead of growing the grader) and never linger."""
     import zmq
 
     context = zmq.Context()
     context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+    context.setsockopt(zmq.RCVHWM, QUEUED_MESSAGES)
     context.setsockopt(zmq.LINGER, 0)
     return context
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import platform
 import queue
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -228,6 +230,13 @@ class Sandbox:
         self.inside_home = "/home/student" if kind == "bwrap" else str(self.home)
         self.inside_tmp = "/tmp" if kind == "bwrap" else str(self.tmp)
         self.inside_run = "/run/kernel" if kind == "bwrap" else str(self.run)
+        self.seccomp = seccomp_fd() if kind == "bwrap" else None
+        if kind == "bwrap" and self.seccomp is None:
+            _warn_once(
+                "no-seccomp",
+                f"no seccomp filter on {platform.machine()}: keyring calls and nested user "
+                "namespaces are not blocked in the sandbox",
+            )
 
     def env(self) -> dict:
         """The kernel's whole environment (nothing of the grader's is passed on)."""
@@ -254,7 +263,7 @@ class Sandbox:
     def popen_kwargs(self, processes: int) -> dict:
         """subprocess arguments for the command: without bwrap, the environment, folder and uid."""
         if self.kind == "bwrap":
-            return {}
+            return {"pass_fds": (self.seccomp,)} if self.seccomp is not None else {}
         extra = {"env": self.env(), "cwd": str(self.home)}
         if self.uid is not None:
             extra.update(user=self.uid, group=self.uid, extra_groups=[])
@@ -270,6 +279,8 @@ class Sandbox:
             return limit + kernel
         args = ["bwrap", *_bwrap_base(), *self._private_folders(), *_python_binds()]
         args += _hide(hidden)
+        if self.seccomp is not None:
+            args += ["--seccomp", str(self.seccomp)]
         args += [
             "--ro-bind",
             str(self.home / "submission.ipynb"),
@@ -317,6 +328,9 @@ class Sandbox:
         ]
 
     def cleanup(self) -> None:
+        if self.seccomp is not None:
+            os.close(self.seccomp)
+            self.seccomp = None
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -439,3 +453,67 @@ def check_uids(base_uid: int, jobs: int) -> None:
                 f"processes of uid {uid} are running; sandboxed notebooks need uids no "
                 f"one uses: pass --sandbox-uid with another first uid"
             )
+
+
+# ---------------------------------------------------------------- seccomp filter (bwrap --seccomp)
+# Syscall numbers and the audit architecture of x86-64 (linux/audit.h, asm/unistd_64.h).
+AUDIT_ARCH_X86_64 = 0xC000003E
+SYSCALLS_X86_64 = {"add_key": 248, "request_key": 249, "keyctl": 250, "unshare": 272, "clone": 56}
+CLONE3_X86_64 = 435
+X32_SYSCALL_BIT = 0x40000000
+CLONE_NEWUSER = 0x10000000
+_RET_ALLOW, _RET_ERRNO = 0x7FFF0000, 0x00050000
+EPERM, ENOSYS = 1, 38
+
+
+def _bpf(code: int, jt: int, jf: int, k: int) -> bytes:
+    """One classic-BPF instruction (struct sock_filter: u16 code, u8 jt, u8 jf, u32 k)."""
+    return struct.pack("=HBBI", code, jt, jf, k)
+
+
+def seccomp_program() -> bytes | None:
+    """The sandbox's seccomp filter as bwrap --seccomp reads it, or None off x86-64.
+
+    Refused with EPERM: the keyring calls (keyrings are not namespaced: a kernel could read
+    or plant keys of another session) and new user namespaces (unshare or clone with
+    CLONE_NEWUSER: inside one a notebook could mount a tmpfs outside its limits); clone3
+    gets ENOSYS, so that the C library falls back to clone, whose flags the filter can read;
+    x32 calls are refused. Everything else is allowed."""
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return None
+    ld_abs, jeq, jge, and_k, ret = 0x20, 0x15, 0x35, 0x54, 0x06
+    nr = SYSCALLS_X86_64
+    program = [
+        _bpf(ld_abs, 0, 0, 4),  # 0: A = arch
+        _bpf(jeq, 1, 0, AUDIT_ARCH_X86_64),  # 1
+        _bpf(ret, 0, 0, _RET_ERRNO | EPERM),  # 2: another architecture's call: refused
+        _bpf(ld_abs, 0, 0, 0),  # 3: A = syscall number
+        _bpf(jge, 7, 0, X32_SYSCALL_BIT),  # 4 -> 12 (refuse)
+        _bpf(jeq, 6, 0, nr["add_key"]),  # 5 -> 12
+        _bpf(jeq, 5, 0, nr["request_key"]),  # 6 -> 12
+        _bpf(jeq, 4, 0, nr["keyctl"]),  # 7 -> 12
+        _bpf(jeq, 5, 0, CLONE3_X86_64),  # 8 -> 14 (ENOSYS)
+        _bpf(jeq, 5, 0, nr["unshare"]),  # 9 -> 15 (flags)
+        _bpf(jeq, 4, 0, nr["clone"]),  # 10 -> 15 (flags)
+        _bpf(ret, 0, 0, _RET_ALLOW),  # 11
+        _bpf(ret, 0, 0, _RET_ERRNO | EPERM),  # 12
+        _bpf(ret, 0, 0, _RET_ALLOW),  # 13 (unused)
+        _bpf(ret, 0, 0, _RET_ERRNO | ENOSYS),  # 14
+        _bpf(ld_abs, 0, 0, 16),  # 15: A = low 32 bits of the first argument (flags)
+        _bpf(and_k, 0, 0, CLONE_NEWUSER),  # 16
+        _bpf(jeq, 0, 1, CLONE_NEWUSER),  # 17: CLONE_NEWUSER set -> 18, else 19
+        _bpf(ret, 0, 0, _RET_ERRNO | EPERM),  # 18
+        _bpf(ret, 0, 0, _RET_ALLOW),  # 19
+    ]
+    return b"".join(program)
+
+
+def seccomp_fd() -> int | None:
+    """A file descriptor holding `seccomp_program()`, read from its start (None: no filter)."""
+    program = seccomp_program()
+    if program is None or not hasattr(os, "memfd_create"):
+        return None
+    fd = os.memfd_create("roofline-seccomp", 0)
+    os.write(fd, program)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
