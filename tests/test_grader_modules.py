@@ -168,7 +168,11 @@ def test_sandbox_command_binds_only_the_copy_and_drops_to_the_slot_uid(tmp_path)
     assert "--reuid=64000" in box._as_student()
     limited = sandbox.Sandbox(tmp_path, "rlimits", None, sandbox.Limits(), notebook)
     assert limited.popen_kwargs(10)["cwd"] == str(limited.home)
-    assert box.popen_kwargs(10) == {}
+    assert set(box.popen_kwargs(10)) <= {"pass_fds"}  # the seccomp filter's descriptor
+    if box.seccomp is not None:
+        assert command[command.index("--seccomp") + 1] == str(box.seccomp)
+    box.cleanup()
+    limited.cleanup()
 
 
 def test_a_dead_kernel_is_retried_once_before_the_cell_is_skipped():
@@ -271,3 +275,34 @@ def test_keyrings_and_nested_user_namespaces_are_refused(tmp_path):
     note = next(n for n in result["notes"] if "RuntimeError" in n)
     assert "keyctl=-1/1" in note and "add_key=-1/1" in note and "unshare-user=-1/1" in note
     assert report.grade_submission(notebook, result)[-1]["correct"] == "8/8"  # the canary part
+
+
+def test_ids_are_shown_as_they_are_and_look_alikes_flagged():
+    assert report.safe_cell("\t=HYPERLINK(1)").startswith("'")  # leading whitespace, then =
+    assert report.safe_cell(" @SUM(A1)").startswith("'")
+    assert report.safe_cell("alice") == "alice" and report.safe_cell("-1.5") == "-1.5"  # canaries
+    assert report.safe_cell("al\u200bice") == "al<U+200B>ice"
+    assert report.safe_cell("\u202eecila") == "<U+202E>ecila"
+    assert report.skeleton("\u0430lice") == report.skeleton("ALICE\u200b") == "alice"  # Cyrillic а
+    assert report.skeleton("ｂｏｂ") == "bob"  # NFKC: full-width letters
+
+    def total(file, sid):
+        row = {"student_id": sid, "file": file, "submitted": "", "correct": "8/8", "feedback": ""}
+        return {**row, "exercise": "TOTAL"}
+
+    rows = [total("a.ipynb", "alice"), total("b.ipynb", "\u0430lice")]
+    names = {"a.ipynb": "alice", "b.ipynb": "\u0430lice"}
+    out = report.roster_rows(rows, ["alice"], names)
+    notes = [r["feedback"] for r in out if r["exercise"] == "NOTE"]
+    assert (
+        len(notes) == 1
+        and "looks like alice" in notes[0]
+        and "b.ipynb" in [r["file"] for r in out if r["exercise"] == "NOTE"]
+    )
+    reports = {
+        "a": {"student_id": "alice"},
+        "b": {"student_id": "al\x00ice"},
+        "c": {"student_id": "bob"},
+    }
+    duplicates = folder._duplicate_notes([("a", None), ("b", None), ("c", None)], reports)
+    assert duplicates == {"a": ["b"], "b": ["a"], "c": []}

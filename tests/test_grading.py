@@ -228,7 +228,7 @@ def test_safe_cell_neutralises_formulas_but_not_numbers():
     assert grading.safe_cell("+33 1 23") == "'+33 1 23"
     assert grading.safe_cell("-2+3") == "'-2+3"
     assert grading.safe_cell("-5") == "-5" and grading.safe_cell("-1.5e-3") == "-1.5e-3"
-    assert grading.safe_cell("a\nb\x00c") == "a b c"
+    assert grading.safe_cell("a\nb\x00c") == "a b<U+0000>c"
     assert grading.safe_cell("x" * 50, cap=10) == "x" * 9 + "…"
 
 

@@ -28,6 +28,7 @@ from .report import (
     grade_submission,
     read_journal,
     roster_rows,
+    skeleton,
     survey,
 )
 from .sandbox import Limits, Slots, check_uids, probe, sandbox_kind
@@ -180,16 +181,15 @@ class _Runner:
 
 
 def _duplicate_notes(notebooks, reports: dict) -> dict[str, list[str]]:
-    """{file: other files with the same student id} for graded reports."""
-    from .. import homework
-
+    """{file: other files whose student id looks the same} for graded reports (ids compared
+    by `skeleton`: case, spacing, invisible characters and look-alike letters aside)."""
     owners: dict[str, list[str]] = {}
     for name, _ in notebooks:
-        key = homework.normalise_id(reports[name].get("student_id"))
+        key = skeleton(reports[name].get("student_id"))
         if key and "error" not in reports[name]:
             owners.setdefault(key, []).append(name)
     return {
-        name: [o for o in owners.get(homework.normalise_id(r.get("student_id")), []) if o != name]
+        name: [o for o in owners.get(skeleton(r.get("student_id")), []) if o != name]
         for name, r in reports.items()
         if "error" not in r
     }

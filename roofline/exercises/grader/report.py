@@ -13,6 +13,7 @@ import json
 import os
 import re
 import tempfile
+import unicodedata
 from pathlib import Path
 
 FIELDS = ("student_id", "file", "exercise", "submitted", "correct", "feedback")
@@ -261,6 +262,17 @@ def read_roster(path) -> list[str]:
     return ids
 
 
+def _stranger_note(student_id, known: dict[str, str]) -> str:
+    """The NOTE for an id not on the roster; it names a roster id that it looks like."""
+    looks = [original for original in known.values() if skeleton(original) == skeleton(student_id)]
+    if looks:
+        return (
+            f"this STUDENT_ID is not on the roster but looks like {looks[0]}: it has look-alike "
+            f"letters or invisible characters ({visible(str(student_id))[:80]})"
+        )
+    return "this STUDENT_ID is not on the roster"
+
+
 def roster_rows(rows: list[dict], roster: list[str], names: dict[str, str]) -> list[dict]:
     """NOTE rows for ids off the roster or files named for another student; MISSING rows."""
     from .. import homework
@@ -277,7 +289,7 @@ def roster_rows(rows: list[dict], roster: list[str], names: dict[str, str]) -> l
         if graded and key:
             seen.add(key)
             if key not in known:
-                extra.append("this STUDENT_ID is not on the roster")
+                extra.append(_stranger_note(names.get(file), known))
         stem = re.sub(r"[^0-9a-z]+", " ", Path(file).stem.casefold())
         tokens = set(stem.split())
         named = sorted(
@@ -319,12 +331,40 @@ _CAPS = {
 }
 
 
+def visible(text: str) -> str:
+    """`text` with invisible and control characters written out as <U+200B> (zero-width,
+    direction overrides, NUL ...), so that two ids that look alike in a spreadsheet differ."""
+    out = []
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs", "Zl", "Zp") and ch not in "\t\n":
+            out.append(f"<U+{ord(ch):04X}>")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def skeleton(student_id) -> str:
+    """What an id looks like: NFKC, case-folded, invisible characters dropped, common Cyrillic
+    and Greek look-alikes of Latin letters mapped to them (to flag ids that mimic a roster id)."""
+    text = unicodedata.normalize("NFKC", str(student_id or "")).casefold()
+    text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf"))
+    return re.sub(r"\s+", " ", text.translate(_LOOKALIKES)).strip()
+
+
+_LOOKALIKES = str.maketrans(
+    "аеорсухіјѕԁԛԝмнткв" + "αεικνορτυχ",
+    "aeopcyxijsdqwmhtkb" + "aeiknoptux",
+)
+
+
 def safe_cell(value, cap: int = FEEDBACK_CAP) -> str:
-    """A CSV cell a spreadsheet shows as text: control characters become spaces, the length
-    is capped, and text starting with = + - @ (a formula) gets a leading ' unless it is a
-    plain number such as -1.5e3."""
-    text = clean_text("" if value is None else value, cap)
-    if text[:1] in ("=", "+", "-", "@") and not _NUMBER.fullmatch(text):
+    """A CSV cell a spreadsheet shows as text: control and invisible characters are written
+    out (<U+200B>) or become spaces, the length is capped, and text starting with = + - @
+    (a formula), after any leading spaces or tabs, gets a leading ' unless it is a plain
+    number such as -1.5e3."""
+    text = "" if value is None else str(value)
+    text = clean_text(visible(text.replace("\t", " ")), cap)
+    if text.lstrip()[:1] in ("=", "+", "-", "@") and not _NUMBER.fullmatch(text):
         text = "'" + text
     return text
 
