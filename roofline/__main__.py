@@ -82,8 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--roster",
         type=Path,
         default=None,
-        help="file of student ids, one a line: flags ids not on it, roster students "
-        "with no submission, and files named for another student",
+        help="student ids, one a line, or a CSV with a column student_id, id or SIS User ID: "
+        "flags ids not on it, roster students with no submission, and files named for "
+        "another student",
     )
     grade.add_argument(
         "--sandbox",
@@ -133,6 +134,18 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive(int),
         default=64000,
         help="as root: first of --jobs unused uids the notebooks run as (default 64000)",
+    )
+    grade.add_argument(
+        "--summary",
+        type=Path,
+        default=None,
+        help="also write a gradebook CSV: one row per student (student_id, score, max_score, "
+        "status, file, notes), in roster order",
+    )
+    grade.add_argument(
+        "--weights",
+        default=None,
+        help="question weights for the gradebook, e.g. q1=2,q3=0.5 (others weigh 1)",
     )
     grade.add_argument(
         "--fresh", action="store_true", help="ignore OUT.journal: run every notebook again"

@@ -306,3 +306,67 @@ def test_ids_are_shown_as_they_are_and_look_alikes_flagged():
     }
     duplicates = folder._duplicate_notes([("a", None), ("b", None), ("c", None)], reports)
     assert duplicates == {"a": ["b"], "b": ["a"], "c": []}
+
+
+# ---------------------------------------------------------------- gradebook
+def _detailed(file, sid, verdicts, error=None):
+    """Detailed CSV rows of one file: verdicts {q: True/False}, or an ERROR row."""
+    base = {"student_id": sid, "file": file, "submitted": "", "feedback": ""}
+    if error:
+        return [{**base, "exercise": "ERROR", "correct": "", "feedback": error}]
+    rows = [
+        {**base, "exercise": f"part1/{q}", "correct": "yes" if ok else "no"}
+        for q, ok in verdicts.items()
+    ]
+    return rows + [
+        {**base, "exercise": "TOTAL", "correct": f"{sum(verdicts.values())}/{len(verdicts)}"}
+    ]
+
+
+def test_gradebook_roster_order_newest_resubmission_weights_and_no_dates(tmp_path):
+    from roofline.exercises.grader import gradebook
+
+    rows = (
+        _detailed("zoe.ipynb", "zoe", {"q1": True, "q2": True, "q3": False})
+        + _detailed("amy_old.ipynb", "AMY", {"q1": False, "q2": False, "q3": False})
+        + _detailed("amy_new.ipynb", " amy ", {"q1": True, "q2": False, "q3": True})
+        + _detailed("bo.ipynb", "bo", {}, error="the notebook has no `answers` dictionary")
+        + _detailed("x.ipynb", "stranger", {"q1": True, "q2": True, "q3": True})
+    )
+    mtimes = {"amy_old.ipynb": 100.0, "amy_new.ipynb": 200.0}
+    weights = gradebook.parse_weights("q1=2,q3=0.5", ["q1", "q2", "q3"])
+    out = gradebook.summary_rows(rows, ["Zoe", "Amy", "Bo", "Cy"], mtimes, weights)
+    table = [(r["student_id"], r["score"], r["max_score"], r["status"], r["file"]) for r in out]
+    assert table == [
+        ("Zoe", "3", "3.5", "graded", "zoe.ipynb"),  # 2 + 1 of 2 + 1 + 0.5
+        ("Amy", "2.5", "3.5", "graded", "amy_new.ipynb"),  # 2 + 0.5; the newer file counts
+        ("Bo", "", "", "error", "bo.ipynb"),
+        ("Cy", "", "", "missing", ""),
+        ("stranger", "3.5", "3.5", "graded", "x.ipynb"),
+    ]
+    assert "amy_old.ipynb" in out[1]["notes"] and "answers" in out[2]["notes"]
+    assert out[4]["notes"] == "not on the roster"
+    gradebook.write_summary(out, tmp_path / "g.csv")
+    text = (tmp_path / "g.csv").read_text()
+    assert text.splitlines()[0] == "student_id,score,max_score,status,file,notes"
+    assert "/" not in "".join(r["score"] + r["max_score"] for r in out)  # never 8/8: a date
+    with pytest.raises(ValueError, match="no question 'q9'"):
+        gradebook.parse_weights("q9=1", ["q1", "q2"])
+
+
+def test_roster_csv_by_header_and_a_warning_for_a_gradebook_export(tmp_path):
+    from roofline.exercises.grader import gradebook
+
+    plain = tmp_path / "ids.txt"
+    plain.write_text("# class\ns1\n\ns2\n")
+    assert gradebook.read_roster_table(plain) == (["s1", "s2"], [])  # the canary
+    canvas = tmp_path / "canvas.csv"
+    canvas.write_text('Student,ID,SIS User ID,Section\n"Doe, Jane",77,s9,A\n"Roe, Rick",78,s8,A\n')
+    assert gradebook.read_roster_table(canvas)[0] == ["s9", "s8"]  # SIS User ID before ID
+    sis = tmp_path / "sis.csv"
+    sis.write_text("Name,SIS User ID\nJane,s9\n")
+    assert gradebook.read_roster_table(sis) == (["s9"], [])
+    export = tmp_path / "export.csv"
+    export.write_text("Student,Section,Total\nJane Doe,A,10\n")
+    ids, warnings = gradebook.read_roster_table(export)
+    assert ids[0] == "Student" and "gradebook export" in warnings[0]

@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 
 from .folder import grade_folder
-from .report import read_roster, write_csv
+from .gradebook import parse_weights, read_roster_table, summary_rows, write_summary
+from .report import write_csv
 from .sandbox import MIB, Limits
 
 
@@ -27,23 +28,16 @@ def main(args) -> int:
         )
         return 2
     start = time.perf_counter()
-    limits = Limits(
-        cell_s=args.timeout,
-        notebook_s=args.notebook_timeout,
-        memory_bytes=int(args.memory_mb * MIB),
-        cpu_s=int(args.cpu_seconds),
-        processes=args.processes,
-        file_bytes=int(args.file_mb * MIB),
-        disk_bytes=int(args.disk_mb * MIB),
-        open_files=args.open_files,
-    )
+    limits = _limits(args)
     roster = None
     if args.roster is not None:
         try:
-            roster = read_roster(args.roster)
-        except OSError as error:
+            roster, warnings = read_roster_table(args.roster)
+        except (OSError, UnicodeDecodeError) as error:
             print(f"cannot read the roster {args.roster}: {error}", file=sys.stderr)
             return 2
+        for warning in warnings:
+            print(f"WARNING: {warning}", file=sys.stderr)
     out = Path(args.out)
     if not out.parent.is_dir():
         print(f"cannot write {out}: the folder {out.parent} does not exist", file=sys.stderr)
@@ -72,6 +66,12 @@ def main(args) -> int:
         print(error, file=sys.stderr)
         return 2
     write_csv(rows, out)
+    if getattr(args, "summary", None):
+        try:
+            _write_summary(args, rows, roster)
+        except ValueError as error:
+            print(f"{error} (the detailed CSV {out} is written)", file=sys.stderr)
+            return 2
     students = sum(1 for r in rows if r["exercise"] == "TOTAL")
     errors = sum(1 for r in rows if r["exercise"] == "ERROR")
     skipped = sum(1 for r in rows if r["exercise"] == "SKIPPED")
@@ -80,3 +80,35 @@ def main(args) -> int:
         f"wrote {out} in {time.perf_counter() - start:.1f} s (journal: {journal})"
     )
     return 0
+
+
+def _limits(args) -> Limits:
+    """The sandbox limits from the command line (sizes given in MiB)."""
+    return Limits(
+        cell_s=args.timeout,
+        notebook_s=args.notebook_timeout,
+        memory_bytes=int(args.memory_mb * MIB),
+        cpu_s=int(args.cpu_seconds),
+        processes=args.processes,
+        file_bytes=int(args.file_mb * MIB),
+        disk_bytes=int(args.disk_mb * MIB),
+        open_files=args.open_files,
+    )
+
+
+def _write_summary(args, rows: list[dict], roster) -> None:
+    """The gradebook (--summary), weighted by --weights; ValueError for unknown questions."""
+    questions = sorted(
+        {r["exercise"].split("/", 1)[1] for r in rows if "/" in r["exercise"]},
+        key=lambda q: (len(q), q),
+    )
+    weights = parse_weights(getattr(args, "weights", None), questions) if questions else None
+    mtimes = {}
+    folder = Path(args.submissions)
+    for r in rows:
+        try:
+            mtimes[r["file"]] = (folder / r["file"]).lstat().st_mtime
+        except (OSError, ValueError):
+            pass
+    write_summary(summary_rows(rows, roster, mtimes, weights), args.summary)
+    print(f"wrote the gradebook {args.summary}")
