@@ -148,6 +148,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="question weights for the gradebook, e.g. q1=2,q3=0.5 (others weigh 1)",
     )
     grade.add_argument(
+        "--feedback-dir",
+        type=Path,
+        default=None,
+        help="write one short feedback file per submission (verdicts, no expected values)",
+    )
+    grade.add_argument(
+        "--retry-errors",
+        action="store_true",
+        help="rerun the notebooks whose journalled result is an error; reuse the others",
+    )
+    grade.add_argument(
         "--fresh", action="store_true", help="ignore OUT.journal: run every notebook again"
     )
     sub.add_parser(

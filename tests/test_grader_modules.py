@@ -370,3 +370,51 @@ def test_roster_csv_by_header_and_a_warning_for_a_gradebook_export(tmp_path):
     export.write_text("Student,Section,Total\nJane Doe,A,10\n")
     ids, warnings = gradebook.read_roster_table(export)
     assert ids[0] == "Student" and "gradebook export" in warnings[0]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_BWRAP, reason="needs bubblewrap")
+def test_cli_summary_feedback_and_retry_errors(tmp_path):
+    import csv
+    import subprocess
+
+    subs, out = tmp_path / "subs", tmp_path / "out" / "grades.csv"
+    subs.mkdir()
+    out.parent.mkdir()
+    make_samples.make(subs / "alice.ipynb", "alice", make_samples.CORRECT)  # the canary
+    old = make_samples.make(subs / "bob_v1.ipynb", "bob", make_samples.PARTLY_WRONG)
+    new = make_samples.make(subs / "bob_v2.ipynb", " BOB ", make_samples.CORRECT)
+    os.utime(old, (1_000_000_000, 1_000_000_000))
+    os.utime(new, (1_100_000_000, 1_100_000_000))
+    (subs / "broken.ipynb").write_text("{not json")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("Name,SIS User ID\nBob B,Bob\nAl A,Alice\nCy C,cy\n")
+    uid = str(200000 + 8 * random.randrange(50000))
+    command = [sys.executable, "-m", "roofline", "grade", str(subs), "--out", str(out)]
+    command += ["--jobs", "2", "--sandbox-uid", uid, "--roster", str(roster)]
+    command += ["--summary", str(tmp_path / "g.csv"), "--feedback-dir", str(tmp_path / "fb")]
+    command += ["--weights", "q1=2,q8=0.5"]
+    first = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr[-2000:]
+    with open(tmp_path / "g.csv", newline="", encoding="utf-8") as handle:
+        book = [
+            (r["student_id"], r["score"], r["max_score"], r["status"], r["file"])
+            for r in csv.DictReader(handle)
+        ]
+    # 8 questions, q1 weighs 2 and q8 0.5: max 2 + 6 + 0.5 = 8.5
+    assert book[:3] == [
+        ("Bob", "8.5", "8.5", "graded", "bob_v2.ipynb"),
+        ("Alice", "8.5", "8.5", "graded", "alice.ipynb"),
+        ("cy", "", "", "missing", ""),
+    ], book
+    assert book[3][3] == "error" and book[3][4] == "broken.ipynb"
+    feedback = (tmp_path / "fb" / "alice.ipynb.txt").read_text()
+    assert "part1/q1: right" in feedback and "8 of 8" in feedback
+    rows = list(csv.DictReader(open(out, newline="", encoding="utf-8")))
+    assert rows[-1]["exercise"] == "INFO" and "set part1" in rows[-1]["feedback"]
+    assert all(r["expected"] for r in rows if r["exercise"].startswith("part1/"))
+    again = subprocess.run(
+        command + ["--retry-errors"], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "ran broken.ipynb" in again.stderr and "reused alice.ipynb" in again.stderr

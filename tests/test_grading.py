@@ -136,9 +136,19 @@ def test_grade_folder_gives_exactly_the_expected_csv(tmp_path):
         timeout=300,
     )
     assert result.returncode == 0, result.stderr[-3000:]
+    from roofline import __version__ as roofline_version
+
     with open(out, newline="", encoding="utf-8") as handle:
         got = list(csv.DictReader(handle))
-    assert list(got[0]) == ["student_id", "file", "exercise", "submitted", "correct", "feedback"]
+    assert list(got[0]) == [
+        "student_id",
+        "file",
+        "exercise",
+        "submitted",
+        "correct",
+        "feedback",
+        "expected",
+    ]
 
     expected = []
     expected += _graded("alice", "alice.ipynb", make_samples.CORRECT)
@@ -159,6 +169,7 @@ def test_grade_folder_gives_exactly_the_expected_csv(tmp_path):
         " Frank ", "frank_2.ipynb", make_samples.CORRECT, duplicate_of="frank_1.ipynb"
     )
     expected += [("", "no_id.ipynb", "ERROR", "", "", "STUDENT_ID is empty")]
+    expected += [("", "", "INFO", "", "", f"roofline {roofline_version}; set part1")]
 
     assert len(got) == len(expected), [(r["file"], r["exercise"]) for r in got]
     for row, (sid, file, exercise, submitted, correct, fragment) in zip(got, expected):

@@ -8,7 +8,14 @@ import time
 from pathlib import Path
 
 from .folder import grade_folder
-from .gradebook import parse_weights, read_roster_table, summary_rows, write_summary
+from .gradebook import (
+    info_row,
+    parse_weights,
+    read_roster_table,
+    summary_rows,
+    write_feedback,
+    write_summary,
+)
 from .report import write_csv
 from .sandbox import MIB, Limits
 
@@ -61,11 +68,16 @@ def main(args) -> int:
             journal=journal,
             hidden=[out.parent.resolve()] if args.out else (),
             sandbox_uid=args.sandbox_uid,
+            retry_errors=getattr(args, "retry_errors", False),
         )
     except (FileNotFoundError, RuntimeError) as error:
         print(error, file=sys.stderr)
         return 2
+    rows.append(info_row(rows))
     write_csv(rows, out)
+    if getattr(args, "feedback_dir", None):
+        count = write_feedback(rows, args.feedback_dir)
+        print(f"wrote {count} feedback file(s) to {args.feedback_dir}")
     if getattr(args, "summary", None):
         try:
             _write_summary(args, rows, roster)

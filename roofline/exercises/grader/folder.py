@@ -219,7 +219,14 @@ def _rows(notebooks, reports: dict, set_id: str | None, set_note: str | None) ->
         if set_note and graded[-1]["exercise"] == "TOTAL":
             extra.append(set_note)
         notes = [
-            {**graded[0], "exercise": "NOTE", "submitted": "", "correct": "", "feedback": text}
+            {
+                **graded[0],
+                "exercise": "NOTE",
+                "submitted": "",
+                "correct": "",
+                "feedback": text,
+                "expected": "",
+            }
             for text in extra
         ]
         rows += notes + graded
@@ -238,11 +245,13 @@ def grade_folder(
     journal: Path | None = None,
     hidden=(),
     sandbox_uid: int = 64000,
+    retry_errors: bool = False,
 ) -> list[dict]:
     """Grade every notebook under `folder`; return the CSV rows (one per file at least).
 
     `journal`: a JSONL file where each finished notebook's report is appended; reports
-    already there (same file content and limits) are reused instead of run again."""
+    already there (same file content and limits) are reused instead of run again, except,
+    with `retry_errors`, those that ended in an error."""
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder} is not a folder of submitted .ipynb files")
@@ -258,6 +267,8 @@ def grade_folder(
     notebooks, skipped = survey(folder)
     hidden = [folder.resolve(), *[Path(h).resolve() for h in hidden]]
     done = read_journal(journal, limits.key()) if journal else {}
+    if retry_errors:
+        done = {key: r for key, r in done.items() if "error" not in r}
     base = Path(tempfile.mkdtemp(prefix="rlg-"))
     try:
         os.chmod(base, 0o711 if root else 0o700)

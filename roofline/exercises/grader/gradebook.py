@@ -14,6 +14,7 @@ student_id, id or SIS User ID.
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 from .report import safe_cell
@@ -147,3 +148,44 @@ def write_summary(rows: list[dict], out) -> None:
         for row in rows:
             writer.writerow({k: safe_cell(row.get(k, ""), 500) for k in SUMMARY_FIELDS})
     tmp.replace(out)
+
+
+def info_row(rows: list[dict]) -> dict:
+    """The INFO row that ends the detailed CSV: the package version and the set(s) graded."""
+    import roofline
+
+    sets = sorted({r["exercise"].split("/", 1)[0] for r in rows if "/" in r["exercise"]})
+    return {
+        "student_id": "",
+        "file": "",
+        "exercise": "INFO",
+        "submitted": "",
+        "correct": "",
+        "feedback": f"graded with roofline {roofline.__version__}; set {', '.join(sets) or 'none'}",
+        "expected": "",
+    }
+
+
+def write_feedback(rows: list[dict], folder) -> int:
+    """One short text file per graded or failed submission (named after it, .txt) holding what
+    the student may see: each question's verdict and feedback, and the total; no expected
+    values. Returns the number of files written."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    by_file: dict[str, list[dict]] = {}
+    for r in rows:
+        if r.get("file") and r["exercise"] not in ("SKIPPED", "MISSING", "INFO"):
+            by_file.setdefault(r["file"], []).append(r)
+    for file, group in by_file.items():
+        lines = [f"Student id: {group[0]['student_id'] or '(none)'}", f"File: {file}", ""]
+        for r in group:
+            if "/" in r["exercise"]:
+                verdict = "right" if r["correct"] == "yes" else "not right"
+                lines.append(f"{r['exercise']}: {verdict}. {r['feedback']}")
+            elif r["exercise"] == "TOTAL":
+                lines.append(f"\nTotal: {r['correct'].replace('/', ' of ')} questions right")
+            else:
+                lines.append(f"{r['exercise']}: {r['feedback']}")
+        name = re.sub(r"[^A-Za-z0-9._-]+", "_", file.replace("/", "__"))[:150] + ".txt"
+        (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return len(by_file)

@@ -16,7 +16,8 @@ import tempfile
 import unicodedata
 from pathlib import Path
 
-FIELDS = ("student_id", "file", "exercise", "submitted", "correct", "feedback")
+FIELDS = ("student_id", "file", "exercise", "submitted", "correct", "feedback", "expected")
+"""`expected` is for the teacher only (the student's right answer): do not hand it out."""
 SET_KEY = "rooflines_set"  # notebook metadata: the homework set the book wrote it for
 _SET_PATTERN = re.compile(r"""homework\.parameters\(\s*["'](?P<set>[A-Za-z0-9_-]+)["']""")
 JOURNAL_VERSION = 1
@@ -67,7 +68,7 @@ def decode(encoded):
     )
 
 
-def _row(sid_text: str, file: str, exercise, submitted="", correct="", feedback="") -> dict:
+def _row(sid_text: str, file: str, exercise, submitted="", correct="", feedback="", expected=""):
     return {
         "student_id": sid_text,
         "file": file,
@@ -75,7 +76,23 @@ def _row(sid_text: str, file: str, exercise, submitted="", correct="", feedback=
         "submitted": submitted,
         "correct": correct,
         "feedback": feedback,
+        "expected": expected,
     }
+
+
+def expected_text(sid: str, set_id: str, q: str) -> str:
+    """This student's right answer to `q`, as text (6 significant digits); '' if unknown."""
+    from .. import homework
+    from ..core import get_exercise
+
+    try:
+        params = homework.parameters(set_id, sid, quiet=True)
+        value = get_exercise(homework.exercise_id(set_id, q)).answer(params)
+    except Exception:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
 
 
 def which_set(report: dict, folder_set: str | None) -> tuple[str | None, str | None]:
@@ -172,7 +189,8 @@ def grade_submission(
     for q in questions:
         submitted, correct, feedback = _verdict(sid, set_id, q, report["answers"])
         right += correct == "yes"
-        rows.append(_row(sid_text, file, f"{set_id}/{q}", submitted, correct, feedback))
+        expected = expected_text(sid, set_id, q)
+        rows.append(_row(sid_text, file, f"{set_id}/{q}", submitted, correct, feedback, expected))
     return rows + notes + [_row(sid_text, file, "TOTAL", correct=f"{right}/{len(questions)}")]
 
 
@@ -301,7 +319,14 @@ def roster_rows(rows: list[dict], roster: list[str], names: dict[str, str]) -> l
                 f"{names.get(file) or '(empty)'}"
             )
         notes = [
-            {**group[0], "exercise": "NOTE", "submitted": "", "correct": "", "feedback": text}
+            {
+                **group[0],
+                "exercise": "NOTE",
+                "submitted": "",
+                "correct": "",
+                "feedback": text,
+                "expected": "",
+            }
             for text in extra
         ]
         out += group[:1] + notes + group[1:] if group[0]["exercise"] == "ERROR" else notes + group
@@ -328,6 +353,7 @@ _CAPS = {
     "submitted": SUBMITTED_CAP,
     "correct": 20,
     "feedback": FEEDBACK_CAP,
+    "expected": SUBMITTED_CAP,
 }
 
 
