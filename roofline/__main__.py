@@ -162,6 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--fresh", action="store_true", help="ignore OUT.journal: run every notebook again"
     )
     sub.add_parser(
+        "autograder", help="build a Gradescope autograder zip (--set part1 --out F)", add_help=False
+    )
+    sub.add_parser(
         "measure", help="measure this machine's roofline (roofline.measure)", add_help=False
     )
     return parser
@@ -169,6 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "autograder":  # Gradescope (roofline.exercises.grader.gradescope)
+        from .exercises.grader.gradescope import main as autograder_main
+
+        return autograder_main(argv[1:])
     if argv and argv[0] == "measure":
         try:
             from .measure.cli import main as measure_main

@@ -418,3 +418,60 @@ def test_cli_summary_feedback_and_retry_errors(tmp_path):
     )
     assert again.returncode == 0, again.stderr[-2000:]
     assert "ran broken.ipynb" in again.stderr and "reused alice.ipynb" in again.stderr
+
+
+# ---------------------------------------------------------------- Gradescope
+def test_gradescope_results_format_by_hand():
+    from roofline.exercises.grader import gradescope
+
+    rows = _detailed("a.ipynb", "amy", {"q1": True, "q2": False})
+    result = gradescope.results(rows, {"q1": 2.0, "q2": 1.0}, "after_due_date")
+    assert result["score"] == 2.0 and result["visibility"] == "after_due_date"
+    assert [(t["name"], t["score"], t["max_score"]) for t in result["tests"]] == [
+        ("q1", 2.0, 2.0),
+        ("q2", 0.0, 1.0),
+    ]
+    failed = gradescope.results(
+        _detailed("b.ipynb", "", {}, error="STUDENT_ID is empty"), {"q1": 1.0}, "hidden"
+    )
+    assert failed["score"] == 0 and "STUDENT_ID is empty" in failed["tests"][0]["output"]
+
+
+@pytest.mark.slow
+def test_gradescope_zip_and_run_autograder_in_a_gradescope_layout(tmp_path):
+    """Build the zip, unpack it as Gradescope does (/autograder/source), put a submission in
+    /autograder/submission and run run_autograder with AUTOGRADER_ROOT pointing there."""
+    import subprocess
+    import zipfile
+
+    from roofline import __version__
+
+    zip_path = tmp_path / "autograder.zip"
+    built = subprocess.run(
+        [sys.executable, "-m", "roofline", "autograder", "--set", "part1", "--out", str(zip_path)]
+        + ["--weights", "q1=2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr[-2000:]
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(zip_path) as archive:
+        names = set(archive.namelist())
+        assert {"setup.sh", "run_autograder", "config.json"} <= names
+        assert f"roofline-{__version__}-py3-none-any.whl" in names  # the version that built it
+        archive.extractall(root / "source")
+    assert "roofline-*.whl)[grade]" in (root / "source" / "setup.sh").read_text()
+    (root / "submission").mkdir()
+    make_samples.make(root / "submission" / "homework_part1.ipynb", "alice", make_samples.CORRECT)
+    run_script = root / "source" / "run_autograder"
+    run_script.chmod(0o755)
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root)}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"  # python3: this venv
+    done = subprocess.run([str(run_script)], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads((root / "results" / "results.json").read_text())
+    assert result["score"] == 9.0  # 8 questions right, q1 weighs 2
+    assert len(result["tests"]) == 8 and result["tests"][0]["max_score"] == 2.0
+    assert all(t["visibility"] == "after_due_date" for t in result["tests"])
