@@ -247,6 +247,11 @@ for name, args in (("keyctl", (250, 0, -3, 0)), ("add_key", (248, b"user", b"k",
                    ("unshare-user", (272, 0x10000000))):
     ctypes.set_errno(0)
     found.append(f"{name}={libc.syscall(*args)}/{ctypes.get_errno()}")
+import os
+child = os.fork()  # unshare(CLONE_NEWUSER) needs a single-threaded process: a fresh child
+if child == 0:
+    os._exit(0 if libc.syscall(272, 0x10000000) == 0 else ctypes.get_errno())
+found.append(f"child-unshare-user={os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])}")
 raise RuntimeError(" ".join(found))
 """
 
@@ -273,7 +278,8 @@ def test_keyrings_and_nested_user_namespaces_are_refused(tmp_path):
     uid = 200000 + 8 * random.randrange(50000) if os.geteuid() == 0 else None
     result = kernel.run_notebook(notebook, sandbox.Limits(cell_s=30), "bwrap", uid)
     note = next(n for n in result["notes"] if "RuntimeError" in n)
-    assert "keyctl=-1/1" in note and "add_key=-1/1" in note and "unshare-user=-1/1" in note
+    assert "keyctl=-1/1" in note and "add_key=-1/1" in note, note  # EPERM
+    assert "unshare-user=-1/1" in note and "child-unshare-user=1" in note, note
     assert report.grade_submission(notebook, result)[-1]["correct"] == "8/8"  # the canary part
 
 
@@ -475,3 +481,33 @@ def test_gradescope_zip_and_run_autograder_in_a_gradescope_layout(tmp_path):
     assert result["score"] == 9.0  # 8 questions right, q1 weighs 2
     assert len(result["tests"]) == 8 and result["tests"][0]["max_score"] == 2.0
     assert all(t["visibility"] == "after_due_date" for t in result["tests"])
+
+
+RUN_FOLDER_ATTACK = """
+import os
+found = []
+for what, action in (
+    ("write", lambda: open("/run/kernel/big", "wb").write(b"x" * 1000)),
+    ("swap", lambda: os.replace("/run/kernel/k-4", "/run/kernel/moved")),
+    ("append", lambda: open("/run/kernel/kernel.json", "a").write("x")),
+):
+    try:
+        action()
+        found.append(what + "=done")
+    except OSError:
+        found.append(what + "=refused")
+raise RuntimeError(" ".join(found))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_BWRAP or os.geteuid() != 0, reason="needs bubblewrap and root")
+def test_the_socket_folder_is_sealed_before_student_code_runs(tmp_path):
+    notebook = make_samples.make(
+        tmp_path / "r.ipynb", "ray", make_samples.CORRECT, {"q8": RUN_FOLDER_ATTACK}
+    )
+    uid = 200000 + 8 * random.randrange(50000)
+    result = kernel.run_notebook(notebook, sandbox.Limits(cell_s=30), "bwrap", uid)
+    note = next(n for n in result["notes"] if "RuntimeError" in n)
+    assert "write=refused swap=refused append=refused" in note, note
+    assert report.grade_submission(notebook, result)[-1]["correct"] == "8/8"  # the canary part

@@ -112,8 +112,7 @@ class Kernel:
             key=key,
             **ports,
         )
-        if sandbox.uid is not None:
-            os.chown(sandbox.run / "kernel.json", sandbox.uid, sandbox.uid)
+        os.chmod(sandbox.run / "kernel.json", 0o644)  # the kernel reads it; only root writes
         kernel = [
             sys.executable,
             "-s",
@@ -347,6 +346,7 @@ def _attempt(run: NotebookRun, sandbox: Sandbox, start_kernel) -> bool:
                 run.failure = f"the kernel did not start within {run.limits.startup_s:g} s"
                 run.transient = True
             return False
+        sandbox.seal_run()  # sockets bound: from now on the kernel's uid cannot change them
         name = "_roofline_probe_" + secrets.token_hex(8)
         until = time.monotonic() + run.limits.startup_s
         setup = kernel.execute(f"import {PROBE_MODULE} as {name}", until, silent=True)

@@ -327,6 +327,15 @@ class Sandbox:
             "--no-new-privs",
         ]
 
+    def seal_run(self) -> None:
+        """Once the kernel has bound its sockets (before any student code runs): the run folder
+        becomes root's and read-only for the slot uid, so a notebook can neither write files
+        there nor swap a socket for a link. (Without root the kernel runs as the grader's
+        user, who owns the folder: nothing to seal.)"""
+        if self.uid is not None:
+            os.chown(self.run, 0, 0)
+            os.chmod(self.run, 0o755)
+
     def cleanup(self) -> None:
         if self.seccomp is not None:
             os.close(self.seccomp)
