@@ -23,8 +23,8 @@ from .sandbox import MIB, Limits
 def main(args) -> int:
     """The `grade` subcommand (args from roofline.__main__)."""
     try:
-        import jupyter_client  # noqa: F401
         import ipykernel  # noqa: F401
+        import jupyter_client  # noqa: F401
         import nbformat  # noqa: F401
         import zmq  # noqa: F401
     except ImportError:
