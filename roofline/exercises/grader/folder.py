@@ -51,7 +51,8 @@ def _copy_private(source: Path, target: Path) -> None:
 
 def _snapshot(notebooks, copies: Path, done: dict) -> tuple[dict, dict]:
     """({name: private copy}, {name: sha256 or None}); unreadable files get an error report."""
-    private, digests = {}, {}
+    private: dict[str, Path | None] = {}
+    digests: dict[str, str | None] = {}
     for i, (name, path) in enumerate(notebooks):
         target = copies / f"{i}.ipynb"
         try:

@@ -100,7 +100,8 @@ class Kernel:
         self.sandbox, self.deadline = sandbox, deadline
         # The same sockets seen from both sides: <run>/k-1 ... here, /run/kernel/k-1 ... inside.
         key = secrets.token_hex(16).encode()
-        ports = dict(shell_port=1, iopub_port=2, stdin_port=3, control_port=4, hb_port=5)
+        ports: dict = {"shell_port": 1, "iopub_port": 2, "stdin_port": 3, "control_port": 4}
+        ports["hb_port"] = 5
         self.connection = str(sandbox.run / "grader.json")
         write_connection_file(
             self.connection, transport="ipc", ip=str(sandbox.run / "k"), key=key, **ports
@@ -448,7 +449,7 @@ def run_notebook(
     sets = {"set": notebook_set(metadata), "code_set": code_set(cells)}
     own_context, own_base = context is None, base is None
     context = new_context() if own_context else context
-    base = Path(tempfile.mkdtemp(prefix="rlg-")) if own_base else base
+    base = Path(tempfile.mkdtemp(prefix="rlg-")) if base is None else base
     if own_base and uid is not None:
         os.chmod(base, 0o711)
     live = set() if live is None else live

@@ -164,12 +164,12 @@ def grade_submission(
     from .. import homework
 
     file = file or path.name
-    sid = report.get("student_id")
-    sid_text = (sid or "").strip()
+    sid = str(report.get("student_id") or "")
+    sid_text = sid.strip()
     notes = [_row(sid_text, file, "NOTE", feedback=n) for n in report.get("notes", [])]
     if "error" in report:
         return [_row(sid_text, file, "ERROR", feedback=report["error"])] + notes
-    length = max(report.get("id_length") or 0, len(sid or ""))
+    length = max(report.get("id_length") or 0, len(sid))
     if length > ID_CAP:
         notes.append(
             _row(

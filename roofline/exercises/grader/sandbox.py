@@ -60,7 +60,7 @@ class Limits:
 
 
 # ---------------------------------------------------------------- the sandbox
-_warned = set()
+_warned: set[str] = set()
 _warn_lock = threading.Lock()
 
 
@@ -264,7 +264,7 @@ class Sandbox:
         """subprocess arguments for the command: without bwrap, the environment, folder and uid."""
         if self.kind == "bwrap":
             return {"pass_fds": (self.seccomp,)} if self.seccomp is not None else {}
-        extra = {"env": self.env(), "cwd": str(self.home)}
+        extra: dict[str, object] = {"env": self.env(), "cwd": str(self.home)}
         if self.uid is not None:
             extra.update(user=self.uid, group=self.uid, extra_groups=[])
         if not shutil.which("prlimit"):
