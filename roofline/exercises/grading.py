@@ -18,12 +18,19 @@ finishes, a rerun of a killed grader resumes from the journal, and the CSV is wr
 atomically. Every file in the folder gets a row: graded notebooks their question rows,
 the rest a SKIPPED or ERROR row that says why.
 
+The code lives in roofline/exercises/grader/, one module per job: `sandbox` (bubblewrap,
+limits, seccomp, uid slots), `kernel` (the Jupyter client), `probe` (imported inside the
+student's kernel to report), `report` (verdicts, CSV, roster, journal), `folder` (a whole
+folder in parallel), `gradebook` (--summary, --weights, --feedback-dir), `gradescope` (the
+autograder zip) and `cli`. This module re-exports the public names.
+
 The CSV has one row per student and question (student_id, file, exercise, submitted,
-correct, feedback), NOTE rows (a cell that was stopped or raised, a duplicated id, an id
-not on the roster), ERROR rows (a file that cannot be read or graded), SKIPPED rows (a
-file that is not a notebook), MISSING rows (a roster student without a submission) and
-a TOTAL row per graded student ("3/8"). Cells are neutralised for spreadsheets (a text
-cell starting with = + - @ gets a leading ') and capped in length.
+correct, feedback, expected: the teacher-only right answer), NOTE rows (a cell that was
+stopped or raised, a duplicated id, an id not on the roster), ERROR rows (a file that cannot
+be read or graded), SKIPPED rows (a file that is not a notebook), MISSING rows (a roster
+student without a submission), a TOTAL row per graded student ("3/8") and a final INFO row
+(package version, set). Cells are neutralised for spreadsheets (a text cell starting with
+= + - @, after any spaces, gets a leading ') and capped in length.
 """
 
 from __future__ import annotations
