@@ -511,3 +511,17 @@ def test_the_socket_folder_is_sealed_before_student_code_runs(tmp_path):
     note = next(n for n in result["notes"] if "RuntimeError" in n)
     assert "write=refused swap=refused append=refused" in note, note
     assert report.grade_submission(notebook, result)[-1]["correct"] == "8/8"  # the canary part
+
+
+def test_the_grader_queues_few_and_bounded_messages():
+    """A kernel flooding a channel the grader does not read fills at most 16 x 8 MiB."""
+    import zmq
+
+    context = kernel.new_context()
+    try:
+        socket = context.socket(zmq.DEALER)
+        assert socket.getsockopt(zmq.RCVHWM) == kernel.QUEUED_MESSAGES == 16
+        assert socket.getsockopt(zmq.MAXMSGSIZE) == kernel.MAX_MESSAGE_BYTES == 8 * 2**20
+        socket.close()
+    finally:
+        context.destroy(linger=0)
