@@ -139,15 +139,19 @@ def test_folder_set_by_option_or_majority_with_a_note():
 
 
 def test_private_copy_refuses_links_and_copies_files(tmp_path):
+    root = tmp_path / "subs"
+    (root / "late").mkdir(parents=True)
     secret = tmp_path / "secret"
-    secret.write_text("teacher")
-    link = tmp_path / "link.ipynb"
-    link.symlink_to(secret)
-    with pytest.raises(OSError):
-        folder._copy_private(link, tmp_path / "copy1")
-    plain = tmp_path / "plain.ipynb"
-    plain.write_text("{}")
-    folder._copy_private(plain, tmp_path / "copy2")
+    secret.mkdir()
+    (secret / "key.ipynb").write_text("teacher")
+    (root / "link.ipynb").symlink_to(secret / "key.ipynb")
+    (root / "swapped").symlink_to(secret)  # a folder replaced by a link after the survey
+    for relative in ("link.ipynb", "swapped/key.ipynb"):
+        with pytest.raises(OSError):
+            folder._copy_private(root, relative, tmp_path / "copy1")
+    assert not (tmp_path / "copy1").exists()
+    (root / "late" / "plain.ipynb").write_text("{}")  # the canary
+    folder._copy_private(root, "late/plain.ipynb", tmp_path / "copy2")
     assert (tmp_path / "copy2").read_text() == "{}"
 
 

@@ -34,14 +34,29 @@ from .report import (
 from .sandbox import Limits, Slots, check_uids, probe, sandbox_kind
 
 
-def _copy_private(source: Path, target: Path) -> None:
-    """Copy a regular file without following a link at any point: open with O_NOFOLLOW and
-    check that what was opened is a regular file (a link, fifo or device is refused)."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(source, flags)
+def _open_no_links(root: Path, relative: str) -> int:
+    """A read-only descriptor of root/relative, opened one folder at a time without following
+    a link anywhere below `root` (a folder swapped for a link mid-grading is refused too)."""
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    parts = Path(relative).parts
+    fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        return os.open(parts[-1], os.O_RDONLY | nofollow | getattr(os, "O_NONBLOCK", 0), dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def _copy_private(root: Path, relative: str, target: Path) -> None:
+    """Copy root/relative to `target` without following a link at any point, and only if what
+    was opened is a regular file (a link, fifo or device is refused)."""
+    fd = _open_no_links(root, relative)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{source.name} is not a regular file")
+            raise OSError(f"{relative} is not a regular file")
         with open(fd, "rb", closefd=False) as src, open(target, "xb") as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
     finally:
@@ -49,14 +64,14 @@ def _copy_private(source: Path, target: Path) -> None:
     os.chmod(target, 0o644)
 
 
-def _snapshot(notebooks, copies: Path, done: dict) -> tuple[dict, dict]:
+def _snapshot(folder: Path, notebooks, copies: Path, done: dict) -> tuple[dict, dict]:
     """({name: private copy}, {name: sha256 or None}); unreadable files get an error report."""
     private: dict[str, Path | None] = {}
     digests: dict[str, str | None] = {}
     for i, (name, path) in enumerate(notebooks):
         target = copies / f"{i}.ipynb"
         try:
-            _copy_private(path, target)
+            _copy_private(folder, name, target)
             private[name], digests[name] = target, digest(target)
         except OSError as error:
             private[name], digests[name] = None, None
@@ -275,7 +290,7 @@ def grade_folder(
         os.chmod(base, 0o711 if root else 0o700)
         copies = base / "submissions"
         copies.mkdir(mode=0o700)
-        private, digests = _snapshot(notebooks, copies, done)
+        private, digests = _snapshot(folder, notebooks, copies, done)
         settings = _Settings(kind, limits, jobs, sandbox_uid if root else None, hidden, journal)
         reports = _run(notebooks, private, digests, done, progress, base, settings)
     finally:
