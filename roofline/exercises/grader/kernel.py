@@ -127,9 +127,8 @@ class Kernel:
         command = sandbox.command(kernel, processes, hidden)
         extra = sandbox.popen_kwargs(processes)
         self.live, self.live_lock = live, live_lock
-        self.process = subprocess.Popen(
+        self.process = sandbox.spawn(
             command,
-            stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,

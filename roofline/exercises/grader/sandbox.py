@@ -24,7 +24,11 @@ import threading
 import time
 from pathlib import Path
 
+from . import cgroup
+
 MIB = 2**20
+SANDBOX_TASKS = 8
+"""tasks of the sandbox itself (the wrapper, bwrap and its init) on top of `Limits.processes`."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,11 +40,13 @@ class Limits:
     notebook_s: float = 1800.0
     """wall time of the whole notebook, kernel start-ups and reruns included."""
     memory_bytes: int = 4096 * MIB
-    """address space of each process in the sandbox (RLIMIT_AS)."""
+    """address space of each process in the sandbox (RLIMIT_AS) and, where a cgroup can be
+    made, the memory of the whole sandbox: its processes, memfds, home and /tmp together."""
     cpu_s: int = 1800
     """CPU time of each process in the sandbox (RLIMIT_CPU)."""
     processes: int = 128
-    """processes and threads of the sandbox's user (RLIMIT_NPROC; a kernel uses about 10)."""
+    """processes and threads of the sandbox's user (RLIMIT_NPROC; a kernel uses about 10) and,
+    where a cgroup can be made, of the whole sandbox (plus `SANDBOX_TASKS` of its own)."""
     file_bytes: int = 256 * MIB
     """largest file a sandboxed process may write (RLIMIT_FSIZE)."""
     open_files: int = 256
@@ -231,6 +237,9 @@ class Sandbox:
         self.inside_tmp = "/tmp" if kind == "bwrap" else str(self.tmp)
         self.inside_run = "/run/kernel" if kind == "bwrap" else str(self.run)
         self.seccomp = seccomp_fd() if kind == "bwrap" else None
+        self.group = cgroup.new_group(
+            self.dir.name, limits.memory_bytes, limits.processes + SANDBOX_TASKS
+        )
         if kind == "bwrap" and self.seccomp is None:
             _warn_once(
                 "no-seccomp",
@@ -336,7 +345,16 @@ class Sandbox:
             os.chown(self.run, 0, 0)
             os.chmod(self.run, 0o755)
 
+    def spawn(self, command: list[str], **popen_kwargs) -> subprocess.Popen:
+        """Start `command` (from `command()`) inside this sandbox's cgroup, if it has one, from
+        its first instruction on; stdin is /dev/null."""
+        return cgroup.start(self.group, command, **popen_kwargs)
+
     def cleanup(self) -> None:
+        """Kill what is left in the cgroup and remove it; remove the sandbox's folder."""
+        if self.group is not None:
+            self.group.remove()
+            self.group = None
         if self.seccomp is not None:
             os.close(self.seccomp)
             self.seccomp = None
@@ -404,20 +422,15 @@ def probe(kind: str, uid: int | None, limits: Limits, base: Path, notebook: Path
     )
     extra = sandbox.popen_kwargs(processes)
     try:
-        result = subprocess.run(
-            command,
-            check=False,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            timeout=max(60.0, limits.startup_s),
-            **extra,
-        )
-        why = (
-            result.stderr.decode(errors="replace").strip()[-500:]
-            or f"exit status {result.returncode}"
-        )
-        failed = result.returncode != 0
+        process = sandbox.spawn(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **extra)
+        try:
+            _, stderr = process.communicate(timeout=max(60.0, limits.startup_s))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            raise
+        why = stderr.decode(errors="replace").strip()[-500:] or f"exit status {process.returncode}"
+        failed = process.returncode != 0
     except (OSError, subprocess.TimeoutExpired) as error:
         failed, why = True, str(error)
     finally:
