@@ -313,4 +313,5 @@ def start(group: Group | None, command: list[str], **popen_kwargs):
             process.stdin.close()
         except OSError:
             pass
+        process.stdin = None  # closed: communicate() must not flush it
     return process
