@@ -96,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--memory-mb",
         type=_positive(float),
         default=d.memory_bytes / 2**20,
-        help=f"address space per sandboxed process, MiB (default {d.memory_bytes // 2**20})",
+        help="address space per sandboxed process and, where a cgroup can be made, memory "
+        f"of the whole sandbox, MiB (default {d.memory_bytes // 2**20})",
     )
     grade.add_argument(
         "--cpu-seconds",
@@ -108,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--processes",
         type=_positive(int),
         default=d.processes,
-        help=f"processes and threads per sandbox (default {d.processes})",
+        help=f"processes and threads per sandbox, per uid and cgroup (default {d.processes})",
     )
     grade.add_argument(
         "--file-mb",

@@ -301,17 +301,18 @@ def start(group: Group | None, command: list[str], **popen_kwargs):
     if group is None:
         return subprocess.Popen(command, stdin=subprocess.DEVNULL, **popen_kwargs)
     process = subprocess.Popen(wrap(command), stdin=subprocess.PIPE, **popen_kwargs)
+    ready, process.stdin = process.stdin, None  # communicate() must not touch it later
+    assert ready is not None
     try:
         group.add(process.pid)
-        process.stdin.write(b"go\n")
+        ready.write(b"go\n")
     except OSError:
         process.kill()
         process.wait()
         raise
     finally:
         try:
-            process.stdin.close()
+            ready.close()
         except OSError:
             pass
-        process.stdin = None  # closed: communicate() must not flush it
     return process
