@@ -4,7 +4,8 @@
 
 Each notebook runs in its own kernel inside its own sandbox (bubblewrap when installed:
 a fresh working directory holding only that notebook, no network, everything else
-read-only and the other submissions invisible; resource limits always). The grader
+read-only and the other submissions invisible; resource limits always; a cgroup capping the
+whole sandbox's memory and processes where one can be made). The grader
 sends the notebook's code cells to the kernel one by one over the Jupyter protocol
 (unix sockets in that notebook's private directory) and, after each cell, asks the
 kernel for `STUDENT_ID` and `answers` in an execute request whose reply only the
@@ -19,7 +20,7 @@ atomically. Every file in the folder gets a row: graded notebooks their question
 the rest a SKIPPED or ERROR row that says why.
 
 The code lives in roofline/exercises/grader/, one module per job: `sandbox` (bubblewrap,
-limits, seccomp, uid slots), `kernel` (the Jupyter client), `probe` (imported inside the
+limits, seccomp, uid slots), `cgroup` (a memory and pids cgroup per sandbox), `kernel` (the Jupyter client), `probe` (imported inside the
 student's kernel to report), `report` (verdicts, CSV, roster, journal), `folder` (a whole
 folder in parallel), `gradebook` (--summary, --weights, --feedback-dir), `gradescope` (the
 autograder zip) and `cli`. This module re-exports the public names.

@@ -2,7 +2,8 @@
 
 bubblewrap (when installed and usable) gives each kernel a fresh home holding only its
 notebook, a private /tmp, no network, its own process tree, everything else read-only;
-resource limits (prlimit, or setrlimit in the child) apply always. As root each running
+resource limits (prlimit, or setrlimit in the child) apply always, and where a cgroup can be
+made (`cgroup.py`) the whole sandbox's memory and processes are capped too. As root each running
 notebook gets its own unused uid (a "slot"), whose processes are all killed when it ends.
 Times in seconds, sizes in bytes.
 """
