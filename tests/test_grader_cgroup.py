@@ -123,6 +123,35 @@ def test_the_pids_limit_bounds_a_fork_bomb_exactly():
     process.wait(timeout=10)
 
 
+@pytest.mark.skipif(not _usable() or os.geteuid() != 0, reason=NO_CGROUP + ", as root")
+@pytest.mark.parametrize("kind", ["rlimits", "bwrap"])
+def test_a_sandbox_runs_in_its_group_from_the_start_as_its_slot_uid(tmp_path, kind):
+    """The sandbox's command (limits only, or bubblewrap) sees itself in the sandbox's group
+    (its name under our parent; bubblewrap's cgroup namespace shows it as "/") and runs as
+    the slot uid; the group, and anything left in it, is gone after cleanup."""
+    if kind == "bwrap" and not HAVE_BWRAP:
+        pytest.skip("needs bubblewrap")
+    notebook = tmp_path / "n.ipynb"
+    notebook.write_text("{}")
+    uid = 200000 + 8 * random.randrange(50000)
+    box = sandbox.Sandbox(tmp_path, kind, uid, sandbox.Limits(), notebook)
+    assert box.group is not None
+    try:
+        command = box.command(["/bin/sh", "-c", "id -u; cat /proc/self/cgroup"], 10, [])
+        process = box.spawn(command, stdout=subprocess.PIPE, **box.popen_kwargs(10))
+        out, _ = process.communicate(timeout=60)
+        lines = out.decode().split()
+        assert lines[0] == str(uid), lines
+        own = cgroup.own_paths("\n".join(lines[1:]))
+        key = "memory" if box.group.version == 1 else ""
+        expected = "/" if kind == "bwrap" else "/" + box.dir.name
+        assert own[key].endswith(expected), own
+    finally:
+        folders = box.group.folders
+        box.cleanup()
+    assert not any(f.exists() for f in folders)
+
+
 # ---------------------------------------------------------------- sandboxed kernels
 MEMFD_HOG = """
 import os

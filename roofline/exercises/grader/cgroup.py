@@ -293,7 +293,7 @@ def wrap(command: list[str]) -> list[str]:
     return [*WAIT_THEN_EXEC, *command]
 
 
-def start(group: Group | None, command: list[str], **popen_kwargs):
+def start(group: Group | None, command: list[str], /, **popen_kwargs):
     """Popen of `command`, which runs in `group` from its first instruction on: the wrapper
     waits for the grader to move it in. Without a group, a plain Popen."""
     import subprocess
