@@ -186,6 +186,7 @@ def test_a_dead_kernel_is_retried_once_before_the_cell_is_skipped():
     assert run.skip == set() and run.notes == {}  # first death: maybe not its doing, run again
     run.died_in(2, gone)
     assert run.skip == {2} and "killed by SIGKILL" in run.notes[2]
+    assert "out-of-memory killer" in kernel.stopped_kernel_note(3, kernel.KernelGone(-9, True))
 
 
 # ---------------------------------------------------------------- with kernels

@@ -240,6 +240,14 @@ class Group:
         for folder in self.folders:
             (folder / "cgroup.procs").write_text(str(pid))
 
+    def oom_kills(self) -> int:
+        """Processes of the group the out-of-memory killer has killed (0 where not counted)."""
+        name = "memory.oom_control" if self.version == 1 else "memory.events"
+        for line in _read(self.folders[0] / name).splitlines():
+            if line.startswith("oom_kill "):
+                return int(line.split()[1])
+        return 0
+
     def pids(self) -> set[int]:
         found: set[int] = set()
         for folder in self.folders:

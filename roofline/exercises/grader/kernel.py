@@ -156,7 +156,9 @@ class Kernel:
                 message = get(timeout=min(0.2, left))
             except queue.Empty:
                 if not self.alive():
-                    raise KernelGone(self.process.returncode) from None
+                    raise KernelGone(
+                        self.process.returncode, self.sandbox.out_of_memory()
+                    ) from None
                 continue
             except Exception:  # an unreadable message: ignore it
                 continue
@@ -218,12 +220,16 @@ class Kernel:
 def stopped_kernel_note(number, gone) -> str:
     """The NOTE for a cell whose kernel died (it is skipped and the notebook run again)."""
     return (
-        f"code cell {number} stopped its kernel (the kernel {describe_exit(gone.args[0])}); "
+        f"code cell {number} stopped its kernel (the kernel {describe_exit(*gone.args)}); "
         "it was skipped and the notebook run again without it"
     )
 
 
-def describe_exit(code) -> str:
+def describe_exit(code, out_of_memory: bool = False) -> str:
+    """How a kernel ended, from its exit status (and whether its sandbox's cgroup saw the
+    out-of-memory killer strike)."""
+    if out_of_memory:
+        return "was killed by the out-of-memory killer: its sandbox used all its memory"
     if code is None:
         return "stopped answering"
     if code > 128:  # bwrap and shells report a child killed by signal N as 128 + N
@@ -366,7 +372,7 @@ def _attempt(run: NotebookRun, sandbox: Sandbox, start_kernel) -> bool:
         if run.retries_left > 0:  # killed before any cell ran: not the student's doing
             run.retries_left -= 1
             return True
-        run.failure = f"the kernel {describe_exit(gone.args[0])} before the notebook's cells ran"
+        run.failure = f"the kernel {describe_exit(*gone.args)} before the notebook's cells ran"
         run.transient = True
         return False
     finally:

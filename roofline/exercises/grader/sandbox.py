@@ -346,6 +346,10 @@ class Sandbox:
             os.chown(self.run, 0, 0)
             os.chmod(self.run, 0o755)
 
+    def out_of_memory(self) -> bool:
+        """Whether the out-of-memory killer has struck in this sandbox's cgroup."""
+        return self.group is not None and self.group.oom_kills() > 0
+
     def spawn(self, command: list[str], **popen_kwargs) -> subprocess.Popen:
         """Start `command` (from `command()`) inside this sandbox's cgroup, if it has one, from
         its first instruction on; stdin is /dev/null."""
