@@ -85,6 +85,16 @@ def test_the_wrapper_runs_nothing_until_told():
     assert told.stdout == b"ran\n"
 
 
+def test_without_a_cgroup_it_is_said_once_and_the_sandbox_still_starts(monkeypatch, capsys):
+    monkeypatch.setattr(cgroup, "hierarchy", lambda: None)
+    monkeypatch.setitem(cgroup._state, "warned", False)
+    assert cgroup.new_group("a", MIB, 8) is None and cgroup.new_group("b", MIB, 8) is None
+    warning = capsys.readouterr().err
+    assert warning.count("WARNING: no cgroup") == 1 and "per process only" in warning
+    plain = cgroup.start(None, ["sh", "-c", "echo ran"], stdout=subprocess.PIPE)
+    assert plain.communicate(timeout=30)[0] == b"ran\n"
+
+
 # ---------------------------------------------------------------- a real group, no kernel
 FORK_COUNT = """
 import os, time

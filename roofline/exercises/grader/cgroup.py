@@ -194,15 +194,16 @@ def _remove_parents(found: Hierarchy) -> None:
         _rmdir(parent)
 
 
-def warn_unusable() -> None:
+def warn_unusable(why: str = "") -> None:
     """The one-time warning where no cgroup can be made."""
     with _lock:
         if _state.get("warned"):
             return
         _state["warned"] = True
     print(
-        "WARNING: no cgroup for the sandboxes (cgroup v1 memory and pids hierarchies or cgroup "
-        "v2 with those controllers, writable: run as root, or in a delegated cgroup): memory "
+        f"WARNING: no cgroup for the sandboxes{why} (cgroup v1 memory and pids hierarchies "
+        "or cgroup v2 with those controllers, writable: run as root, or in a delegated cgroup): "
+        "memory "
         "and process limits apply per process only, so memfds, the sandbox's home and /tmp "
         "and many processes together can use more than --memory-mb and --processes",
         file=sys.stderr,
@@ -284,8 +285,9 @@ def new_group(name: str, memory_bytes: int, processes: int) -> Group | None:
     if found is not None:
         try:
             return Group(found, name, memory_bytes, processes)
-        except OSError:
-            pass
+        except OSError as error:
+            warn_unusable(f" ({error})")
+            return None
     warn_unusable()
     return None
 
