@@ -82,8 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--roster",
         type=Path,
         default=None,
-        help="file of student ids, one a line: flags ids not on it, roster students "
-        "with no submission, and files named for another student",
+        help="student ids, one a line, or a CSV with a column student_id, id or SIS User ID: "
+        "flags ids not on it, roster students with no submission, and files named for "
+        "another student",
     )
     grade.add_argument(
         "--sandbox",
@@ -95,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--memory-mb",
         type=_positive(float),
         default=d.memory_bytes / 2**20,
-        help=f"address space per sandboxed process, MiB (default {d.memory_bytes // 2**20})",
+        help="address space per sandboxed process and, where a cgroup can be made, memory "
+        f"of the whole sandbox, MiB (default {d.memory_bytes // 2**20})",
     )
     grade.add_argument(
         "--cpu-seconds",
@@ -107,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--processes",
         type=_positive(int),
         default=d.processes,
-        help=f"processes and threads per sandbox (default {d.processes})",
+        help=f"processes and threads per sandbox, per uid and cgroup (default {d.processes})",
     )
     grade.add_argument(
         "--file-mb",
@@ -135,7 +137,33 @@ def build_parser() -> argparse.ArgumentParser:
         help="as root: first of --jobs unused uids the notebooks run as (default 64000)",
     )
     grade.add_argument(
+        "--summary",
+        type=Path,
+        default=None,
+        help="also write a gradebook CSV: one row per student (student_id, score, max_score, "
+        "status, file, notes), in roster order",
+    )
+    grade.add_argument(
+        "--weights",
+        default=None,
+        help="question weights for the gradebook, e.g. q1=2,q3=0.5 (others weigh 1)",
+    )
+    grade.add_argument(
+        "--feedback-dir",
+        type=Path,
+        default=None,
+        help="write one short feedback file per submission (verdicts, no expected values)",
+    )
+    grade.add_argument(
+        "--retry-errors",
+        action="store_true",
+        help="rerun the notebooks whose journalled result is an error; reuse the others",
+    )
+    grade.add_argument(
         "--fresh", action="store_true", help="ignore OUT.journal: run every notebook again"
+    )
+    sub.add_parser(
+        "autograder", help="build a Gradescope autograder zip (--set part1 --out F)", add_help=False
     )
     sub.add_parser(
         "measure", help="measure this machine's roofline (roofline.measure)", add_help=False
@@ -145,6 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "autograder":  # Gradescope (roofline.exercises.grader.gradescope)
+        from .exercises.grader.gradescope import main as autograder_main
+
+        return autograder_main(argv[1:])
     if argv and argv[0] == "measure":
         try:
             from .measure.cli import main as measure_main

@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT / "tests" / "data" / "submissions"))
 import make_samples  # noqa: E402
 
 from roofline.exercises import grading, homework  # noqa: E402
+from roofline.exercises.grader import sandbox as grading_sandbox  # noqa: E402
 
 # several test runs may share this machine: each grading run gets its own sandbox uids
 UID_BASE = 1_000_000 + 8 * random.randrange(100_000)
@@ -135,9 +136,19 @@ def test_grade_folder_gives_exactly_the_expected_csv(tmp_path):
         timeout=300,
     )
     assert result.returncode == 0, result.stderr[-3000:]
+    from roofline import __version__ as roofline_version
+
     with open(out, newline="", encoding="utf-8") as handle:
         got = list(csv.DictReader(handle))
-    assert list(got[0]) == ["student_id", "file", "exercise", "submitted", "correct", "feedback"]
+    assert list(got[0]) == [
+        "student_id",
+        "file",
+        "exercise",
+        "submitted",
+        "correct",
+        "feedback",
+        "expected",
+    ]
 
     expected = []
     expected += _graded("alice", "alice.ipynb", make_samples.CORRECT)
@@ -158,6 +169,7 @@ def test_grade_folder_gives_exactly_the_expected_csv(tmp_path):
         " Frank ", "frank_2.ipynb", make_samples.CORRECT, duplicate_of="frank_1.ipynb"
     )
     expected += [("", "no_id.ipynb", "ERROR", "", "", "STUDENT_ID is empty")]
+    expected += [("", "", "INFO", "", "", f"roofline {roofline_version}; set part1")]
 
     assert len(got) == len(expected), [(r["file"], r["exercise"]) for r in got]
     for row, (sid, file, exercise, submitted, correct, fragment) in zip(got, expected):
@@ -227,7 +239,7 @@ def test_safe_cell_neutralises_formulas_but_not_numbers():
     assert grading.safe_cell("+33 1 23") == "'+33 1 23"
     assert grading.safe_cell("-2+3") == "'-2+3"
     assert grading.safe_cell("-5") == "-5" and grading.safe_cell("-1.5e-3") == "-1.5e-3"
-    assert grading.safe_cell("a\nb\x00c") == "a b c"
+    assert grading.safe_cell("a\nb\x00c") == "a b<U+0000>c"
     assert grading.safe_cell("x" * 50, cap=10) == "x" * 9 + "…"
 
 
@@ -341,7 +353,7 @@ def test_journal_ignores_a_torn_line_and_other_limits(tmp_path):
 
 def test_missing_bwrap_is_said_once_and_limits_still_apply(monkeypatch, capsys):
     monkeypatch.setattr(grading.shutil, "which", lambda name: None)
-    monkeypatch.setattr(grading, "_warned", set())
+    monkeypatch.setattr(grading_sandbox, "_warned", set())
     assert grading.sandbox_kind("auto") == "rlimits"
     assert grading.sandbox_kind("auto") == "rlimits"
     assert capsys.readouterr().err.count("WARNING: no sandbox") == 1

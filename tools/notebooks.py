@@ -42,6 +42,7 @@ SETUP_MARKER = "# Colab setup"
 #: Glued values measured on the machine that builds the book (chapter 9 times its own CPU):
 #: they differ from build to build, so a twin shows those of the build it was made from.
 MEASURED_GLUE = {"chapters/09_measuring_a_roofline.md": re.compile(r"ch09_(?!h100_ridge$)")}
+SET_KEY = "rooflines_set"  # homework twin metadata: its set (roofline.exercises.grader.report)
 GLUE_KEY = "rooflines_glue"  # twin metadata: {name: text} of the values glued into its prose
 EXECUTED_DIR = ROOT / "_build" / "jupyter_execute"  # where `make book` leaves executed notebooks
 #   (with MyST-NB's `<name>.glue.json`, the values glued in each)
@@ -575,6 +576,9 @@ def expected_ipynb_text(md_path: Path, glue: dict[str, str] | None = None) -> st
     notebook.metadata.pop("jupytext", None)
     notebook.metadata["colab"] = {"provenance": []}
     notebook.metadata[GLUE_KEY] = dict(sorted(glue.items()))
+    homework_set = re.search(r"""homework\.parameters\(\s*["']([A-Za-z0-9_-]+)["']""", text)
+    if md_path.stem.startswith("homework_") and homework_set:  # the grader reads the set here
+        notebook.metadata[SET_KEY] = homework_set.group(1)
     notebook.cells = twin_cells(
         notebook, md_path.relative_to(ROOT).as_posix(), glue, exercises_before(md_path) + 1
     )

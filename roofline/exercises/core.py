@@ -12,10 +12,13 @@ same verdict and the same diagnosis.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import re
+import signal
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -1136,18 +1139,73 @@ def _by_name(expression, names):
 _PROBES = (1.3731, 2.1789, 0.7193, 3.3311, 1.9123, 2.7059, 0.4517, 1.1467)
 
 
+FORMULA_TERMS_CAP = 400  # terms a formula may have once multiplied out (the answers have < 20)
+FORMULA_CHECK_S = 5.0  # seconds one formula's comparison may take (where a timer can be set)
+
+
+def expanded_terms(expression, cap: int = FORMULA_TERMS_CAP) -> int:
+    """An upper bound on the number of terms of `expression` multiplied out (capped at cap+1).
+
+    A sum adds its terms' counts, a product multiplies them, (t terms)^k gives the number of
+    monomials of degree k in t variables, C(t+k-1, k); anything else counts as one term."""
+    import sympy
+
+    if isinstance(expression, sympy.Add):
+        total = sum(expanded_terms(arg, cap) for arg in expression.args)
+    elif isinstance(expression, sympy.Mul):
+        total = 1
+        for arg in expression.args:
+            total = min(total * expanded_terms(arg, cap), cap + 1)
+    elif isinstance(expression, sympy.Pow) and expression.exp.is_Integer:
+        terms, power = expanded_terms(expression.base, cap), abs(int(expression.exp))
+        if terms <= 1:
+            total = 1
+        elif power > cap:  # (t >= 2 terms)^k has at least k + 1 terms
+            total = cap + 1
+        else:
+            total = math.comb(terms + power - 1, power)
+    else:
+        total = 1
+    return min(total, cap + 1)
+
+
+class _FormulaTimeout(BaseException):
+    """Raised by the timer (a BaseException, so that sympy's `except Exception` lets it by)."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float):
+    """Raise _Unreadable after `seconds` (main thread on POSIX only; elsewhere no limit)."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable:
+        yield
+        return
+
+    def expire(signum, frame):
+        raise _FormulaTimeout
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    except _FormulaTimeout:
+        raise _Unreadable(
+            f"That formula took longer than {seconds:g} s to check; write it in a simpler form."
+        ) from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def symbolically_equal(a, b) -> bool:
-    """a == b for all positive values of their symbols; fast (no sympy.simplify unless needed)."""
+    """a == b for all positive values of their symbols; fast (no sympy.simplify unless needed).
+
+    Unequal formulas are told apart by evaluating both at probe points first (no expansion)."""
     import sympy
 
     difference = a - b
     if difference == 0:
         return True
-    try:
-        if sympy.cancel(sympy.expand(difference)) == 0:
-            return True
-    except Exception:
-        pass
     symbols = sorted(difference.free_symbols, key=lambda s: s.name)
     for shift in (0, 3):
         point = {s: _PROBES[(i + shift) % len(_PROBES)] for i, s in enumerate(symbols)}
@@ -1158,6 +1216,11 @@ def symbolically_equal(a, b) -> bool:
             break
         if not math.isfinite(abs(d)) or abs(d) > 1e-9 * max(scale, 1e-300):
             return False
+    try:
+        if sympy.cancel(sympy.expand(difference)) == 0:
+            return True
+    except Exception:
+        pass
     return sympy.simplify(difference) == 0  # equal at the probes: let sympy decide
 
 
@@ -1189,6 +1252,19 @@ def _check_symbolic(exercise, answer, params) -> Feedback:
         raise _Unreadable(
             f"The answer uses {', '.join(unknown)}; this question uses only {listed}."
         )
+    if expanded_terms(answer) > FORMULA_TERMS_CAP:
+        raise _Unreadable(
+            f"That formula has more than {FORMULA_TERMS_CAP} terms once multiplied out, too many "
+            "to check; write it in a simpler form."
+        )
+    with _time_limit(FORMULA_CHECK_S):
+        return _compare_symbolic(exercise, answer, expected, names, params)
+
+
+def _compare_symbolic(exercise, answer, expected, names, params) -> Feedback:
+    """The verdict on a readable formula: equal, a known mistake, a wrong factor, or wrong."""
+    import sympy
+
     if symbolically_equal(answer, expected):
         return Feedback(exercise.id, True, correct_message(exercise, expected))
     for mistake in exercise.specific_mistakes(**params):

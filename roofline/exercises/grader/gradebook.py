@@ -1,0 +1,191 @@
+"""The gradebook: one row per student, ready to import into Canvas, Moodle or a spreadsheet.
+
+    python -m roofline grade DIR --out grades.csv --summary gradebook.csv [--roster roster.csv]
+                             [--weights q1=2,q3=0.5]
+
+Columns: student_id, score, max_score, status (graded, missing or error), file, notes. With a
+roster: its order and its spelling, ids matched case- and whitespace-insensitively; students
+not on it follow. A student with several graded files: the newest (modification time) counts,
+the others are named in `notes`. Scores are plain decimals (never "8/8", which a spreadsheet
+reads as a date). A roster is a list of ids, one a line, or a CSV whose header names a column
+student_id, id or SIS User ID.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+from .report import safe_cell
+
+SUMMARY_FIELDS = ("student_id", "score", "max_score", "status", "file", "notes")
+ID_COLUMNS = ("student_id", "student id", "studentid", "sis user id", "sis_user_id", "id")
+
+
+def read_roster_table(path) -> tuple[list[str], list[str]]:
+    """(student ids in the roster's order, warnings about how the file was read)."""
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        rows = [r for r in csv.reader(handle) if r and any(c.strip() for c in r)]
+    rows = [r for r in rows if not r[0].strip().startswith("#")]
+    if not rows:
+        return [], [f"the roster {path} is empty"]
+    header = [c.strip().casefold() for c in rows[0]]
+    column = next((header.index(name) for name in ID_COLUMNS if name in header), None)
+    if column is not None:
+        ids = [r[column].strip() for r in rows[1:] if len(r) > column and r[column].strip()]
+        return ids, []
+    warnings = []
+    if len(rows[0]) >= 3:
+        warnings.append(
+            f"the roster {path} has {len(rows[0])} columns and none is named student_id, id or "
+            f"SIS User ID: it looks like a gradebook export, whose first column "
+            f"({rows[0][0].strip()[:40]!r}) was read as the ids; name the id column"
+        )
+    return [r[0].strip() for r in rows if r[0].strip()], warnings
+
+
+def parse_weights(text: str | None, questions) -> dict[str, float]:
+    """{question: weight} from 'q1=2,q3=0.5' (others weigh 1); ValueError says what is wrong."""
+    weights = {q: 1.0 for q in questions}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        name, _, value = part.partition("=")
+        name = name.strip()
+        if name not in weights:
+            raise ValueError(
+                f"--weights: there is no question {name!r}; the questions are {', '.join(weights)}"
+            )
+        try:
+            weights[name] = float(value)
+        except ValueError:
+            raise ValueError(f"--weights: {part!r} is not question=number (q1=2)") from None
+        if not weights[name] >= 0:
+            raise ValueError(f"--weights: {part!r} must not be negative")
+    return weights
+
+
+def _number(value: float) -> str:
+    """A score as a spreadsheet reads it: 6, 6.5 (no trailing zeros, never a date)."""
+    return f"{round(value, 6):g}"
+
+
+def _file_results(rows: list[dict], weights: dict[str, float] | None) -> dict[str, dict]:
+    """{file: {id, status, score, max, why}} from the detailed rows."""
+    out: dict[str, dict] = {}
+    for r in rows:
+        if not r.get("file") or r["exercise"] in ("SKIPPED", "MISSING"):
+            continue
+        entry = out.setdefault(
+            r["file"], {"id": r["student_id"], "status": None, "score": 0.0, "max": 0.0, "why": ""}
+        )
+        exercise = r["exercise"]
+        if exercise == "ERROR":
+            entry["status"], entry["why"] = "error", r["feedback"]
+        elif exercise == "TOTAL" and entry["status"] is None:
+            entry["status"] = "graded"
+        elif "/" in exercise:
+            q = exercise.split("/", 1)[1]
+            weight = 1.0 if weights is None else weights.get(q, 1.0)
+            entry["max"] += weight
+            entry["score"] += weight if r["correct"] == "yes" else 0.0
+    return out
+
+
+def summary_rows(rows, roster=None, mtimes=None, weights=None) -> list[dict]:
+    """The gradebook rows (see the module's docstring). `mtimes`: {file: modification time, s}."""
+    from .. import homework
+
+    mtimes = mtimes or {}
+    by_student: dict[str, list[tuple[str, dict]]] = {}
+    for file, entry in _file_results(rows, weights).items():
+        by_student.setdefault(homework.normalise_id(entry["id"]), []).append((file, entry))
+    order = [(homework.normalise_id(r), r) for r in (roster or []) if homework.normalise_id(r)]
+    on_roster = {key for key, _ in order}
+    order += sorted((k, v[0][1]["id"]) for k, v in by_student.items() if k and k not in on_roster)
+    keys = None if roster is None else on_roster
+    out = [_student_row(key, shown, by_student.get(key, []), mtimes, keys) for key, shown in order]
+    for file, entry in by_student.get("", []):  # no id: cannot be put on a student's row
+        out.append(_row("", "", "", "error", file, entry["why"] or "no STUDENT_ID"))
+    return out
+
+
+def _row(sid, score, max_score, status, file, notes) -> dict:
+    return dict(zip(SUMMARY_FIELDS, (sid, score, max_score, status, file, notes)))
+
+
+def _student_row(key, shown, files, mtimes, roster: set | None) -> dict:
+    """One student's gradebook row: the newest graded file counts, the others are noted."""
+    notes = [] if roster is None or key in roster else ["not on the roster"]
+    if not files:
+        return _row(shown, "", "", "missing", "", "no submission with this id")
+    graded = [(f, e) for f, e in files if e["status"] == "graded"] or files
+    graded.sort(key=lambda item: (mtimes.get(item[0], 0.0), item[0]))
+    file, entry = graded[-1]
+    others = sorted(f for f, _ in files if f != file)
+    if others:
+        notes.append(f"newest of {len(files)} files counts; also submitted: {', '.join(others)}")
+    if entry["status"] != "graded":
+        return _row(
+            shown,
+            "",
+            _number(entry["max"]) if entry["max"] else "",
+            "error",
+            file,
+            "; ".join([entry["why"]] + notes),
+        )
+    return _row(
+        shown, _number(entry["score"]), _number(entry["max"]), "graded", file, "; ".join(notes)
+    )
+
+
+def write_summary(rows: list[dict], out) -> None:
+    """Write the gradebook CSV (cells neutralised for spreadsheets like the detailed CSV)."""
+    out = Path(out)
+    tmp = out.with_name(f".{out.name}.tmp")
+    with open(tmp, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=SUMMARY_FIELDS)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: safe_cell(row.get(k, ""), 500) for k in SUMMARY_FIELDS})
+    tmp.replace(out)
+
+
+def info_row(rows: list[dict]) -> dict:
+    """The INFO row that ends the detailed CSV: the package version and the set(s) graded."""
+    import roofline
+
+    sets = sorted({r["exercise"].split("/", 1)[0] for r in rows if "/" in r["exercise"]})
+    return {
+        "student_id": "",
+        "file": "",
+        "exercise": "INFO",
+        "submitted": "",
+        "correct": "",
+        "feedback": f"graded with roofline {roofline.__version__}; set {', '.join(sets) or 'none'}",
+        "expected": "",
+    }
+
+
+def write_feedback(rows: list[dict], folder) -> int:
+    """One short text file per graded or failed submission (named after it, .txt) holding what
+    the student may see: each question's verdict and feedback, and the total; no expected
+    values. Returns the number of files written."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    by_file: dict[str, list[dict]] = {}
+    for r in rows:
+        if r.get("file") and r["exercise"] not in ("SKIPPED", "MISSING", "INFO"):
+            by_file.setdefault(r["file"], []).append(r)
+    for file, group in by_file.items():
+        lines = [f"Student id: {group[0]['student_id'] or '(none)'}", f"File: {file}", ""]
+        for r in group:
+            if "/" in r["exercise"]:
+                verdict = "right" if r["correct"] == "yes" else "not right"
+                lines.append(f"{r['exercise']}: {verdict}. {r['feedback']}")
+            elif r["exercise"] == "TOTAL":
+                lines.append(f"\nTotal: {r['correct'].replace('/', ' of ')} questions right")
+            else:
+                lines.append(f"{r['exercise']}: {r['feedback']}")
+        name = re.sub(r"[^A-Za-z0-9._-]+", "_", file.replace("/", "__"))[:150] + ".txt"
+        (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return len(by_file)

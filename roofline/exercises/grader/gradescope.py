@@ -1,0 +1,185 @@
+"""Gradescope: an autograder zip that grades each submission with this grader.
+
+    python -m roofline autograder --set part1 --out autograder.zip [--weights q1=2]
+                                  [--visibility after_due_date]
+
+The zip holds `setup.sh` (installs bubblewrap and this package from the wheel inside the zip,
+so the version matches the one that built it), `run_autograder` (grades submission/*.ipynb
+and writes results/results.json) and `config.json` (set, weights, visibility). Gradescope
+unpacks it into /autograder/source; `run_autograder` honours AUTOGRADER_ROOT (default
+/autograder), so the layout can be tried anywhere. results.json: a total `score` and one test
+per question (`name`, `score`, `max_score`, `output`), with `visibility` (Gradescope's
+hidden, after_due_date, after_published or visible). Scores are in points (question weights).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+
+SETUP_SH = """#!/usr/bin/env bash
+# Gradescope runs this once when the autograder is built (as root, Ubuntu).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends python3 python3-pip bubblewrap util-linux >/dev/null
+cd /autograder/source
+pip3 install --break-system-packages "$(ls roofline-*.whl)[grade]" 2>/dev/null \\
+  || pip3 install "$(ls roofline-*.whl)[grade]"
+"""
+
+RUN_AUTOGRADER = """#!/usr/bin/env bash
+# Gradescope runs this for every submission: grade submission/*.ipynb, write results.json.
+set -uo pipefail
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+exec python3 -m roofline.exercises.grader.gradescope run --root "$ROOT"
+"""
+
+
+def build_wheel(out_dir: Path) -> Path:
+    """Build this package's wheel into `out_dir` (from the source tree it was installed from)."""
+    import roofline
+
+    source = Path(roofline.__file__).resolve().parent.parent
+    if not (source / "pyproject.toml").is_file():
+        raise RuntimeError(
+            f"no pyproject.toml next to {source / 'roofline'}: build from a checkout"
+        )
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "src"
+        copy.mkdir()
+        for name in ("pyproject.toml", "README.md", "LICENSE.md"):
+            shutil.copy(source / name, copy / name)
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+        shutil.copytree(source / "roofline", copy / "roofline", ignore=ignore)
+        code = f"from setuptools import build_meta; build_meta.build_wheel({str(out_dir)!r})"
+        subprocess.run([sys.executable, "-c", code], cwd=copy, check=True, capture_output=True)
+    return next(Path(out_dir).glob("roofline-*.whl"))
+
+
+def build_zip(set_id: str, out, weights: str | None = None, visibility="after_due_date") -> Path:
+    """Write the autograder zip for homework `set_id`; return its path."""
+    from .. import homework
+    from .gradebook import parse_weights
+
+    if set_id not in homework.sets():
+        raise ValueError(f"no homework set {set_id!r}; there are {', '.join(homework.sets())}")
+    if visibility not in VISIBILITIES:
+        raise ValueError(f"--visibility must be one of {', '.join(VISIBILITIES)}")
+    parse_weights(weights, homework.questions(set_id))  # fails here, not on Gradescope
+    config = {"set": set_id, "weights": weights or "", "visibility": visibility}
+    out = Path(out)
+    with tempfile.TemporaryDirectory() as tmp:
+        wheel = build_wheel(Path(tmp))
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
+                info = zipfile.ZipInfo(name)
+                info.external_attr = 0o755 << 16
+                archive.writestr(info, text)
+            archive.writestr("config.json", json.dumps(config, indent=1))
+            archive.write(wheel, wheel.name)
+    return out
+
+
+def results(rows: list[dict], weights: dict, visibility: str) -> dict:
+    """Gradescope's results.json from one submission's detailed rows."""
+    tests, notes = [], []
+    for r in rows:
+        if "/" in r["exercise"]:
+            q = r["exercise"].split("/", 1)[1]
+            right = r["correct"] == "yes"
+            tests.append(
+                {
+                    "name": q,
+                    "score": weights.get(q, 1.0) if right else 0.0,
+                    "max_score": weights.get(q, 1.0),
+                    "output": ("right. " if right else "not right. ") + r["feedback"],
+                    "visibility": visibility,
+                }
+            )
+        elif r["exercise"] in ("ERROR", "NOTE"):
+            notes.append(f"{r['exercise']}: {r['feedback']}")
+    if not tests:
+        tests.append(
+            {
+                "name": "submission",
+                "score": 0.0,
+                "max_score": sum(weights.values()),
+                "output": "\n".join(notes) or "no notebook was graded",
+                "visibility": visibility,
+            }
+        )
+    out = {
+        "score": sum(t["score"] for t in tests),
+        "tests": tests,
+        "visibility": visibility,
+        "stdout_visibility": "hidden",
+    }
+    if notes and len(tests) > 1:
+        out["output"] = "\n".join(notes)
+    return out
+
+
+def run(root) -> dict:
+    """Grade root/submission/*.ipynb (the newest counts) and write root/results/results.json."""
+    from .. import homework
+    from .folder import grade_folder
+    from .gradebook import parse_weights
+
+    root = Path(root)
+    config = json.loads((root / "source" / "config.json").read_text(encoding="utf-8"))
+    set_id, visibility = config["set"], config.get("visibility", "after_due_date")
+    weights = parse_weights(config.get("weights"), homework.questions(set_id))
+    submission = root / "submission"
+    notebooks = sorted(
+        (p for p in submission.glob("*") if p.suffix.lower() == ".ipynb" and p.is_file()),
+        key=lambda p: (p.lstat().st_mtime, p.name),
+    )
+    rows: list[dict] = []
+    if notebooks:
+        newest = notebooks[-1].name
+        every = grade_folder(submission, set_override=set_id, jobs=1, hidden=[root / "results"])
+        rows = [r for r in every if r["file"] == newest]
+    result = results(rows, weights, visibility)
+    (root / "results").mkdir(parents=True, exist_ok=True)
+    (root / "results" / "results.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+    return result
+
+
+def main(argv=None) -> int:
+    """`python -m roofline autograder ...` (build) and `... gradescope run --root R` (grade)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m roofline autograder")
+    parser.add_argument("action", nargs="?", choices=("build", "run"), default="build")
+    parser.add_argument("--set", help="homework set (part1, ...)")
+    parser.add_argument("--out", type=Path, default=Path("autograder.zip"))
+    parser.add_argument("--weights", default=None, help="question weights, e.g. q1=2,q3=0.5")
+    parser.add_argument("--visibility", default="after_due_date", choices=VISIBILITIES)
+    parser.add_argument("--root", default=os.environ.get("AUTOGRADER_ROOT", "/autograder"))
+    args = parser.parse_args(argv)
+    if args.action == "run":
+        result = run(args.root)
+        print(f"score {result['score']:g}")
+        return 0
+    if not args.set:
+        parser.error("--set is required (part1, part2, ...)")
+    try:
+        out = build_zip(args.set, args.out, args.weights, args.visibility)
+    except (ValueError, RuntimeError, subprocess.CalledProcessError) as error:
+        print(error, file=sys.stderr)
+        return 2
+    print(f"wrote {out}: upload it as the autograder of a Gradescope programming assignment")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
