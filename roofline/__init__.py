@@ -42,6 +42,7 @@ from .estimate import (
     sharded_topology,
 )
 from .hardware import Chip, Link, Peak, Source
+from .models import LayerMatmul, ModelConfig, get_model, list_models, register_model
 from .units import (
     format_bandwidth,
     format_bytes,
@@ -100,6 +101,11 @@ __all__ = [
     "sharded_topology",
     "Term",
     "BOUNDS",
+    "ModelConfig",
+    "LayerMatmul",
+    "get_model",
+    "list_models",
+    "register_model",
     "Chip",
     "Link",
     "Peak",
