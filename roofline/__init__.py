@@ -43,6 +43,15 @@ from .estimate import (
 )
 from .hardware import Chip, Link, Peak, Source
 from .models import LayerMatmul, ModelConfig, get_model, list_models, register_model
+from .training import (
+    RECOMPUTE,
+    STATE_BYTES_PER_PARAM,
+    activation_bytes_per_layer,
+    hfu,
+    mfu,
+    training_flops_per_token,
+    training_state_bytes,
+)
 from .units import (
     format_bandwidth,
     format_bytes,
@@ -106,6 +115,13 @@ __all__ = [
     "get_model",
     "list_models",
     "register_model",
+    "RECOMPUTE",
+    "STATE_BYTES_PER_PARAM",
+    "activation_bytes_per_layer",
+    "hfu",
+    "mfu",
+    "training_flops_per_token",
+    "training_state_bytes",
     "Chip",
     "Link",
     "Peak",
