@@ -43,6 +43,7 @@ from .estimate import (
 )
 from .hardware import Chip, Link, Peak, Source
 from .models import LayerMatmul, ModelConfig, get_model, list_models, register_model
+from .parallelism import LAYOUT_AXES, TrainingStep, parse_layout, training_step
 from .training import (
     RECOMPUTE,
     STATE_BYTES_PER_PARAM,
@@ -122,6 +123,10 @@ __all__ = [
     "mfu",
     "training_flops_per_token",
     "training_state_bytes",
+    "LAYOUT_AXES",
+    "TrainingStep",
+    "parse_layout",
+    "training_step",
     "Chip",
     "Link",
     "Peak",
