@@ -14,6 +14,10 @@ from .collectives import (
     collective_bytes_per_link,
     collective_steps,
     collective_time,
+    hierarchical_all_reduce_terms,
+    hierarchical_all_reduce_time,
+    megatron_mlp_times,
+    multi_axis_collective_time,
 )
 from .costs import (
     Cost,
@@ -87,6 +91,10 @@ __all__ = [
     "collective_bytes_per_link",
     "collective_steps",
     "collective_time",
+    "hierarchical_all_reduce_terms",
+    "hierarchical_all_reduce_time",
+    "megatron_mlp_times",
+    "multi_axis_collective_time",
     "Cost",
     "ShardedMatmul",
     "dot",
