@@ -44,7 +44,11 @@ import re
 from dataclasses import dataclass, field
 
 from .catalog import get_chip
-from .collectives import collective_time
+from .collectives import (
+    collective_time,
+    hierarchical_all_reduce_time,
+    multi_axis_collective_time,
+)
 from .dtypes import canonical_dtype
 from .models import ModelConfig, get_model
 from .training import (
@@ -127,37 +131,91 @@ def parse_layout(layout, n_chips=None) -> dict:
 
 @dataclass(frozen=True)
 class _Route:
-    """Where one parallel axis's collectives run: a link kind and the topology it forms."""
+    """Where one parallel axis's collectives run.
+
+    kind "link": all on the chip's interconnect (`topology`, `links` as `collective_time`
+    takes them; `axes` for a group spread over several TPU torus axes); "network": every
+    member in another domain, one NIC each; "two-level": `per_node` members share each
+    domain and the `size / per_node` domains talk over the network.
+    """
 
     name: str
-    one_way_bytes_per_s: float
-    topology: str
+    kind: str
+    link_bytes_per_s: float = 0.0
+    topology: str = "switch"
     links: int = 1
+    axes: tuple = ()
+    network_bytes_per_s: float = 0.0
+    per_node: int = 1
+    wraparound_multiple: int | None = None
+
+    @property
+    def p2p_bytes_per_s(self) -> float:
+        """One chip to one other, one way: the network NIC once the pair is in different
+        domains, else all the chip's links into a switch, or one torus link."""
+        if self.kind != "link":
+            return self.network_bytes_per_s
+        return self.link_bytes_per_s * (self.links if self.topology == "switch" else 1)
+
+
+def _torus_axes(chip, size) -> tuple:
+    """A group of `size` TPU chips as whole torus axes of `axis_chips` (the last one shorter)."""
+    longest = chip.interconnect.axis_chips or size
+    axes, rest = [], size
+    while rest > longest:
+        if rest % longest:
+            raise ValueError(
+                f"{size} {chip.name} chips on one parallel axis do not fill whole torus axes "
+                f"of {longest}; use a degree that is a multiple of {longest} or at most {longest}"
+            )
+        axes.append(longest)
+        rest //= longest
+    return tuple(axes + [rest])
 
 
 def _route(chip, size, stride, network_bytes_per_s) -> _Route:
-    """The link an axis of `size` chips, `stride` apart, uses (see the module docstring)."""
+    """The links an axis of `size` chips, `stride` apart, uses (see the module docstring)."""
     link = chip.interconnect
-    span = size * stride
+    domain = math.inf
     if link is not None and link.topology is not None:
         domain = link.domain_chips or math.inf
-        if span <= domain:
+        if size * stride <= domain:
             if link.topology == "torus":
+                axes = _torus_axes(chip, size)
                 return _Route(
-                    f"{link.name} torus axis", link.one_way_bytes_per_s, "bidirectional-ring"
+                    f"{link.name} torus",
+                    "link",
+                    link.one_way_bytes_per_s,
+                    "torus",
+                    axes=axes,
+                    wraparound_multiple=link.wraparound_multiple,
                 )
             topology = "switch" if link.topology == "switch" else link.topology
-            return _Route(link.name, link.one_way_bytes_per_s, topology, link.count)
-    bw = _network(chip, network_bytes_per_s)
-    return _Route("network", bw, "switch", 1)
+            return _Route(link.name, "link", link.one_way_bytes_per_s, topology, link.count)
+    else:
+        domain = 1
+    net = _network(chip, network_bytes_per_s)
+    per_node = max(1, int(domain // stride)) if stride < domain else 1
+    if per_node == 1:
+        return _Route(
+            chip.network.name if chip.network else "network", "network", network_bytes_per_s=net
+        )
+    topology = "switch" if link.topology == "switch" else link.topology
+    return _Route(
+        f"{link.name} + network",
+        "two-level",
+        link.one_way_bytes_per_s,
+        topology,
+        link.count,
+        network_bytes_per_s=net,
+        per_node=per_node,
+    )
 
 
 def _network(chip, network_bytes_per_s):
     if network_bytes_per_s is not None:
         return network_bytes_per_s
-    net = getattr(chip, "network", None)
-    rate = getattr(net, "one_way_bytes_per_s", None)
-    if rate is None:
+    if chip.network_bytes_per_s is None:
         domain = chip.interconnect.domain_chips if chip.interconnect else 1
         raise ValueError(
             f"this layout sends traffic beyond one {chip.name} interconnect domain "
@@ -165,16 +223,51 @@ def _network(chip, network_bytes_per_s):
             "figure for it: pass network_bytes_per_s (one way, per chip; e.g. 50e9 for one "
             "400 Gb/s NIC per GPU)"
         )
-    return rate
+    return chip.network_bytes_per_s
+
+
+def _on_link(kind, nbytes, n, r: _Route) -> float:
+    if n < 2:
+        return 0.0
+    if r.axes and len(r.axes) > 1 and kind != "all-to-all":
+        tops = tuple(_axis_topology(r, a) for a in r.axes)
+        return multi_axis_collective_time(kind, nbytes, r.axes, r.link_bytes_per_s, tops)
+    top = _axis_topology(r, n) if r.axes else r.topology
+    return collective_time(kind, nbytes, n, r.link_bytes_per_s, top, links=r.links)
+
+
+def _axis_topology(r: _Route, n) -> str:
+    """A TPU torus axis of n chips: a ring of two chips, a bidirectional ring where the axis
+    wraps round (n a multiple of the catalog's `wraparound_multiple`), else a line."""
+    if n == 2:
+        return "ring"
+    if r.wraparound_multiple and n % r.wraparound_multiple:
+        return "line"
+    return "bidirectional-ring"
 
 
 def _collective(kind, nbytes, n, route: _Route) -> float:
-    """Seconds for one collective over `n` chips on `route` (bandwidth term only)."""
+    """Seconds for one collective of a `nbytes` array over `n` chips on `route` (bandwidth
+    terms only, no per-hop latency). Two-level: all-reduce by
+    `hierarchical_all_reduce_time`; all-gather / reduce-scatter as the same two phases
+    (inside the node on the full array, across nodes on its 1/per_node); all-to-all over the
+    network alone (its NIC is the narrowest step)."""
     if n < 2 or nbytes == 0:
         return 0.0
-    return collective_time(
-        kind, nbytes, n, route.one_way_bytes_per_s, route.topology, links=route.links
+    if route.kind == "link":
+        return _on_link(kind, nbytes, n, route)
+    net = route.network_bytes_per_s
+    if route.kind == "network" or kind == "all-to-all":
+        return collective_time(kind, nbytes, n, net, "switch", links=1)
+    m, nodes = route.per_node, n // route.per_node
+    if kind == "all-reduce":
+        return hierarchical_all_reduce_time(
+            nbytes, m, nodes, route.link_bytes_per_s, net, route.topology, route.links
+        )
+    inside = collective_time(
+        kind, nbytes, m, route.link_bytes_per_s, route.topology, links=route.links
     )
+    return inside + collective_time(kind, nbytes / m, nodes, net, "switch", links=1)
 
 
 @dataclass(frozen=True)
@@ -306,7 +399,7 @@ class TrainingStep:
         rows = [(self.labels[r], format_time(t)) for r, t in self.times.items()]
         rows.append(("lower bound (overlap)", format_time(self.t_lower)))
         rows.append(("upper bound (no overlap)", format_time(self.t_upper)))
-        rows.append(("bound", f"{self.bound}-bound ({self.labels[self.slowest]} takes longest)"))
+        rows.append(("bound", f"{self.bound}-bound ({self.slowest} takes longest)"))
         for part, nbytes in self.memory.items():
             rows.append((f"memory: {part}", format_bytes(nbytes)))
         verdict = "fits" if self.fits else "DOES NOT FIT"
@@ -483,7 +576,7 @@ def _link_times(p: _Plan, chip, network):
     if "pp" in routes:
         route = routes["pp"]
         sends = 2 * microbatches * act / layout["tp"]  # activations forward, gradients back
-        times["PP"] = (sends / route.one_way_bytes_per_s, f"PP sends ({route.name})")
+        times["PP"] = (sends / route.p2p_bytes_per_s, f"PP sends ({route.name})")
     return times
 
 
