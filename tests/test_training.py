@@ -211,3 +211,23 @@ def test_network_needed_but_unknown_is_explained():
         "Llama 3 8B", "A100", 16, 16 * 4096, 4096, "dp=16", network_bytes_per_s=25e9
     )
     assert step.times["DP"] > 0
+
+
+def test_published_runs_take_longer_than_the_bound():
+    """A roofline bound below a measured step time is what it must be; above it would be a
+    counting error."""
+    # Narayanan et al., 1T model: 163 TFLOP/s per A100 by their Eq. 3 (with recomputation),
+    # batch 3072 of 2048 on 3072 GPUs, TP 8 x PP 64 (so dp 6), 8 HDR 200 Gb/s NICs per node
+    l, h, s, V, B = 128, 25600, 2048, 51200, 3072
+    eq3 = 96 * B * s * l * h**2 * (1 + s / (6 * h) + V / (16 * l * h))
+    measured_s = eq3 / (3072 * 163e12)
+    step = rl.training_step(
+        "Megatron 1T", "A100", 3072, B * s, s, "tp=8,pp=64,dp=6", "bf16", "full", None, 25e9
+    )
+    assert step.t_lower < measured_s
+    assert step.times["math"] == pytest.approx(eq3 / 3072 / 312e12)  # A100: 312 TFLOP/s
+    # PaLM 540B: 2048 x 2048 tokens per step at 238.3K tokens/s
+    palm = rl.training_step(
+        "PaLM 540B", "TPU v4", 6144, 2048 * 2048, 2048, "dp=2,fsdp=256,tp=12", recompute="full"
+    )
+    assert palm.t_lower < 2048 * 2048 / 238.3e3
