@@ -74,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--recompute", default="none", choices=("none", "selective", "full"), help="recomputation"
     )
     p.add_argument("--microbatches", type=int, help="micro-batches per replica and step")
+    p.add_argument(
+        "--causal", action="store_true", help="count half the attention FLOPs (causal mask)"
+    )
     p.add_argument("--network", type=_bandwidth, help="network per chip, one way, e.g. '50 GB/s'")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the figures as JSON")
     return p
@@ -126,6 +129,7 @@ def _train(args, model):
         recompute=args.recompute,
         microbatches=args.microbatches,
         network_bytes_per_s=args.network,
+        causal=args.causal,
     )
 
 

@@ -148,6 +148,7 @@ class _Route:
     network_bytes_per_s: float = 0.0
     per_node: int = 1
     wraparound_multiple: int | None = None
+    inside: _Route | None = None
 
     @property
     def p2p_bytes_per_s(self) -> float:
@@ -173,42 +174,46 @@ def _torus_axes(chip, size) -> tuple:
     return tuple(axes + [rest])
 
 
-def _route(chip, size, stride, network_bytes_per_s) -> _Route:
-    """The links an axis of `size` chips, `stride` apart, uses (see the module docstring)."""
+def _domain_route(chip, size) -> _Route:
+    """`size` chips inside one domain of the chip's interconnect."""
     link = chip.interconnect
-    domain = math.inf
+    if link.topology == "torus":
+        return _Route(
+            f"{link.name} torus",
+            "link",
+            link.one_way_bytes_per_s,
+            "torus",
+            axes=_torus_axes(chip, size),
+            wraparound_multiple=link.wraparound_multiple,
+        )
+    topology = "switch" if link.topology == "switch" else link.topology
+    return _Route(link.name, "link", link.one_way_bytes_per_s, topology, link.count)
+
+
+def _route(chip, size, stride, network_bytes_per_s) -> _Route:
+    """The links an axis of `size` chips, `stride` apart, uses (see the module docstring):
+    the interconnect when the whole group fits in one domain; else the network, in two
+    levels when several members share a domain (the largest divisor of `size` that fits)."""
+    link = chip.interconnect
+    domain = 1
     if link is not None and link.topology is not None:
         domain = link.domain_chips or math.inf
         if size * stride <= domain:
-            if link.topology == "torus":
-                axes = _torus_axes(chip, size)
-                return _Route(
-                    f"{link.name} torus",
-                    "link",
-                    link.one_way_bytes_per_s,
-                    "torus",
-                    axes=axes,
-                    wraparound_multiple=link.wraparound_multiple,
-                )
-            topology = "switch" if link.topology == "switch" else link.topology
-            return _Route(link.name, "link", link.one_way_bytes_per_s, topology, link.count)
-    else:
-        domain = 1
+            return _domain_route(chip, size)
     net = _network(chip, network_bytes_per_s)
-    per_node = max(1, int(domain // stride)) if stride < domain else 1
+    per_node = max(
+        (d for d in range(1, size + 1) if size % d == 0 and d * stride <= domain), default=1
+    )
+    name = chip.network.name if chip.network else "network"
     if per_node == 1:
-        return _Route(
-            chip.network.name if chip.network else "network", "network", network_bytes_per_s=net
-        )
-    topology = "switch" if link.topology == "switch" else link.topology
+        return _Route(name, "network", network_bytes_per_s=net)
+    inside = _domain_route(chip, per_node)
     return _Route(
-        f"{link.name} + network",
+        f"{inside.name} + {name}",
         "two-level",
-        link.one_way_bytes_per_s,
-        topology,
-        link.count,
         network_bytes_per_s=net,
         per_node=per_node,
+        inside=inside,
     )
 
 
@@ -216,12 +221,16 @@ def _network(chip, network_bytes_per_s):
     if network_bytes_per_s is not None:
         return network_bytes_per_s
     if chip.network_bytes_per_s is None:
-        domain = chip.interconnect.domain_chips if chip.interconnect else 1
+        link = chip.interconnect
+        where = (
+            f"beyond one {link.name} domain of {link.domain_chips} {chip.name} chips"
+            if link is not None and link.topology is not None and link.domain_chips
+            else f"between {chip.name} chips (the catalog gives them no chip-to-chip link)"
+        )
         raise ValueError(
-            f"this layout sends traffic beyond one {chip.name} interconnect domain "
-            f"({domain} chips), over the data-centre network, and the catalog has no network "
-            "figure for it: pass network_bytes_per_s (one way, per chip; e.g. 50e9 for one "
-            "400 Gb/s NIC per GPU)"
+            f"this layout sends traffic {where}, over the data-centre network, and the "
+            "catalog has no network figure for this chip: pass network_bytes_per_s (one way, "
+            "per chip; e.g. 50e9 for one 400 Gb/s NIC per GPU; CLI: --network '50 GB/s')"
         )
     return chip.network_bytes_per_s
 
@@ -257,16 +266,22 @@ def _collective(kind, nbytes, n, route: _Route) -> float:
     if route.kind == "link":
         return _on_link(kind, nbytes, n, route)
     net = route.network_bytes_per_s
-    if route.kind == "network" or kind == "all-to-all":
+    if route.kind == "network" or kind == "all-to-all":  # the NIC is the narrowest step
         return collective_time(kind, nbytes, n, net, "switch", links=1)
-    m, nodes = route.per_node, n // route.per_node
+    m, nodes, inner = route.per_node, n // route.per_node, route.inside
     if kind == "all-reduce":
+        tops = tuple(_axis_topology(inner, a) for a in inner.axes) if inner.axes else None
         return hierarchical_all_reduce_time(
-            nbytes, m, nodes, route.link_bytes_per_s, net, route.topology, route.links
+            nbytes,
+            m,
+            nodes,
+            inner.link_bytes_per_s,
+            net,
+            tops or inner.topology,
+            inner.links,
+            axes=inner.axes or None,
         )
-    inside = collective_time(
-        kind, nbytes, m, route.link_bytes_per_s, route.topology, links=route.links
-    )
+    inside = _on_link(kind, nbytes, m, inner)
     return inside + collective_time(kind, nbytes / m, nodes, net, "switch", links=1)
 
 
@@ -409,6 +424,7 @@ class TrainingStep:
                 f"{format_bytes(self.memory_bytes)} of {format_bytes(self.memory_capacity_bytes)} ({verdict})",
             )
         )
+        rows.append(("throughput (best case)", f"{self.tokens_per_s:,.0f} tokens/s"))
         rows.append(("MFU ceiling", f"{self.mfu_ceiling:.1%}"))
         rows.append(("what limits it", self.limits()))
         layout = ", ".join(f"{a}={self.layout[a]}" for a in LAYOUT_AXES if self.layout[a] > 1)
@@ -592,6 +608,7 @@ def training_step(
     microbatches=None,
     network_bytes_per_s=None,
     fused_attention=True,
+    causal=False,
 ) -> TrainingStep:
     """The roofline of one training step of `model` on `n_chips` chips (see the module
     docstring for every assumption).
@@ -602,6 +619,7 @@ def training_step(
     network_bytes_per_s: one-way bandwidth per chip of the network between interconnect
     domains (default: the catalog's figure, where it has one). fused_attention: attention
     runs as one fused kernel (FlashAttention) that stores no score matrix (activations).
+    causal: count half the attention FLOPs (a causal mask; PaLM's MFU counts them all).
     """
     m = get_model(model)
     chip = get_chip(chip)
@@ -612,8 +630,8 @@ def training_step(
     _check_model_split(m, layout)
     microbatches, micro_batch = _batch(tokens_per_step, seq_len, layout, microbatches)
     peak = chip.peak_flops_per_s(dtype)
-    hw_flops = training_flops_per_token(m, seq_len, recompute) * tokens_per_step / n_chips
-    model_flops = training_flops_per_token(m, seq_len) * tokens_per_step / n_chips
+    hw_flops = training_flops_per_token(m, seq_len, recompute, causal) * tokens_per_step / n_chips
+    model_flops = training_flops_per_token(m, seq_len, "none", causal) * tokens_per_step / n_chips
     plan = _Plan(m, layout, int(seq_len), recompute, microbatches, micro_batch, fused_attention)
     times = {"math": hw_flops / peak, "HBM": _hbm_bytes(plan) / chip.hbm_bytes_per_s}
     kinds = {"math": "compute", "HBM": "memory"}

@@ -231,3 +231,14 @@ def test_published_runs_take_longer_than_the_bound():
         "PaLM 540B", "TPU v4", 6144, 2048 * 2048, 2048, "dp=2,fsdp=256,tp=12", recompute="full"
     )
     assert palm.t_lower < 2048 * 2048 / 238.3e3
+
+
+def test_fsdp_group_larger_than_a_pod_runs_in_two_levels():
+    # fsdp 512 x tp 12 on TPU v4: 256 fsdp chips (x 12 = 3072) fit a 4096-chip pod, so two
+    # pods: gather inside each over a 16 x 16 slice of wrapped axes, then across over DCN
+    P = rl.get_model("PaLM 540B").params
+    step = rl.training_step("PaLM 540B", "TPU v4", 6144, 2 * 2048 * 2048, 2048, "fsdp=512,tp=12")
+    V = 2 * P / 12
+    inside = 255 / 256 * V / (4 * 4.5e10)
+    across = 1 / 2 * (V / 256) / (2.5e10 / 4)
+    assert step.times["FSDP"] == pytest.approx(3 * (inside + across))
