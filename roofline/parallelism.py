@@ -361,7 +361,7 @@ class TrainingStep:
         return self.tokens_per_step / self.t_lower
 
     def limits(self) -> str:
-        """In words, what keeps the MFU ceiling below 100 %."""
+        """In words, what keeps the MFU ceiling below 100 % (and whether the step fits)."""
         reasons = []
         t_math = self.times["math"]
         if self.hardware_flops_per_chip > self.model_flops_per_chip * 1.0001:
@@ -373,6 +373,14 @@ class TrainingStep:
         bubble = self.times.get("bubble", 0.0)
         if bubble > 0:
             reasons.append(f"the pipeline bubble adds {bubble / t_math:.0%} of the math time")
+        if not self.fits:
+            from .units import format_bytes
+
+            reasons.append(
+                f"memory: {format_bytes(self.memory_bytes)} per chip does not fit in "
+                f"{format_bytes(self.memory_capacity_bytes)} (shard with fsdp, tp or pp, or "
+                "recompute activations)"
+            )
         return "; ".join(reasons) if reasons else "nothing: the math alone sets the time"
 
     def to_dict(self) -> dict:

@@ -242,3 +242,19 @@ def test_fsdp_group_larger_than_a_pod_runs_in_two_levels():
     inside = 255 / 256 * V / (4 * 4.5e10)
     across = 1 / 2 * (V / 256) / (2.5e10 / 4)
     assert step.times["FSDP"] == pytest.approx(3 * (inside + across))
+
+
+def test_a_step_that_does_not_fit_says_so():
+    # Llama 3 8B with plain data parallelism: 16 bytes x 8.03e9 parameters = 128.5 GB of
+    # model state alone on every 80 GB A100
+    step = rl.training_step(
+        "Llama 3 8B", "A100", 16, 16 * 4096, 4096, "dp=16", network_bytes_per_s=25e9
+    )
+    assert sum(step.memory[k] for k in ("weights", "gradients", "optimizer")) == pytest.approx(
+        16 * 8_030_261_248
+    )
+    assert not step.fits and "does not fit" in step.limits()
+    sharded = rl.training_step(
+        "Llama 3 8B", "A100", 16, 16 * 4096, 4096, "fsdp=16", network_bytes_per_s=25e9
+    )
+    assert sharded.memory["optimizer"] == pytest.approx(12 * 8_030_261_248 / 16)
