@@ -48,6 +48,7 @@ from .estimate import (
 from .hardware import Chip, Link, Peak, Source
 from .models import LayerMatmul, ModelConfig, get_model, list_models, register_model
 from .parallelism import LAYOUT_AXES, TrainingStep, parse_layout, training_step
+from .serving import ServingEstimate, expected_distinct_experts, serving_estimate
 from .training import (
     RECOMPUTE,
     STATE_BYTES_PER_PARAM,
@@ -135,6 +136,9 @@ __all__ = [
     "TrainingStep",
     "parse_layout",
     "training_step",
+    "ServingEstimate",
+    "expected_distinct_experts",
+    "serving_estimate",
     "Chip",
     "Link",
     "Peak",

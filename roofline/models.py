@@ -107,6 +107,9 @@ class ModelConfig:
     tied_embeddings: bool = False
     name: str | None = None
     source: Source | None = field(default=None, compare=False, repr=False)
+    max_context: int | None = None
+    """The longest context (prompt + generated tokens) the model was trained for (Hugging
+    Face's max_position_embeddings); None: not stated, nothing is checked."""
 
     def __post_init__(self):
         for size in ("layers", "d_model", "heads", "d_ff", "vocab", "experts"):
@@ -137,6 +140,8 @@ class ModelConfig:
         for flag in ("gated_mlp", "tied_embeddings"):
             if not isinstance(getattr(self, flag), bool):
                 raise TypeError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        if self.max_context is not None:
+            object.__setattr__(self, "max_context", _whole("max_context", self.max_context))
         if self.name is not None and not isinstance(self.name, str):
             raise TypeError(f"name must be text, got {self.name!r}")
 
@@ -264,6 +269,8 @@ class ModelConfig:
         rows.append(("parameters", f"{self.params / 1e9:.4g} billion"))
         if self.is_moe:
             rows.append(("active per token", f"{self.active_params / 1e9:.4g} billion"))
+        if self.max_context is not None:
+            rows.append(("context", f"up to {self.max_context:,} tokens"))
         if self.source is not None:
             rows.append(("source", f"{self.source.url}: {self.source.says}"))
         return Summary(f"Model {self.label}", rows)
@@ -375,6 +382,8 @@ def _from_hf(cls, data: dict, name):
     # transformers' own defaults when the key is absent: Gemma ties, the others do not
     tied_default = kind.startswith("gemma")
     kwargs["tied_embeddings"] = bool(data.get("tie_word_embeddings", tied_default))
+    if data.get("max_position_embeddings") is not None:
+        kwargs["max_context"] = data["max_position_embeddings"]
     return cls(**kwargs, name=name or data.get("_name_or_path") or data.get("model_type"))
 
 
@@ -424,6 +433,23 @@ _MODELS = [
         ),
     ),
     ModelConfig(
+        80,
+        8192,
+        64,
+        28672,
+        32000,
+        kv_heads=8,
+        gated_mlp=True,
+        name="Llama 2 70B",
+        max_context=4096,
+        source=Source(
+            _hf("meta-llama/Llama-2-70b-hf"),
+            "num_hidden_layers 80, hidden_size 8192, num_attention_heads 64, num_key_value_heads "
+            "8, intermediate_size 28672, vocab_size 32000, max_position_embeddings 4096, "
+            "tie_word_embeddings false; 69B parameters (MLPerf Inference's llama2-70b)",
+        ),
+    ),
+    ModelConfig(
         126,
         16384,
         128,
@@ -432,10 +458,12 @@ _MODELS = [
         kv_heads=8,
         gated_mlp=True,
         name="Llama 3.1 405B",
+        max_context=131072,
         source=Source(
             _hf("meta-llama/Llama-3.1-405B"),
             "num_hidden_layers 126, hidden_size 16384, num_attention_heads 128, "
-            "num_key_value_heads 8, intermediate_size 53248, vocab_size 128256 (Llama 3 paper, "
+            "num_key_value_heads 8, intermediate_size 53248, vocab_size 128256, "
+            "max_position_embeddings 131072 (Llama 3 paper, "
             f"{_LLAMA3}, Table 3: 126 layers, model dimension 16,384, FFN dimension 53,248, "
             "128 attention heads, 8 key/value heads); 405B parameters",
         ),
@@ -451,11 +479,13 @@ _MODELS = [
         experts=8,
         experts_per_token=2,
         name="Mixtral 8x7B",
+        max_context=32768,
         source=Source(
             _hf("mistralai/Mixtral-8x7B-v0.1"),
             "num_hidden_layers 32, hidden_size 4096, num_attention_heads 32, num_key_value_heads "
             "8, intermediate_size 14336, vocab_size 32000, num_local_experts 8, "
-            "num_experts_per_tok 2; Mistral AI: 46.7B total parameters, 12.9B used per token",
+            "num_experts_per_tok 2, max_position_embeddings 32768; Mistral AI: 46.7B total "
+            "parameters, 12.9B used per token",
         ),
     ),
     ModelConfig(
@@ -466,10 +496,12 @@ _MODELS = [
         50257,
         tied_embeddings=True,
         name="GPT-3 175B",
+        max_context=2048,
         source=Source(
             _GPT3,
             "Brown et al., Table 2.1: GPT-3 175B, n_params 175.0B, n_layers 96, d_model 12288, "
-            "n_heads 96, d_head 128; d_ff = 4 d_model; GPT-2's 50257-token vocabulary with the "
+            "n_heads 96, d_head 128; context window n_ctx = 2048 tokens (section 2.1); "
+            "d_ff = 4 d_model; GPT-2's 50257-token vocabulary with the "
             "output head tied to the embedding",
         ),
     ),
@@ -484,11 +516,13 @@ _MODELS = [
         gated_mlp=True,
         tied_embeddings=True,
         name="PaLM 540B",
+        max_context=2048,
         source=Source(
             _PALM,
             "Chowdhery et al., Table 1 and section 2: 118 layers, d_model 18432, 48 heads of "
             "256 (attention width 12288), multi-query attention, SwiGLU with d_ff = 4 d_model, "
-            "shared input-output embeddings, 256k vocabulary, no biases; 540.35B parameters",
+            "shared input-output embeddings, 256k vocabulary, no biases, sequence length 2048; "
+            "540.35B parameters",
         ),
     ),
     ModelConfig(
@@ -527,6 +561,7 @@ MODELS: dict[str, ModelConfig] = {m.name: m for m in _MODELS}
 _ALIASES = {
     "Llama 3 8B": ("Meta-Llama-3-8B", "Llama 3.1 8B", "llama3-8b"),
     "Llama 3 70B": ("Meta-Llama-3-70B", "Llama 3.1 70B", "llama3-70b"),
+    "Llama 2 70B": ("Llama-2-70b-hf", "llama2-70b"),
     "Llama 3.1 405B": ("Llama 3 405B", "Meta-Llama-3.1-405B", "llama3-405b"),
     "Mixtral 8x7B": ("Mixtral-8x7B-v0.1", "mixtral"),
     "GPT-3 175B": ("GPT-3", "gpt3", "davinci"),
