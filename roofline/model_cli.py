@@ -1,8 +1,11 @@
-"""`python -m roofline model ...`: a whole model's sizes, or one training step on many chips.
+"""`python -m roofline model ...`: a whole model's sizes, one training step on many chips, or
+serving it (one decode step, the time to first token, memory per chip).
 
     python -m roofline model "Llama 3 70B"
     python -m roofline model "Llama 3 70B" --chip H100 --chips 8192 --train \\
         --tokens-per-step 16M --seq-len 8192 --layout dp=64,tp=8,pp=16 [--json step.json]
+    python -m roofline model "Llama 3 70B" --chip H100 --serve --batch 64 --context 4096 \\
+        [--chips 8 --tp 8] [--prompt 2048] [--weights fp8 --kv-dtype fp8] [--json serve.json]
 
 MODEL is a catalog name (`roofline.list_models()`), a Hugging Face config.json (or the
 folder holding one), or a JSON file of `ModelConfig` fields. Bad input prints one line that
@@ -55,8 +58,9 @@ def _bandwidth(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m roofline model",
-        description="A whole model on the roofline: its sizes, or (with --train) the time, "
-        "bound, memory per chip and MFU ceiling of one training step.",
+        description="A whole model on the roofline: its sizes, (with --train) the time, "
+        "bound, memory per chip and MFU ceiling of one training step, or (with --serve) the "
+        "decode-step bound, tokens/s, time to first token and what fits.",
     )
     p.add_argument("model", metavar="MODEL", help="catalog name, config.json or ModelConfig JSON")
     p.add_argument("--chip", help="chip name (roofline.list_chips()), e.g. H100")
@@ -77,6 +81,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--causal", action="store_true", help="count half the attention FLOPs (causal mask)"
     )
+    p.add_argument("--serve", action="store_true", help="estimate serving (decode and prefill)")
+    p.add_argument("--batch", type=int, default=1, help="--serve: sequences per replica")
+    p.add_argument("--context", type=int, default=4096, help="--serve: tokens of context")
+    p.add_argument("--prompt", type=int, help="--serve: prompt tokens for TTFT (default --context)")
+    p.add_argument("--tp", type=int, help="--serve: chips per replica (default --chips)")
+    p.add_argument("--weights", help="--serve: weight dtype (default --dtype), e.g. int8, fp8")
+    p.add_argument("--kv-dtype", help="--serve: KV-cache dtype (default --dtype), e.g. fp8")
     p.add_argument("--network", type=_bandwidth, help="network per chip, one way, e.g. '50 GB/s'")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the figures as JSON")
     return p
@@ -133,6 +144,27 @@ def _train(args, model):
     )
 
 
+def _serve(args, model):
+    from .serving import serving_estimate
+
+    if args.chip is None:
+        raise ValueError("--serve needs --chip")
+    if args.train:
+        raise ValueError("choose --train or --serve, not both")
+    return serving_estimate(
+        model,
+        args.chip,
+        args.chips,
+        args.tp,
+        args.batch,
+        args.context,
+        args.prompt,
+        args.dtype,
+        args.weights,
+        args.kv_dtype,
+    )
+
+
 def _model_figures(model) -> dict:
     return {
         "model": model.label,
@@ -149,7 +181,12 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         model = load_model(args.model)
-        if args.train:
+        if args.serve:
+            est = _serve(args, model)
+            print(est.summary().text())
+            print("assumptions:\n  " + "\n  ".join(est.assumptions))
+            figures = {**_model_figures(model), **est.to_dict()}
+        elif args.train:
             step = _train(args, model)
             print(step.summary().text())
             print("assumptions:\n  " + "\n  ".join(step.assumptions))
@@ -157,7 +194,10 @@ def main(argv=None) -> int:
         else:
             print(model.summary().text())
             if args.chip is not None:
-                print("(add --train --tokens-per-step ... --seq-len ... for a training step)")
+                print(
+                    "(add --train --tokens-per-step ... --seq-len ... for a training step, "
+                    "or --serve --batch ... --context ... for serving)"
+                )
             figures = _model_figures(model)
     except (ValueError, TypeError) as error:
         print(f"python -m roofline model: error: {error}", file=sys.stderr)

@@ -234,7 +234,7 @@ def _check_split(m: ModelConfig, n_chips, tp):
     if n_chips % tp:
         raise ValueError(
             f"tp={tp} must divide n_chips={n_chips}: the chips form n_chips / tp replicas of "
-            f"tp chips each (e.g. tp={math.gcd(n_chips, tp)})"
+            f"tp chips each; use one of {[d for d in range(1, n_chips + 1) if n_chips % d == 0]}"
         )
     if m.heads % tp:
         divisors = [d for d in range(1, m.heads + 1) if m.heads % d == 0 and d <= n_chips]

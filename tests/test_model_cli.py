@@ -109,3 +109,39 @@ def test_python_dash_m_dispatch():
         text=True,
     )
     assert bad.returncode == 2 and "unknown model" in bad.stderr
+
+
+SERVE = ["Llama 3 70B", "--chip", "H100", "--serve", "--batch", "64", "--context", "4096"]
+
+
+def test_serving_printed_and_written(tmp_path, capsys):
+    out = tmp_path / "serve.json"
+    assert main(SERVE + ["--chips", "8", "--tp", "8", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    for words in ("decode: weights", "decode: TP", "time to first token", "memory-bound"):
+        assert words in text
+    data = json.loads(out.read_text())
+    # weights read by hand: 70,553,706,496 parameters less the 128,256 x 8192 input table,
+    # 2 bytes each, split 8 ways, at 3.35 TB/s
+    read = (70_553_706_496 - 128_256 * 8192) * 2 / 8 / 3.35e12
+    assert data["t_decode_step_s"] == pytest.approx(read)
+    assert data["tokens_per_s"] == pytest.approx(64 / read)
+    assert data["kv_cache_bytes"] == 64 * 4096 * 327_680 and data["fits"] is True
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--chips", "8", "--tp", "3"], "must divide n_chips"),
+        (["--batch", "0"], "batch must be at least 1"),
+        (["--weights", "fp7"], "fp7"),
+    ],
+)
+def test_serving_bad_input_exits_2(extra, words, capsys):
+    assert main(SERVE + extra) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_serving_context_beyond_the_model(capsys):
+    assert main(["Llama 2 70B", "--chip", "H100", "--serve", "--context", "8192"]) == 2
+    assert "4,096" in capsys.readouterr().err
