@@ -16,6 +16,7 @@ repository (approximate).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cache
 
@@ -239,7 +240,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "gemm-h100-fp8-16k",
         "matmul",
-        "cuBLASLt fp8 GEMM 16384^3, H100",
+        "cuBLASLt fp8 GEMM 16384³, H100",
         "FLOP/s",
         1377.3e12,
         lambda: _matmul_bound("H100 SXM", 16384, "fp8"),
@@ -252,7 +253,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "gemm-h100-fp8-1k",
         "matmul",
-        "cuBLASLt fp8 GEMM 1024^3, H100",
+        "cuBLASLt fp8 GEMM 1024³, H100",
         "FLOP/s",
         274.1e12,
         lambda: _matmul_bound("H100 SXM", 1024, "fp8"),
@@ -515,3 +516,112 @@ def held_against() -> tuple[dict, ...]:
             }
         )
     return tuple(rows)
+
+
+_UNIT_FORMAT = {
+    "FLOP/s": "flops_rate",
+    "B/s": "bandwidth",
+    "B/s (bus)": "bandwidth",
+    "B/s (array)": "bandwidth",
+}
+
+
+def format_measurement(value, unit) -> str:
+    """A measured or bound figure with its unit: FLOP/s and bytes/s by `roofline.units`,
+    token rates with 4 significant digits and thousands separators."""
+    from .units import format_bandwidth, format_flops_rate
+
+    kind = _UNIT_FORMAT.get(unit)
+    if kind == "flops_rate":
+        return format_flops_rate(value)
+    if kind == "bandwidth":
+        suffix = unit[len("B/s") :]
+        return format_bandwidth(value) + suffix
+    digits = max(0, 3 - int(f"{value:e}".split("e")[1]))
+    return f"{value:,.{digits}f} {unit}"
+
+
+_MARKERS = {
+    "training": "o",
+    "matmul": "s",
+    "attention": "D",
+    "HBM": "^",
+    "collective": "v",
+    "serving": "P",
+}
+
+
+def measured_vs_bound_figure():
+    """Log-log: each published figure (y) against the roofline's bound at its configuration
+    (x), each in its own unit, one marker per kind of source; the line y = x is the bound,
+    so every point sits on or under it, and the vertical distance is the gap."""
+    from .plots import _SERIES_COLOURS, PALETTE, format_axis, new_figure
+
+    rows = held_against()
+    fig, ax = new_figure(4.4)
+    lo = 10 ** math.floor(math.log10(min(r["measured"] for r in rows)) - 0.5)
+    hi = 10 ** math.ceil(math.log10(max(r["bound"] for r in rows)) + 0.5)
+    ax.plot([lo, hi], [lo, hi], color=PALETTE["black"], linewidth=1.2, label="bound (y = x)")
+    ax.plot(
+        [lo, hi],
+        [lo / 2, hi / 2],
+        color=PALETTE["black"],
+        linewidth=0.8,
+        linestyle=":",
+        label="half the bound",
+    )
+    for index, category in enumerate(CATEGORIES):
+        pts = [r for r in rows if r["category"] == category]
+        colour = PALETTE[_SERIES_COLOURS[index % len(_SERIES_COLOURS)]]
+        ax.scatter(
+            [r["bound"] for r in pts],
+            [r["measured"] for r in pts],
+            marker=_MARKERS[category],
+            color=colour,
+            s=28,
+            zorder=3,
+            label=f"{category} ({len(pts)})",
+        )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    format_axis(ax.xaxis, "count")
+    format_axis(ax.yaxis, "count")
+    ax.set_xlabel("Roofline bound (each figure's own unit: tokens/s, FLOP/s, B/s)")
+    ax.set_ylabel("Measured (same unit)")
+    from .plots import finish
+
+    return finish(fig, ncol=3)
+
+
+def ratio_figure():
+    """Each published figure as a fraction of its bound (measured / bound, linear 0 to 1),
+    one row per measurement grouped by kind of source, the markers as in
+    `measured_vs_bound_figure`."""
+    from .plots import _SERIES_COLOURS, PALETTE, new_figure
+
+    rows = held_against()
+    order = [r for c in CATEGORIES for r in rows if r["category"] == c]
+    fig, ax = new_figure(0.9 + 0.2 * len(order))
+    for index, category in enumerate(CATEGORIES):
+        colour = PALETTE[_SERIES_COLOURS[index % len(_SERIES_COLOURS)]]
+        ys = [i for i, r in enumerate(order) if r["category"] == category]
+        ax.scatter(
+            [order[i]["ratio"] for i in ys],
+            ys,
+            marker=_MARKERS[category],
+            color=colour,
+            s=26,
+            zorder=3,
+            label=category,
+        )
+    ax.axvline(1.0, color=PALETTE["black"], linewidth=1.2)
+    ax.set_yticks(range(len(order)), [r["what"] for r in order])
+    ax.tick_params(axis="y", labelsize=6.5)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.05)
+    ax.set_xlabel("Measured / roofline bound")
+    from .plots import finish
+
+    return finish(fig, ncol=3)
