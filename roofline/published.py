@@ -625,3 +625,70 @@ def ratio_figure():
     from .plots import finish
 
     return finish(fig, ncol=3)
+
+
+#: NVIDIA NIM 1.8.0, Llama 3.3 70B fp8, tensor parallel 2 on 2 x H100-80GB, 5000 input and
+#: 500 output tokens: concurrent requests -> mean inter-token latency (s).
+NIM_INTER_TOKEN_S = {1: 18.58e-3, 5: 21.83e-3, 25: 38.75e-3, 50: 59.73e-3, 100: 92.9e-3}
+NIM_SOURCE = Source(
+    _NIM,
+    "NIM LLM benchmarking, performance page: Llama 3.3 70B fp8, TP2 on 2 x H100-80GB, 5000 in "
+    "/ 500 out: inter-token latency 18.58 ms at 1 request, 21.83 at 5, 38.75 at 25, 59.73 at "
+    "50, 92.9 at 100",
+)
+#: The configuration the NIM curve is held against: Llama 3.3 70B has Llama 3 70B's sizes;
+#: the context is mid-generation, 5000 prompt + 250 of the 500 output tokens; fp8 weights
+#: and KV cache (the smaller of the two KV dtypes NIM may use, so the bound holds either way).
+NIM_CONFIG = {
+    "model": "Llama 3 70B",
+    "chip": "H100 SXM",
+    "n_chips": 2,
+    "tp": 2,
+    "context_len": 5250,
+    "dtype": "fp8",
+}
+
+
+def nim_latency_figure(batch_max=256):
+    """Time per output token against concurrent requests: the roofline bound of
+    `serving_estimate` at NIM's configuration (solid while the KV caches fit, dotted beyond)
+    and NIM's published inter-token latencies as points. Log-log."""
+    import numpy as np
+
+    from .plots import _SERIES_COLOURS, PALETTE, finish, format_axis, new_figure
+
+    batches = np.unique(np.round(np.logspace(0, math.log10(batch_max), 80)).astype(int))
+    ests = [serving_estimate(**NIM_CONFIG, batch=int(b)) for b in batches]
+    t = np.array([e.t_decode_step for e in ests])
+    fits = np.array([e.fits for e in ests])
+    fig, ax = new_figure(3.8)
+    blue, red = (PALETTE[_SERIES_COLOURS[i]] for i in (0, 1))
+    ax.plot(batches[fits], t[fits], color=blue, linewidth=1.6, label="roofline bound (fits)")
+    last = max(np.flatnonzero(fits), default=0)
+    ax.plot(
+        batches[last:],
+        t[last:],
+        color=blue,
+        linewidth=1.6,
+        linestyle=":",
+        label="bound, KV caches beyond memory",
+    )
+    conc = list(NIM_INTER_TOKEN_S)
+    ax.scatter(
+        conc,
+        [NIM_INTER_TOKEN_S[c] for c in conc],
+        color=red,
+        marker="o",
+        s=30,
+        zorder=3,
+        label="NIM measured (inter-token latency)",
+    )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(1, batch_max)
+    ax.set_ylim(5e-3, 0.2)
+    format_axis(ax.xaxis, "count")
+    format_axis(ax.yaxis, "time")
+    ax.set_xlabel("Concurrent requests (batch)")
+    ax.set_ylabel("Time per output token")
+    return finish(fig)

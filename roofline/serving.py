@@ -14,13 +14,14 @@ Per decode step and chip (the times in `ServingEstimate.times`):
   attention width x context_len per token and layer (Q K^T and A V, 2 FLOPs per
   multiply-add), divided by tp, at the chip's dense peak in `dtype` (the dtype the matmuls
   run in);
-- "weights": every weight the step touches, read once from HBM in `weights` dtype, divided by
-  tp. The input embedding table is a gather of `batch` rows, not a read of the table, so an
+- "HBM": the chip's memory traffic, the sum of two parts (`hbm_parts`), which share one
+  memory bandwidth and so add up:
+  "weights", every weight the step touches, read once in `weights` dtype, divided by tp. The input embedding table is a gather of `batch` rows, not a read of the table, so an
   untied table is left out (the output head [D, V] is read). A mixture of experts reads only
   the experts its tokens route to: with uniform, independent routing of `batch` tokens to
   `experts_per_token` of `experts` experts, a layer reads on average
   E (1 - (1 - k/E)^batch) distinct experts;
-- "KV cache": batch x context_len tokens of K and V in `kv_dtype`, all layers, read once.
+  "KV cache", batch x context_len tokens of K and V in `kv_dtype`, all layers, read once.
   TP splits the KV heads; when tp exceeds kv_heads each chip keeps one KV head (the heads
   are replicated tp / kv_heads times), so the per-chip cache stops shrinking;
 - "TP": two all-reduces per layer (after attention and after the MLP) of the
@@ -86,8 +87,9 @@ def _whole(name, value, minimum=1) -> int:
 class ServingEstimate:
     """The roofline of serving: one decode step, one prefill, and memory per chip.
 
-    `times`: resource -> seconds per decode step on each chip ("math", "weights",
-    "KV cache", "TP"); `kinds`: resource -> "compute", "memory" or "link".
+    `times`: resource -> seconds per decode step on each chip ("math", "HBM", "TP");
+    `kinds`: resource -> "compute", "memory" or "link"; `hbm_parts`: the HBM time split into
+    "weights" and "KV cache" (they add up to times["HBM"]).
     `memory`: bytes per chip of "weights", "KV cache" and "reserve".
     """
 
@@ -103,6 +105,7 @@ class ServingEstimate:
     kv_dtype: str
     times: dict
     kinds: dict
+    hbm_parts: dict
     prefill_times: dict
     memory: dict
     memory_capacity_bytes: float
@@ -177,6 +180,7 @@ class ServingEstimate:
             "kv_dtype": self.kv_dtype,
             "times_s": dict(self.times),
             "kinds": dict(self.kinds),
+            "hbm_parts_s": dict(self.hbm_parts),
             "t_decode_step_s": self.t_decode_step,
             "bound": self.bound,
             "slowest": self.slowest,
@@ -199,6 +203,8 @@ class ServingEstimate:
         from .units import format_bytes, format_time
 
         rows = [(f"decode: {r}", format_time(t)) for r, t in self.times.items()]
+        for part, t in self.hbm_parts.items():
+            rows.append((f"  of which HBM {part}", format_time(t)))
         rows.append(("time per output token (bound)", format_time(self.t_decode_step)))
         rows.append(("bound", f"{self.bound}-bound ({self.slowest} takes longest)"))
         rows.append(("tokens/s, whole system (upper bound)", f"{self.tokens_per_s:,.0f}"))
@@ -296,14 +302,14 @@ def _resource_times(m, chip, tp, tokens, ctx_tokens, dtypes, kv_chip_fraction, h
     kv_tokens = tokens * (1 if causal else ctx_tokens)  # prefill writes, decode reads
     kv_bytes = kv_tokens * m.kv_cache_bytes_per_token(kv_dtype) * kv_chip_fraction
     ar = _tp_all_reduce_s(chip, tp, tokens * m.d_model * ACTIVATION_BYTES, hop)
-    times = {
-        "math": flops / chip.peak_flops_per_s(dtype),
+    parts = {
         "weights": params_read * bytes_per_element(w_dtype) / tp / chip.hbm_bytes_per_s,
         "KV cache": kv_bytes / chip.hbm_bytes_per_s,
     }
+    times = {"math": flops / chip.peak_flops_per_s(dtype), "HBM": sum(parts.values())}
     if tp > 1:
         times["TP"] = 2 * m.layers * ar
-    return times, distinct
+    return times, parts, distinct
 
 
 def serving_estimate(
@@ -344,13 +350,13 @@ def serving_estimate(
     dtype = canonical_dtype(dtype)
     dtypes = (dtype, canonical_dtype(weights or dtype), canonical_dtype(kv_dtype or dtype))
     kv_chip_fraction = max(m.kv_heads // tp, 1) / m.kv_heads  # replicated beyond kv_heads
-    times, distinct = _resource_times(
+    times, hbm_parts, distinct = _resource_times(
         m, chip, tp, batch, context_len, dtypes, kv_chip_fraction, hop_latency_s, False
     )
-    prefill, _ = _resource_times(
+    prefill, _, _ = _resource_times(
         m, chip, tp, prompt_len, prompt_len, dtypes, kv_chip_fraction, hop_latency_s, True
     )
-    kinds = {"math": "compute", "weights": "memory", "KV cache": "memory", "TP": "link"}
+    kinds = {"math": "compute", "HBM": "memory", "TP": "link"}
     kv_seq = context_len * m.kv_cache_bytes_per_token(dtypes[2]) * kv_chip_fraction
     memory = {
         "weights": m.params * bytes_per_element(dtypes[1]) / tp,
@@ -370,6 +376,7 @@ def serving_estimate(
         kv_dtype=dtypes[2],
         times=times,
         kinds={r: kinds[r] for r in times},
+        hbm_parts=hbm_parts,
         prefill_times=prefill,
         memory=memory,
         memory_capacity_bytes=chip.hbm_bytes,
@@ -382,8 +389,8 @@ def serving_estimate(
 _ASSUMPTIONS = (
     "datasheet dense peak FLOP/s in dtype and full HBM bandwidth; one-way link rates",
     (
-        "decode step bound: the slowest of math, weight reads, KV-cache reads and TP all-reduces "
-        "(all overlapped); weights and KV cache read once per step"
+        "decode step bound: the slowest of math, HBM (weights + KV cache, read once per step) "
+        "and TP all-reduces, all overlapped"
     ),
     "mixture of experts: uniform, independent routing; a layer reads E(1-(1-k/E)^batch) experts",
     (

@@ -118,12 +118,19 @@ def test_serving_printed_and_written(tmp_path, capsys):
     out = tmp_path / "serve.json"
     assert main(SERVE + ["--chips", "8", "--tp", "8", "--json", str(out)]) == 0
     text = capsys.readouterr().out
-    for words in ("decode: weights", "decode: TP", "time to first token", "memory-bound"):
+    for words in (
+        "HBM weights",
+        "HBM KV cache",
+        "decode: TP",
+        "time to first token",
+        "memory-bound",
+    ):
         assert words in text
     data = json.loads(out.read_text())
     # weights read by hand: 70,553,706,496 parameters less the 128,256 x 8192 input table,
-    # 2 bytes each, split 8 ways, at 3.35 TB/s
-    read = (70_553_706_496 - 128_256 * 8192) * 2 / 8 / 3.35e12
+    # 2 bytes each, split 8 ways, plus each GPU's eighth of the KV cache, at 3.35 TB/s
+    weights = (70_553_706_496 - 128_256 * 8192) * 2 / 8
+    read = (weights + 64 * 4096 * 327_680 / 8) / 3.35e12  # 5.19 + 3.21 ms
     assert data["t_decode_step_s"] == pytest.approx(read)
     assert data["tokens_per_s"] == pytest.approx(64 / read)
     assert data["kv_cache_bytes"] == 64 * 4096 * 327_680 and data["fits"] is True

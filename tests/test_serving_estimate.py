@@ -45,10 +45,12 @@ def test_kv_cache_bytes_of_published_configs():
 
 def test_batch_one_decode_is_the_weight_read():
     est = serving_estimate("Llama 3 70B", "H200", batch=1, context_len=1, weights="fp8")
-    assert est.times["weights"] == pytest.approx(READ70 * 1 / H200_BW)  # 14.48 ms
+    assert est.hbm_parts["weights"] == pytest.approx(READ70 * 1 / H200_BW)  # 14.48 ms
+    # one token of context in a bf16 cache: 327,680 bytes more, 68 ns
+    assert est.times["HBM"] == pytest.approx((READ70 + 327_680) / H200_BW)
     assert est.t_decode_step == pytest.approx(14.480e-3, rel=1e-3)
-    assert est.bound == "memory" and est.slowest == "weights"
-    assert est.tokens_per_s == pytest.approx(H200_BW / READ70)
+    assert est.bound == "memory" and est.slowest == "HBM"
+    assert est.tokens_per_s == pytest.approx(H200_BW / (READ70 + 327_680))
 
 
 def test_decode_turns_compute_bound_at_peak_over_bandwidth():
@@ -57,7 +59,7 @@ def test_decode_turns_compute_bound_at_peak_over_bandwidth():
     assert b_star == pytest.approx(295.38, abs=0.01)
     below = serving_estimate("Llama 3 70B", "H100", 8, tp=8, batch=295, context_len=1)
     above = serving_estimate("Llama 3 70B", "H100", 8, tp=8, batch=296, context_len=1)
-    assert below.times["math"] < below.times["weights"] < above.times["math"]
+    assert below.times["math"] < below.times["HBM"] < above.times["math"]
     assert above.times["math"] == pytest.approx(2 * MATMUL70 * 296 / 8 / H100_BF16, rel=1e-4)
 
 
@@ -70,6 +72,16 @@ def test_tensor_parallel_all_reduce_with_latency():
     assert est.times["TP"] == pytest.approx(2 * 80 * one)  # 972 us
     assert est.kinds["TP"] == "link"
     assert est.memory["weights"] == PARAMS70 * 2 / 8
+
+
+def test_weights_and_kv_cache_share_the_memory_bandwidth():
+    # Llama 3 70B fp8 on 2 H100 (tp 2), 100 sequences of 5250 tokens: the weight read and the
+    # cache read add up on each GPU's 3.35 TB/s
+    weights = READ70 / 2
+    cache = 100 * 5250 * 163_840 / 2  # fp8 cache, 4 of the 8 KV heads per GPU
+    est = serving_estimate("Llama 3 70B", "H100", 2, batch=100, context_len=5250, dtype="fp8")
+    assert est.times["HBM"] == pytest.approx((weights + cache) / H100_BW)  # 23.2 ms
+    assert est.t_decode_step == est.times["HBM"]
 
 
 def test_replicas_multiply_throughput():
@@ -96,7 +108,7 @@ def test_mixture_of_experts_reads_only_routed_experts():
     read = 32 * (attention + 4096 * 8 + 2 * expert) + 65 * 4096 + 32000 * 4096
     assert read == 12_748_853_248
     est = serving_estimate("Mixtral 8x7B", "H100", batch=1, context_len=1)
-    assert est.times["weights"] == pytest.approx(read * 2 / H100_BW)  # 7.61 ms, not 27.9
+    assert est.hbm_parts["weights"] == pytest.approx(read * 2 / H100_BW)  # 7.61 ms, not 27.9
     assert est.experts_read == 2
 
 
