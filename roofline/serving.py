@@ -55,7 +55,12 @@ from .collectives import collective_steps
 from .dtypes import bytes_per_element, canonical_dtype
 from .models import ModelConfig, get_model
 
-__all__ = ["ServingEstimate", "expected_distinct_experts", "serving_estimate"]
+__all__ = [
+    "ServingEstimate",
+    "compute_bound_batch",
+    "expected_distinct_experts",
+    "serving_estimate",
+]
 
 #: Default per-hop latency of a collective step, seconds (scaling book, sharding chapter:
 #: about 1 us per ICI hop; its figure, not a vendor's).
@@ -402,3 +407,23 @@ _ASSUMPTIONS = (
         "utilisation); prefill (TTFT) of one prompt, no queueing"
     ),
 )
+
+
+def compute_bound_batch(model, chip, context_len, limit=1 << 20, **kwargs):
+    """The smallest batch at which a decode step is compute-bound (math takes longest), or
+    None when it stays memory- or link-bound up to `limit` sequences (with long contexts
+    and few KV heads each sequence's cache read outlasts its math, so more sequences never
+    help). Whether that batch fits is not checked: compare `ServingEstimate.max_batch`.
+    `kwargs` go to `serving_estimate` (n_chips, tp, dtype, weights, kv_dtype, ...)."""
+
+    def compute_bound(batch):
+        est = serving_estimate(model, chip, batch=batch, context_len=context_len, **kwargs)
+        return est.bound == "compute"
+
+    if not compute_bound(limit):
+        return None
+    lo, hi = 1, limit
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if compute_bound(mid) else (mid + 1, hi)
+    return lo

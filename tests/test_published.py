@@ -65,3 +65,12 @@ def test_serving_bounds_by_hand():
 def test_nim_at_100_requests_does_not_fit():
     est = rl.serving_estimate("Llama 3 70B", "H100", 2, batch=100, context_len=5250, dtype="fp8")
     assert not est.fits and 80 <= est.max_batch < 100
+
+
+def test_nim_latencies_at_or_above_the_bound_at_every_concurrency():
+    from roofline.published import NIM_CONFIG, NIM_INTER_TOKEN_S
+
+    assert list(NIM_INTER_TOKEN_S) == [1, 5, 25, 50, 100]
+    for batch, measured_s in NIM_INTER_TOKEN_S.items():
+        bound = rl.serving_estimate(**NIM_CONFIG, batch=batch)
+        assert bound.t_decode_step <= measured_s, batch

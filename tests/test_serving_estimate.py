@@ -155,3 +155,20 @@ def test_to_dict_and_summary():
     d = est.to_dict()
     assert d["t_decode_step_s"] == est.t_decode_step and d["max_batch"] == est.max_batch
     assert "memory-bound" in est.summary().text()
+
+
+def test_compute_bound_batch_and_never():
+    from roofline.serving import compute_bound_batch
+
+    # context 1: math 2 MATMUL70 B / peak against (READ70 + B x 327,680) bytes / BW, tp 8:
+    # B = READ70 / (MATMUL70 BW / peak - 327,680 / 2) (each B costs its bf16 cache too)
+    per_seq_math = 2 * MATMUL70 / 8 / H100_BF16
+    per_seq_kv = 327_680 / 8 / H100_BW
+    weights = 2 * READ70 / 8 / H100_BW
+    expected = math.ceil(weights / (per_seq_math - per_seq_kv))
+    assert expected == 296
+    assert compute_bound_batch("Llama 3 70B", "H100", 1, n_chips=8) == expected
+    # 4096 tokens of context: each sequence's cache read (4096 x 327,680 / 8 B = 50 us)
+    # outlasts its math (17.6 us): never compute-bound
+    assert 4096 * per_seq_kv > per_seq_math
+    assert compute_bound_batch("Llama 3 70B", "H100", 4096, n_chips=8) is None
