@@ -71,7 +71,16 @@ from .units import (
 
 __version__ = "0.1.0"
 
-_LAZY_SUBMODULES = ("plots", "widgets", "exercises", "measure", "book", "transformer", "tiles")
+_LAZY_SUBMODULES = (
+    "plots",
+    "widgets",
+    "exercises",
+    "measure",
+    "book",
+    "transformer",
+    "tiles",
+    "published",
+)
 
 
 def __getattr__(name):
