@@ -127,7 +127,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "palm-540b",
         "training",
-        "PaLM 540B training, 6144 TPU v4",
+        "PaLM 540B, 6144 TPU v4",
         "tokens/s",
         238.3e3,
         lambda: _tokens_bound_training(
@@ -142,7 +142,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "megatron-1t",
         "training",
-        "Megatron 1T training, 3072 A100",
+        "Megatron 1T, 3072 A100",
         "tokens/s",
         _MEGATRON_TOKENS,
         lambda: _tokens_bound_training(
@@ -168,7 +168,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "mlperf-gpt3-h100",
         "training",
-        "MLPerf GPT-3 175B, 512 H100, fp8",
+        "MLPerf GPT-3, 512 H100, fp8",
         "tokens/s",
         2304 * 2048 / (119.86 / 11),
         lambda: _tokens_bound_training(
@@ -193,7 +193,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "mlperf-gpt3-v5p",
         "training",
-        "MLPerf GPT-3 175B, 6144 TPU v5p, int8",
+        "MLPerf GPT-3, 6144 v5p, int8",
         "tokens/s",
         343.5 * 6144,
         lambda: _math_bound_tokens("GPT-3 175B", "TPU v5p", 6144, 2048, "int8"),
@@ -208,7 +208,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "matmul-h100-bf16",
         "matmul",
-        "torch.matmul bf16, H100 SXM",
+        "matmul bf16, H100",
         "FLOP/s",
         794.5e12,
         lambda: _matmul_bound("H100 SXM", 8192, "bf16"),
@@ -219,7 +219,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "matmul-a100-bf16",
         "matmul",
-        "torch.matmul bf16, A100 SXM",
+        "matmul bf16, A100",
         "FLOP/s",
         271.2e12,
         lambda: _matmul_bound("A100 SXM", 8192, "bf16"),
@@ -229,7 +229,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "matmul-mi300x-bf16",
         "matmul",
-        "torch.matmul bf16, MI300X",
+        "matmul bf16, MI300X",
         "FLOP/s",
         668.4e12,
         lambda: _matmul_bound("MI300X", 8192, "bf16"),
@@ -240,7 +240,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "gemm-h100-fp8-16k",
         "matmul",
-        "cuBLASLt fp8 GEMM 16384³, H100",
+        "GEMM fp8 16384³, H100",
         "FLOP/s",
         1377.3e12,
         lambda: _matmul_bound("H100 SXM", 16384, "fp8"),
@@ -253,7 +253,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "gemm-h100-fp8-1k",
         "matmul",
-        "cuBLASLt fp8 GEMM 1024³, H100",
+        "GEMM fp8 1024³, H100",
         "FLOP/s",
         274.1e12,
         lambda: _matmul_bound("H100 SXM", 1024, "fp8"),
@@ -267,7 +267,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "flash2-a100",
         "attention",
-        "FlashAttention-2 fwd+bwd, A100, hd 128",
+        "FlashAttention-2, A100",
         "FLOP/s",
         203e12,
         lambda: _peak("A100 SXM", "fp16"),
@@ -284,7 +284,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "flash3-h100",
         "attention",
-        "FlashAttention-3 forward, H100, fp16, hd 128",
+        "FlashAttention-3 fwd, H100",
         "FLOP/s",
         648e12,
         lambda: _peak("H100 SXM", "fp16"),
@@ -300,7 +300,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "stream-h100",
         "HBM",
-        "BabelStream triad, H100 80 GB",
+        "triad stream, H100",
         "B/s",
         2.97e12,
         lambda: _hbm("H100 SXM"),
@@ -314,7 +314,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "stream-h200",
         "HBM",
-        "BabelStream triad, H200",
+        "triad stream, H200",
         "B/s",
         4.15e12,
         lambda: _hbm("H200"),
@@ -327,7 +327,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "stream-a100",
         "HBM",
-        "BabelStream triad, A100 80 GB",
+        "triad stream, A100",
         "B/s",
         1.70e12,
         lambda: _hbm("A100 SXM"),
@@ -340,8 +340,8 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "nvls-allreduce-h100",
         "collective",
-        "NCCL all-reduce 8 GB, 8 H100, NVLS",
-        "B/s (bus)",
+        "all-reduce NVLS, 8 H100 (bus)",
+        "B/s",
         478.87e9,
         lambda: _bus_bw_bound("H100 SXM", 8e9, True),
         Source(
@@ -354,8 +354,8 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "ring-allreduce-h200",
         "collective",
-        "NCCL ring all-reduce 16 GiB, 8 H200",
-        "B/s (bus)",
+        "all-reduce ring, 8 H200 (bus)",
+        "B/s",
         367.2e9,
         lambda: _bus_bw_bound("H200", 16 * 2**30, False),
         Source(_STAS_NET, "nccl-tests -b 16G -e 16G -g 8, NCCL 2.27.7: ring all-reduce 367.2"),
@@ -364,8 +364,8 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "allreduce-a100",
         "collective",
-        "NCCL all-reduce 8 GB, 8 A100",
-        "B/s (bus)",
+        "all-reduce, 8 A100 (bus)",
+        "B/s",
         231.58e9,
         lambda: _bus_bw_bound("A100 SXM", 8e9, False),
         Source(
@@ -377,8 +377,8 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "allgather-v5e",
         "collective",
-        "all-gather bf16[2048, 8192] over 4 TPU v5e",
-        "B/s (array)",
+        "all-gather 32 MiB, 4 v5e",
+        "B/s",
         _V5E_GATHER_BYTES / 680e-6,
         lambda: (
             _V5E_GATHER_BYTES / collective_time("all-gather", _V5E_GATHER_BYTES, 4, 4.5e10, "line")
@@ -393,7 +393,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "mlperf-llama2-h200",
         "serving",
-        "MLPerf Llama 2 70B offline, 8 H200, fp8",
+        "MLPerf Llama 2 70B, 8 H200",
         "tokens/s",
         31302.7,
         lambda: _decode_tokens(
@@ -410,7 +410,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "mlperf-llama2-mi300x",
         "serving",
-        "MLPerf Llama 2 70B offline, 8 MI300X, fp8",
+        "MLPerf Llama 2 70B, 8 MI300X",
         "tokens/s",
         23514.8,
         lambda: _decode_tokens(
@@ -422,7 +422,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "nim-tpot-1",
         "serving",
-        "NIM Llama 3.3 70B fp8, 2 H100, 1 request",
+        "NIM 70B, 2 H100, 1 request",
         "tokens/s",
         1 / 18.58e-3,
         lambda: _decode_tokens(
@@ -437,7 +437,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "nim-tpot-100",
         "serving",
-        "NIM Llama 3.3 70B fp8, 2 H100, 100 requests",
+        "NIM 70B, 2 H100, 100 requests",
         "tokens/s",
         100 / 92.9e-3,
         lambda: _decode_tokens(
@@ -451,8 +451,8 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "trtllm-ttft-h100",
         "serving",
-        "TensorRT-LLM 70B prefill, 4 H100, fp8",
-        "prompt tokens/s",
+        "TRT-LLM 70B prefill, 4 H100",
+        "tokens/s",
         2048 / 109e-3,
         lambda: _prefill_tokens(
             2048, "Llama 2 70B", "H100", 4, tp=4, context_len=2048, dtype="fp8"
@@ -466,8 +466,8 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement(
         "trtllm-ttft-a100",
         "serving",
-        "TensorRT-LLM 70B prefill, 4 A100, fp16",
-        "prompt tokens/s",
+        "TRT-LLM 70B prefill, 4 A100",
+        "tokens/s",
         2048 / 377e-3,
         lambda: _prefill_tokens(
             2048, "Llama 2 70B", "A100", 4, tp=4, context_len=2048, dtype="fp16"
@@ -518,12 +518,7 @@ def held_against() -> tuple[dict, ...]:
     return tuple(rows)
 
 
-_UNIT_FORMAT = {
-    "FLOP/s": "flops_rate",
-    "B/s": "bandwidth",
-    "B/s (bus)": "bandwidth",
-    "B/s (array)": "bandwidth",
-}
+_UNIT_FORMAT = {"FLOP/s": "flops_rate", "B/s": "bandwidth"}
 
 
 def format_measurement(value, unit) -> str:
@@ -535,8 +530,7 @@ def format_measurement(value, unit) -> str:
     if kind == "flops_rate":
         return format_flops_rate(value)
     if kind == "bandwidth":
-        suffix = unit[len("B/s") :]
-        return format_bandwidth(value) + suffix
+        return format_bandwidth(value)
     digits = max(0, 3 - int(f"{value:e}".split("e")[1]))
     return f"{value:,.{digits}f} {unit}"
 
@@ -599,7 +593,7 @@ def ratio_figure():
     """Each published figure as a fraction of its bound (measured / bound, linear 0 to 1),
     one row per measurement grouped by kind of source, the markers as in
     `measured_vs_bound_figure`."""
-    from .plots import _SERIES_COLOURS, PALETTE, new_figure
+    from .plots import _SERIES_COLOURS, PALETTE, font_pt, new_figure
 
     rows = held_against()
     order = [r for c in CATEGORIES for r in rows if r["category"] == c]
@@ -618,7 +612,7 @@ def ratio_figure():
         )
     ax.axvline(1.0, color=PALETTE["black"], linewidth=1.2)
     ax.set_yticks(range(len(order)), [r["what"] for r in order])
-    ax.tick_params(axis="y", labelsize=6.5)
+    ax.tick_params(axis="y", labelsize=font_pt("small") * 0.85)
     ax.invert_yaxis()
     ax.set_xlim(0, 1.05)
     ax.set_xlabel("Measured / roofline bound")
