@@ -612,7 +612,7 @@ def ratio_figure():
         )
     ax.axvline(1.0, color=PALETTE["black"], linewidth=1.2)
     ax.set_yticks(range(len(order)), [r["what"] for r in order])
-    ax.tick_params(axis="y", labelsize=font_pt("small") * 0.85)
+    ax.tick_params(axis="y", labelsize=font_pt("small"))
     ax.invert_yaxis()
     ax.set_xlim(0, 1.05)
     ax.set_xlabel("Measured / roofline bound")
