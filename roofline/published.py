@@ -293,8 +293,8 @@ MEASUREMENTS: tuple[Measurement, ...] = (
             "head dim 128, seq 16k: about 648 TFLOP/s (read off the chart); Shah et al., "
             "arXiv 2407.08608: up to 740 TFLOP/s (75 % utilisation)",
         ),
-        "asynchronous warp groups overlap softmax with the matmuls, but the exponentials on "
-        "the vector units still cost a quarter of the time",
+        "asynchronous warp groups overlap the softmax with the matmuls, but its exponentials "
+        "run on special-function units hundreds of times slower than the tensor cores",
         status="V-img",
     ),
     Measurement(
@@ -358,7 +358,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "B/s",
         367.2e9,
         lambda: _bus_bw_bound("H200", 16 * 2**30, False),
-        Source(_STAS_NET, "nccl-tests -b 16G -e 16G -g 8, NCCL 2.27.7: ring all-reduce 367.2"),
+        Source(
+            _STAS_NET,
+            "nccl-tests -b 16G -e 16G -g 8, NCCL 2.27.7: ring all-reduce 367.2 GB/s; NVIDIA's "
+            "answer in NVIDIA/nccl-tests issue 212 (2024-05-06): 450 GB/s line rate, about 20 % "
+            "protocol overhead, 370 GB/s effective",
+        ),
         "NCCL's protocol overhead (about 20 %, its maintainers say) on every NVLink packet",
     ),
     Measurement(
