@@ -47,6 +47,18 @@ from .estimate import (
     sharded_topology,
 )
 from .hardware import Chip, Link, Peak, Source
+from .models import LayerMatmul, ModelConfig, get_model, list_models, register_model
+from .parallelism import LAYOUT_AXES, TrainingStep, parse_layout, training_step
+from .serving import ServingEstimate, expected_distinct_experts, serving_estimate
+from .training import (
+    RECOMPUTE,
+    STATE_BYTES_PER_PARAM,
+    activation_bytes_per_layer,
+    hfu,
+    mfu,
+    training_flops_per_token,
+    training_state_bytes,
+)
 from .units import (
     format_bandwidth,
     format_bytes,
@@ -60,7 +72,16 @@ from .units import (
 
 __version__ = "0.1.0"
 
-_LAZY_SUBMODULES = ("plots", "widgets", "exercises", "measure", "book", "transformer", "tiles")
+_LAZY_SUBMODULES = (
+    "plots",
+    "widgets",
+    "exercises",
+    "measure",
+    "book",
+    "transformer",
+    "tiles",
+    "published",
+)
 
 
 def __getattr__(name):
@@ -110,6 +131,25 @@ __all__ = [
     "sharded_topology",
     "Term",
     "BOUNDS",
+    "ModelConfig",
+    "LayerMatmul",
+    "get_model",
+    "list_models",
+    "register_model",
+    "RECOMPUTE",
+    "STATE_BYTES_PER_PARAM",
+    "activation_bytes_per_layer",
+    "hfu",
+    "mfu",
+    "training_flops_per_token",
+    "training_state_bytes",
+    "LAYOUT_AXES",
+    "TrainingStep",
+    "parse_layout",
+    "training_step",
+    "ServingEstimate",
+    "expected_distinct_experts",
+    "serving_estimate",
     "Chip",
     "Link",
     "Peak",

@@ -2,6 +2,7 @@
 
 python -m roofline grade SUBMISSIONS_DIR --out grades.csv [--timeout S] [--jobs N] [...]
 python -m roofline measure [...]      # measure this machine's roofline
+python -m roofline model NAME [--train ...]   # a whole model; a training step on many chips
 """
 
 from __future__ import annotations
@@ -177,6 +178,10 @@ def main(argv=None) -> int:
         from .exercises.grader.gradescope import main as autograder_main
 
         return autograder_main(argv[1:])
+    if argv and argv[0] == "model":
+        from .model_cli import main as model_main
+
+        return model_main(argv[1:])
     if argv and argv[0] == "measure":
         try:
             from .measure.cli import main as measure_main

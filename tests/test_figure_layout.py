@@ -323,3 +323,23 @@ def test_chapter_8_figure_cells():
         assert float(fig.get_size_inches()[0]) == plots.FIG_WIDTH_IN, name
         problems = _problems(fig)
         assert not problems, name + ": " + "\n".join(problems)
+
+
+# ------------------------------------------------------------------ chapters 12 and 13
+
+
+def test_published_measurement_figures():
+    from roofline import published
+
+    figs = [
+        published.measured_vs_bound_figure(),
+        published.ratio_figure(),
+        published.nim_latency_figure(),
+    ]
+    for fig in figs:
+        _check(fig)
+        assert round(float(fig.get_size_inches()[0]), 3) == plots.FIG_WIDTH_IN
+        fig.canvas.draw()
+        sizes = [artist.get_fontsize() for _, artist in plots.text_artists(fig)]
+        px_on_phone = min(sizes) * (96 / 72) * 360 / (plots.FIG_WIDTH_IN * 96)
+        assert px_on_phone >= 8.5, (fig, min(sizes))

@@ -1,0 +1,429 @@
+"""Serving a whole model: the roofline of one decode step, of a prefill, and what fits.
+
+`serving_estimate(model, chip, n_chips, tp, batch, context_len, ...)` bounds autoregressive
+decoding of `model` on `n_chips` chips split into `n_chips / tp` replicas of `tp` chips each
+(tensor parallelism inside a replica, Megatron-style: every layer's weights, attention heads
+and KV heads split tp ways). Each replica decodes `batch` sequences at once; one decode step
+makes one new token for each of them, every sequence attending over `context_len` tokens
+already in its KV cache.
+
+Per decode step and chip (the times in `ServingEstimate.times`):
+
+- "math": 2 FLOPs per active matmul weight per token (`ModelConfig.matmul_params`: a
+  mixture of experts counts only `experts_per_token` expert MLPs) + attention, 4 x
+  attention width x context_len per token and layer (Q K^T and A V, 2 FLOPs per
+  multiply-add), divided by tp, at the chip's dense peak in `dtype` (the dtype the matmuls
+  run in);
+- "HBM": the chip's memory traffic, the sum of two parts (`hbm_parts`), which share one
+  memory bandwidth and so add up:
+  "weights", every weight the step touches, read once in `weights` dtype, divided by tp. The input embedding table is a gather of `batch` rows, not a read of the table, so an
+  untied table is left out (the output head [D, V] is read). A mixture of experts reads only
+  the experts its tokens route to: with uniform, independent routing of `batch` tokens to
+  `experts_per_token` of `experts` experts, a layer reads on average
+  E (1 - (1 - k/E)^batch) distinct experts;
+  "KV cache", batch x context_len tokens of K and V in `kv_dtype`, all layers, read once.
+  TP splits the KV heads; when tp exceeds kv_heads each chip keeps one KV head (the heads
+  are replicated tp / kv_heads times), so the per-chip cache stops shrinking;
+- "TP": two all-reduces per layer (after attention and after the MLP) of the
+  [batch, d_model] activations (bf16) over the tp chips, bandwidth term from
+  `roofline.collectives` on the chip's own interconnect plus `hop_latency_s` per step of the
+  collective (`collective_steps`; default 1 microsecond, the scaling book's per-hop figure
+  for TPU ICI, used here for every chip: NCCL's measured small-message latencies are larger,
+  so this keeps a lower bound).
+
+`t_decode_step` is the largest of these (every resource overlapped with every other): a
+lower bound on the time per output token, so `tokens_per_s` = replicas x batch /
+t_decode_step is an upper bound. `ttft_s` bounds the prefill of one `prompt_len`-token
+prompt on one replica the same way (2 FLOPs per weight per token, causal attention
+2 x width x prompt_len^2 per layer, weights read once, the prompt's KV cache written once,
+2 all-reduces per layer of [prompt_len, d_model]); queueing and the first decode step are
+not counted.
+
+Memory per chip: the weights / tp (the embedding split like the rest, a simplification),
+the KV cache of batch sequences of context_len, and a reserve of `reserve_fraction` of HBM
+(default 0.1, as vLLM's default gpu_memory_utilization = 0.9 leaves) for activations,
+workspace and fragmentation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .catalog import get_chip
+from .collectives import collective_steps
+from .dtypes import bytes_per_element, canonical_dtype
+from .models import ModelConfig, get_model
+
+__all__ = [
+    "ServingEstimate",
+    "compute_bound_batch",
+    "expected_distinct_experts",
+    "serving_estimate",
+]
+
+#: Default per-hop latency of a collective step, seconds (scaling book, sharding chapter:
+#: about 1 us per ICI hop; its figure, not a vendor's).
+HOP_LATENCY_S = 1e-6
+#: Default share of HBM kept free for activations, workspace and fragmentation.
+RESERVE_FRACTION = 0.1
+#: Bytes per element of the activations the tensor-parallel all-reduces move (bf16).
+ACTIVATION_BYTES = 2
+
+
+def expected_distinct_experts(experts, experts_per_token, tokens) -> float:
+    """Expected number of distinct experts that `tokens` tokens route to in one layer, each
+    token picking `experts_per_token` of `experts` uniformly and independently:
+    E (1 - (1 - k/E)^tokens). One token: k; many tokens: all E."""
+    E, k = experts, experts_per_token
+    return E * (1 - (1 - k / E) ** tokens)
+
+
+def _whole(name, value, minimum=1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+        raise ValueError(f"{name} must be a whole number, got {value!r}")
+    if value < minimum:
+        hint = " (a decode step makes one token for each of batch sequences)" * (name == "batch")
+        raise ValueError(f"{name} must be at least {minimum}, got {value}{hint}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class ServingEstimate:
+    """The roofline of serving: one decode step, one prefill, and memory per chip.
+
+    `times`: resource -> seconds per decode step on each chip ("math", "HBM", "TP");
+    `kinds`: resource -> "compute", "memory" or "link"; `hbm_parts`: the HBM time split into
+    "weights" and "KV cache" (they add up to times["HBM"]).
+    `memory`: bytes per chip of "weights", "KV cache" and "reserve".
+    """
+
+    model: ModelConfig
+    chip_name: str
+    n_chips: int
+    tp: int
+    batch: int
+    context_len: int
+    prompt_len: int
+    dtype: str
+    weights_dtype: str
+    kv_dtype: str
+    times: dict
+    kinds: dict
+    hbm_parts: dict
+    prefill_times: dict
+    memory: dict
+    memory_capacity_bytes: float
+    kv_bytes_per_sequence_per_chip: float
+    experts_read: float
+    assumptions: tuple = field(default=(), repr=False)
+
+    @property
+    def replicas(self) -> int:
+        """Model copies serving at once: n_chips / tp."""
+        return self.n_chips // self.tp
+
+    @property
+    def t_decode_step(self) -> float:
+        """Lower bound on one decode step (= time per output token): the slowest resource."""
+        return max(self.times.values())
+
+    @property
+    def slowest(self) -> str:
+        return max(self.times, key=self.times.get)
+
+    @property
+    def bound(self) -> str:
+        """ "compute", "memory" or "link": the kind of the slowest resource."""
+        return self.kinds[self.slowest]
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Upper bound on output tokens per second of the whole system (all replicas)."""
+        return self.replicas * self.batch / self.t_decode_step
+
+    @property
+    def ttft_s(self) -> float:
+        """Lower bound on the time to first token of one prompt_len-token prompt (prefill)."""
+        return max(self.prefill_times.values())
+
+    @property
+    def kv_cache_bytes(self) -> float:
+        """KV cache of the whole replica's batch (all chips of the replica together, counting
+        replicated KV heads once)."""
+        return self.batch * self.context_len * self.model.kv_cache_bytes_per_token(self.kv_dtype)
+
+    @property
+    def memory_bytes(self) -> float:
+        """Bytes per chip: weights + KV cache + reserve."""
+        return sum(self.memory.values())
+
+    @property
+    def fits(self) -> bool:
+        return self.memory_bytes <= self.memory_capacity_bytes
+
+    @property
+    def max_batch(self) -> int:
+        """The largest batch whose KV cache (at context_len) fits beside the weights and the
+        reserve; 0 when the weights alone do not fit."""
+        free = self.memory_capacity_bytes - self.memory["weights"] - self.memory["reserve"]
+        return max(0, math.floor(free / self.kv_bytes_per_sequence_per_chip))
+
+    def to_dict(self) -> dict:
+        """Every figure in SI base units, for JSON."""
+        return {
+            "model": self.model.label,
+            "chip": self.chip_name,
+            "n_chips": self.n_chips,
+            "tp": self.tp,
+            "replicas": self.replicas,
+            "batch_per_replica": self.batch,
+            "context_len": self.context_len,
+            "prompt_len": self.prompt_len,
+            "dtype": self.dtype,
+            "weights_dtype": self.weights_dtype,
+            "kv_dtype": self.kv_dtype,
+            "times_s": dict(self.times),
+            "kinds": dict(self.kinds),
+            "hbm_parts_s": dict(self.hbm_parts),
+            "t_decode_step_s": self.t_decode_step,
+            "bound": self.bound,
+            "slowest": self.slowest,
+            "tokens_per_s": self.tokens_per_s,
+            "prefill_times_s": dict(self.prefill_times),
+            "ttft_s": self.ttft_s,
+            "kv_cache_bytes": self.kv_cache_bytes,
+            "memory_bytes": dict(self.memory),
+            "memory_total_bytes": self.memory_bytes,
+            "memory_capacity_bytes": self.memory_capacity_bytes,
+            "fits": self.fits,
+            "max_batch": self.max_batch,
+            "experts_read_per_layer": self.experts_read,
+            "assumptions": list(self.assumptions),
+        }
+
+    def summary(self):
+        """Times, bound, throughput and memory with units, as a `roofline.display.Summary`."""
+        from .display import Summary
+        from .units import format_bytes, format_time
+
+        rows = [(f"decode: {r}", format_time(t)) for r, t in self.times.items()]
+        for part, t in self.hbm_parts.items():
+            rows.append((f"  of which HBM {part}", format_time(t)))
+        rows.append(("time per output token (bound)", format_time(self.t_decode_step)))
+        rows.append(("bound", f"{self.bound}-bound ({self.slowest} takes longest)"))
+        rows.append(("tokens/s, whole system (upper bound)", f"{self.tokens_per_s:,.0f}"))
+        rows.append((f"time to first token ({self.prompt_len} tokens)", format_time(self.ttft_s)))
+        for part, nbytes in self.memory.items():
+            rows.append((f"memory: {part}", format_bytes(nbytes)))
+        verdict = "fits" if self.fits else "DOES NOT FIT"
+        total, cap = format_bytes(self.memory_bytes), format_bytes(self.memory_capacity_bytes)
+        rows.append(("memory per chip", f"{total} of {cap} ({verdict})"))
+        rows.append((f"largest batch that fits (context {self.context_len})", str(self.max_batch)))
+        if self.model.is_moe:
+            rows.append(
+                ("experts read per layer", f"{self.experts_read:.2f} of {self.model.experts}")
+            )
+        title = (
+            f"Serving {self.model.label} on {self.n_chips} x {self.chip_name} "
+            f"(tp={self.tp}, {self.replicas} replica(s)), batch {self.batch}, "
+            f"context {self.context_len}"
+        )
+        return Summary(title, rows)
+
+    def __str__(self) -> str:
+        return self.summary().text()
+
+    def __repr__(self) -> str:
+        return self.summary().text()
+
+    def _repr_html_(self) -> str:
+        return self.summary().html()
+
+
+def _check_split(m: ModelConfig, n_chips, tp):
+    if n_chips % tp:
+        raise ValueError(
+            f"tp={tp} must divide n_chips={n_chips}: the chips form n_chips / tp replicas of "
+            f"tp chips each; use one of {[d for d in range(1, n_chips + 1) if n_chips % d == 0]}"
+        )
+    if m.heads % tp:
+        divisors = [d for d in range(1, m.heads + 1) if m.heads % d == 0 and d <= n_chips]
+        raise ValueError(
+            f"tp={tp} must divide the {m.heads} attention heads of {m.label}; use one of {divisors}"
+        )
+    kv = m.kv_heads
+    if tp > kv and tp % kv or tp < kv and kv % tp:
+        raise ValueError(
+            f"tp={tp} and the {kv} KV heads of {m.label} must divide one another (each chip "
+            "holds whole KV heads; beyond kv_heads they are replicated)"
+        )
+
+
+def _check_context(m: ModelConfig, name, tokens):
+    limit = getattr(m, "max_context", None)
+    if limit is not None and tokens > limit:
+        raise ValueError(
+            f"{name}={tokens:,} is beyond {m.label}'s context of {limit:,} tokens; use at most "
+            f"{limit:,} (or model.with_changes(max_context=...) for a long-context variant)"
+        )
+
+
+def _weights_read(m: ModelConfig, tokens) -> tuple[float, float]:
+    """(parameters a step of `tokens` tokens reads, distinct experts per layer)."""
+    untied_table = 0 if m.tied_embeddings else m.vocab * m.d_model
+    if not m.is_moe:
+        return m.params - untied_table, 1.0
+    distinct = expected_distinct_experts(m.experts, m.experts_per_token, tokens)
+    dense = m.params - m.expert_params - untied_table
+    return dense + m.expert_params * distinct / m.experts, distinct
+
+
+def _tp_all_reduce_s(chip, tp, nbytes, hop_latency_s) -> float:
+    """One all-reduce of `nbytes` over tp chips of one replica, bandwidth + latency."""
+    if tp < 2:
+        return 0.0
+    from .parallelism import _collective, _route
+
+    route = _route(chip, tp, 1, None)
+    if route.axes:
+        steps = sum(collective_steps("all-reduce", a, "bidirectional-ring") for a in route.axes)
+    else:
+        steps = collective_steps(
+            "all-reduce", tp, "switch" if route.kind != "link" else route.topology
+        )
+    return _collective("all-reduce", nbytes, tp, route) + steps * hop_latency_s
+
+
+def _resource_times(m, chip, tp, tokens, ctx_tokens, dtypes, kv_chip_fraction, hop, causal):
+    """Per-chip seconds of math, weights, KV cache and TP for one pass over `tokens` tokens.
+
+    ctx_tokens: decode: context_len (each token attends over it); prefill: the prompt length
+    (each token attends over half of it on average, `causal`)."""
+    dtype, w_dtype, kv_dtype = dtypes
+    attn_per_token = 4 * m.layers * m.attention_width * ctx_tokens * (0.5 if causal else 1)
+    flops = (2 * m.matmul_params + attn_per_token) * tokens / tp
+    params_read, distinct = _weights_read(m, tokens)
+    kv_tokens = tokens * (1 if causal else ctx_tokens)  # prefill writes, decode reads
+    kv_bytes = kv_tokens * m.kv_cache_bytes_per_token(kv_dtype) * kv_chip_fraction
+    ar = _tp_all_reduce_s(chip, tp, tokens * m.d_model * ACTIVATION_BYTES, hop)
+    parts = {
+        "weights": params_read * bytes_per_element(w_dtype) / tp / chip.hbm_bytes_per_s,
+        "KV cache": kv_bytes / chip.hbm_bytes_per_s,
+    }
+    times = {"math": flops / chip.peak_flops_per_s(dtype), "HBM": sum(parts.values())}
+    if tp > 1:
+        times["TP"] = 2 * m.layers * ar
+    return times, parts, distinct
+
+
+def serving_estimate(
+    model,
+    chip,
+    n_chips=1,
+    tp=None,
+    batch=1,
+    context_len=4096,
+    prompt_len=None,
+    dtype="bf16",
+    weights=None,
+    kv_dtype=None,
+    hop_latency_s=HOP_LATENCY_S,
+    reserve_fraction=RESERVE_FRACTION,
+) -> ServingEstimate:
+    """The roofline of serving `model` on `n_chips` x `chip` (see the module docstring).
+
+    tp: chips per replica (default n_chips: one replica over every chip). batch: sequences
+    each replica decodes at once. context_len: tokens each sequence attends over (its KV
+    cache). prompt_len: prompt tokens for the time to first token (default context_len).
+    dtype: the dtype the matmuls run in; weights / kv_dtype: storage dtypes of the weights
+    and of the KV cache (default `dtype`; e.g. weights="int8" with dtype="bf16" is
+    weight-only quantisation).
+    """
+    m = get_model(model)
+    chip = get_chip(chip)
+    n_chips = _whole("n_chips", n_chips)
+    tp = n_chips if tp is None else _whole("tp", tp)
+    batch = _whole("batch", batch)
+    context_len = _whole("context_len", context_len)
+    prompt_len = context_len if prompt_len is None else _whole("prompt_len", prompt_len)
+    _check_split(m, n_chips, tp)
+    _check_context(m, "context_len", context_len)
+    _check_context(m, "prompt_len", prompt_len)
+    if not 0 <= reserve_fraction < 1:
+        raise ValueError(f"reserve_fraction is a share of HBM in [0, 1), got {reserve_fraction}")
+    dtype = canonical_dtype(dtype)
+    dtypes = (dtype, canonical_dtype(weights or dtype), canonical_dtype(kv_dtype or dtype))
+    kv_chip_fraction = max(m.kv_heads // tp, 1) / m.kv_heads  # replicated beyond kv_heads
+    times, hbm_parts, distinct = _resource_times(
+        m, chip, tp, batch, context_len, dtypes, kv_chip_fraction, hop_latency_s, False
+    )
+    prefill, _, _ = _resource_times(
+        m, chip, tp, prompt_len, prompt_len, dtypes, kv_chip_fraction, hop_latency_s, True
+    )
+    kinds = {"math": "compute", "HBM": "memory", "TP": "link"}
+    kv_seq = context_len * m.kv_cache_bytes_per_token(dtypes[2]) * kv_chip_fraction
+    memory = {
+        "weights": m.params * bytes_per_element(dtypes[1]) / tp,
+        "KV cache": batch * kv_seq,
+        "reserve": reserve_fraction * chip.hbm_bytes,
+    }
+    return ServingEstimate(
+        model=m,
+        chip_name=chip.name,
+        n_chips=n_chips,
+        tp=tp,
+        batch=batch,
+        context_len=context_len,
+        prompt_len=prompt_len,
+        dtype=dtypes[0],
+        weights_dtype=dtypes[1],
+        kv_dtype=dtypes[2],
+        times=times,
+        kinds={r: kinds[r] for r in times},
+        hbm_parts=hbm_parts,
+        prefill_times=prefill,
+        memory=memory,
+        memory_capacity_bytes=chip.hbm_bytes,
+        kv_bytes_per_sequence_per_chip=kv_seq,
+        experts_read=distinct,
+        assumptions=_ASSUMPTIONS,
+    )
+
+
+_ASSUMPTIONS = (
+    "datasheet dense peak FLOP/s in dtype and full HBM bandwidth; one-way link rates",
+    (
+        "decode step bound: the slowest of math, HBM (weights + KV cache, read once per step) "
+        "and TP all-reduces, all overlapped"
+    ),
+    "mixture of experts: uniform, independent routing; a layer reads E(1-(1-k/E)^batch) experts",
+    (
+        "TP: 2 all-reduces of bf16 [batch, d_model] per layer, 1 us per collective step; KV heads "
+        "replicated when tp > kv_heads"
+    ),
+    (
+        "memory: weights / tp + KV cache + a reserve of 10 % of HBM (vLLM's default 0.9 "
+        "utilisation); prefill (TTFT) of one prompt, no queueing"
+    ),
+)
+
+
+def compute_bound_batch(model, chip, context_len, limit=1 << 20, **kwargs):
+    """The smallest batch at which a decode step is compute-bound (math takes longest), or
+    None when it stays memory- or link-bound up to `limit` sequences (with long contexts
+    and few KV heads each sequence's cache read outlasts its math, so more sequences never
+    help). Whether that batch fits is not checked: compare `ServingEstimate.max_batch`.
+    `kwargs` go to `serving_estimate` (n_chips, tp, dtype, weights, kv_dtype, ...)."""
+
+    def compute_bound(batch):
+        est = serving_estimate(model, chip, batch=batch, context_len=context_len, **kwargs)
+        return est.bound == "compute"
+
+    if not compute_bound(limit):
+        return None
+    lo, hi = 1, limit
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if compute_bound(mid) else (mid + 1, hi)
+    return lo
