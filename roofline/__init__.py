@@ -42,6 +42,16 @@ from .estimate import (
     sharded_topology,
 )
 from .hardware import Chip, Link, Peak, Source
+from .models import LayerMatmul, ModelConfig, get_model, list_models, register_model
+from .training import (
+    RECOMPUTE,
+    STATE_BYTES_PER_PARAM,
+    activation_bytes_per_layer,
+    hfu,
+    mfu,
+    training_flops_per_token,
+    training_state_bytes,
+)
 from .units import (
     format_bandwidth,
     format_bytes,
@@ -100,6 +110,18 @@ __all__ = [
     "sharded_topology",
     "Term",
     "BOUNDS",
+    "ModelConfig",
+    "LayerMatmul",
+    "get_model",
+    "list_models",
+    "register_model",
+    "RECOMPUTE",
+    "STATE_BYTES_PER_PARAM",
+    "activation_bytes_per_layer",
+    "hfu",
+    "mfu",
+    "training_flops_per_token",
+    "training_state_bytes",
     "Chip",
     "Link",
     "Peak",

@@ -1036,17 +1036,20 @@ def get_chip(name) -> Chip:
     for prefix in ("tpu", "nvidia", "amd", "instinct", "geforce", "rtx"):
         if key.startswith(prefix) and key[len(prefix) :] in index:
             return index[key[len(prefix) :]]
+    hint = closest_names(key, {k: c.name for k, c in index.items()}, list_chips())
+    raise ValueError(f"unknown chip {name!r}.{hint}")
+
+
+def closest_names(key: str, index: dict, known) -> str:
+    """A hint for an unknown name: " Closest: a, b, c." from `index` (lookup key -> display
+    name, keys normalised as `key` is), else " Known: ..." listing `known`. Shared by the chip
+    and model catalogs."""
     close = difflib.get_close_matches(key, list(index), n=5, cutoff=0.4)
     names = []
     for k in close:
-        if index[k].name not in names:
-            names.append(index[k].name)
-    hint = (
-        f" Closest: {', '.join(names[:3])}."
-        if names
-        else f" Known chips: {', '.join(list_chips())}."
-    )
-    raise ValueError(f"unknown chip {name!r}.{hint}")
+        if index[k] not in names:
+            names.append(index[k])
+    return f" Closest: {', '.join(names[:3])}." if names else f" Known: {', '.join(known)}."
 
 
 def register_chip(chip: Chip) -> Chip:

@@ -1,0 +1,162 @@
+"""A training step on the roofline: FLOPs per token, MFU, memory per chip in mixed precision.
+
+FLOP convention (the PaLM paper's, Chowdhery et al. 2022, appendix B): a multiply-add is 2
+FLOPs; the forward pass costs 2 FLOPs per matmul weight per token (`ModelConfig.matmul_params`:
+every layer's matmuls and the output head, not the embedding lookup); the backward pass
+costs twice the forward (the gradient with respect to the input and the one with respect
+to the weights are one matmul each), so 6 per weight per token. Attention adds
+12 x layers x attention width x sequence length per token (forward 4, backward 8: the two
+matmuls Q K^T and A V of 2 x width x seq FLOPs each), counted over the whole square of
+scores; `causal=True` halves it (only the lower triangle is computed, as FlashAttention's
+benchmarks count). Recomputation (`recompute`): "full" (activation checkpointing of every
+layer: Narayanan et al. 2021) runs each layer's forward again in the backward pass, so
+layers cost 8 per weight instead of 6 (the output head is not recomputed); "selective"
+(Korthikanti et al. 2022) recomputes only the attention core (4 x width x seq per layer
+more). Model FLOPs (MFU) never count recomputation; hardware FLOPs (HFU) do.
+
+Memory per parameter in mixed precision with Adam (`STATE_BYTES_PER_PARAM`): bf16 weights
+2 bytes, bf16 gradients 2, and the optimizer's fp32 master weights 4 + Adam's first and
+second moments 4 + 4 = 12: 16 bytes per parameter. Activations: Korthikanti et al.,
+"Reducing Activation Recomputation in Large Transformer Models", arXiv 2205.05198, Table 2.
+"""
+
+from __future__ import annotations
+
+from .catalog import get_chip
+from .models import ModelConfig, get_model
+from .validate import check_size
+
+__all__ = [
+    "RECOMPUTE",
+    "STATE_BYTES_PER_PARAM",
+    "training_flops_per_token",
+    "mfu",
+    "hfu",
+    "training_state_bytes",
+    "activation_bytes_per_layer",
+]
+
+RECOMPUTE = ("none", "selective", "full")
+
+#: Bytes per parameter a mixed-precision Adam training run keeps (Rajbhandari et al., "ZeRO",
+#: arXiv 1910.02054, section 3.1, count 2 + 2 + 12 = 16 bytes the same way).
+STATE_BYTES_PER_PARAM = {"weights": 2, "gradients": 2, "optimizer": 12}
+
+
+def _model(model) -> ModelConfig:
+    return get_model(model)
+
+
+def _recompute(recompute) -> str:
+    if recompute not in RECOMPUTE:
+        raise ValueError(
+            f"recompute is one of {', '.join(repr(r) for r in RECOMPUTE)} "
+            f"(activation recomputation), got {recompute!r}"
+        )
+    return recompute
+
+
+def training_flops_per_token(
+    model, seq_len, recompute="none", causal=False, attention=True
+) -> float:
+    """FLOPs to train on one token (forward + backward, + recomputation): see the module
+    docstring for the convention.
+
+    6 x matmul_params + 12 x layers x attention_width x seq_len (halved if `causal`;
+    left out if `attention=False`); recompute="full" adds one forward of the layers
+    (2 x layer matmul weights + 4 x layers x width x seq), "selective" the attention part.
+    With recompute="full" this is Narayanan et al.'s Eq. 3 divided by the tokens in a batch.
+    """
+    m = _model(model)
+    check_size("seq_len", seq_len)
+    recompute = _recompute(recompute)
+    head = m.vocab * m.d_model
+    layer_weights = m.matmul_params - head
+    attn_fwd = 4 * m.layers * m.attention_width * seq_len if attention else 0
+    if causal:
+        attn_fwd = attn_fwd / 2
+    total = 6 * m.matmul_params + 3 * attn_fwd
+    if recompute == "full":
+        total = total + 2 * layer_weights + attn_fwd
+    elif recompute == "selective":
+        total = total + attn_fwd
+    return total
+
+
+def _peak(chip, dtype):
+    return get_chip(chip).peak_flops_per_s(dtype)
+
+
+def mfu(
+    model, tokens_per_s, chip, n_chips, seq_len, dtype="bf16", attention=True, causal=False
+) -> float:
+    """Model FLOPs utilisation as the PaLM paper defines it: the FLOPs the model needs per
+    token (no recomputation) x tokens per second, over n_chips x the chip's dense peak in
+    `dtype` (the dtype the matmuls run in). A fraction (0.462 = 46.2 %)."""
+    check_size("tokens_per_s", tokens_per_s)
+    check_size("n_chips", n_chips)
+    flops = training_flops_per_token(model, seq_len, "none", causal, attention)
+    return flops * tokens_per_s / (n_chips * _peak(chip, dtype))
+
+
+def hfu(
+    model, tokens_per_s, chip, n_chips, seq_len, dtype="bf16", recompute="full", causal=False
+) -> float:
+    """Hardware FLOPs utilisation: as `mfu`, but counting the recomputed FLOPs too."""
+    check_size("tokens_per_s", tokens_per_s)
+    check_size("n_chips", n_chips)
+    flops = training_flops_per_token(model, seq_len, recompute, causal)
+    return flops * tokens_per_s / (n_chips * _peak(chip, dtype))
+
+
+def training_state_bytes(params, fsdp=1, zero_stage=3) -> dict:
+    """Bytes per chip of weights, gradients and optimizer state for `params` parameters held
+    by this chip's model-parallel group member (after tensor, pipeline and expert splits).
+
+    Mixed precision with Adam: 2 + 2 + 12 bytes per parameter (`STATE_BYTES_PER_PARAM`).
+    Fully sharded data parallelism over `fsdp` chips divides by fsdp what ZeRO's stage
+    shards (Rajbhandari et al. 2019): stage 1 the optimizer state, stage 2 also the
+    gradients, stage 3 (= FSDP) also the weights, which are all-gathered layer by layer
+    when used (the gathered layer's transient copy is not counted).
+    """
+    check_size("params", params)
+    check_size("fsdp", fsdp)
+    if zero_stage not in (0, 1, 2, 3):
+        raise ValueError(f"zero_stage is 0, 1, 2 or 3, got {zero_stage!r}")
+    sharded = {
+        "optimizer": zero_stage >= 1,
+        "gradients": zero_stage >= 2,
+        "weights": zero_stage >= 3,
+    }
+    return {
+        part: params * per / (fsdp if sharded[part] else 1)
+        for part, per in STATE_BYTES_PER_PARAM.items()
+    }
+
+
+def activation_bytes_per_layer(
+    model, seq_len, micro_batch=1, tp=1, recompute="none", sequence_parallel=True
+) -> float:
+    """Bytes of activations one layer keeps for the backward pass, 16-bit activations.
+
+    Korthikanti et al. 2022, Table 2, with s = seq_len, b = micro_batch (sequences),
+    h = d_model, a = heads, t = tp:
+      none:      s b h (34 + 5 a s / h) / t with sequence parallelism
+                 (s b h (10 + 24/t + 5 a s/(h t)) without);
+      selective: 34 s b h / t (s b h (10 + 24/t) without): the attention scores are recomputed;
+      full:      2 s b h: only each layer's input is kept.
+    The formula is theirs for a GPT layer (multi-head attention, d_ff = 4h, dropout); for
+    other shapes it is an approximation (grouped-query attention and a gated MLP change the
+    34). The 5 a s^2 b term is the attention scores and softmax, which a fused attention
+    kernel (FlashAttention) does not store: "selective" is then the better estimate.
+    """
+    m = _model(model)
+    for name, value in (("seq_len", seq_len), ("micro_batch", micro_batch), ("tp", tp)):
+        check_size(name, value)
+    recompute = _recompute(recompute)
+    s, b, h, a, t = seq_len, micro_batch, m.d_model, m.heads, tp
+    if recompute == "full":
+        return 2 * s * b * h
+    scores = 0 if recompute == "selective" else 5 * a * s / (h * t)
+    per = 34 / t if sequence_parallel else 10 + 24 / t
+    return s * b * h * (per + scores)
