@@ -22,9 +22,9 @@ def _model(name):
 
 
 def _flops_per_token(name, seq_len, **options):
-    from .. import models
+    from .. import training
 
-    return models.training_flops_per_token(_model(name), seq_len, **options)
+    return training.training_flops_per_token(_model(name), seq_len, **options)
 
 
 def _attention(name, seq_len):

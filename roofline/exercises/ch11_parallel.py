@@ -128,14 +128,14 @@ register(
 def _llama405_params():
     from .. import models
 
-    return models.get_model("Llama 3 405B").params
+    return models.get_model("Llama 3.1 405B").params
 
 
 register(
     Exercise(
         id="parallel-fsdp-bytes-llama405",
         title="FSDP memory per chip (chapter 11)",
-        question="Llama 3 405B trained with FSDP over 512 chips (bf16 weights and gradients, Adam "
+        question="Llama 3.1 405B trained with FSDP over 512 chips (bf16 weights and gradients, Adam "
         "in fp32 with fp32 master weights): how many bytes of weights, gradients and optimizer "
         "state does each chip hold?",
         answer=lambda p: _STATE_BYTES_PER_PARAM * _llama405_params() / p["n"],
