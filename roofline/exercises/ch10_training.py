@@ -34,26 +34,32 @@ def _attention(name, seq_len):
 
 register(
     Exercise(
-        id="training-gpt3-flops-per-token",
-        title="Training FLOPs per token of GPT-3 (chapter 10)",
-        question="How many FLOPs does one token of a training step of GPT-3 175B cost, with "
-        "sequences of T = 2048 tokens, counting attention as PaLM does (12 L H d_h T, no causal "
-        "halving) and no recomputation?",
+        id="training-mixtral-flops-per-token",
+        title="Training FLOPs per token of Mixtral 8x7B (chapter 10)",
+        question="How many FLOPs does one token of a training step of Mixtral 8x7B cost (each "
+        "token goes to 2 of the 8 experts of every layer), with sequences of T = 32768 tokens, "
+        "counting attention as PaLM does (12 L H d_h T, no causal halving) and no recomputation?",
         answer=lambda p: _flops_per_token(p["model"], p["T"]),
         kind="count",
-        params={"model": "GPT-3 175B", "T": 2048},
+        params={"model": "Mixtral 8x7B", "T": 32768},
         hints=(
-            "6 FLOPs per parameter per token (2 forward, 4 backward) plus the attention term "
-            "12 x layers x (heads x head_dim) x T.",
+            "6 FLOPs per matmul parameter a token uses (the active ones: 2 experts of 8; the "
+            "embedding table is a lookup) plus the attention term 12 x layers x (heads x "
+            "head_dim) x T.",
         ),
         mistakes=lambda p: [
             Mistake(
-                6 * _model(p["model"]).params,
-                "That is 6 Psi alone; the question asks for the attention term "
-                "12 L H d_h T on top.",
+                _flops_per_token(p["model"], p["T"], attention=False),
+                "That is the weight matmuls alone; add the attention term 12 L H d_h T, large "
+                "at this context length.",
             ),
             Mistake(
-                2 * _model(p["model"]).params + _attention(p["model"], p["T"]) / 3,
+                6 * _model(p["model"]).params + _attention(p["model"], p["T"]),
+                "That counts every expert; each token only goes through 2 of the 8, so only the "
+                "active parameters cost FLOPs.",
+            ),
+            Mistake(
+                _flops_per_token(p["model"], p["T"]) / 3,
                 "That is the forward pass only; the backward pass does twice as much again.",
             ),
             Mistake(
@@ -61,7 +67,7 @@ register(
                 "That counts full recomputation (one more forward pass); the question has none.",
             ),
             Mistake(
-                6 * _model(p["model"]).params + _attention(p["model"], p["T"]) / 2,
+                _flops_per_token(p["model"], p["T"], causal=True),
                 "That halves the attention term for causal masking; PaLM's convention counts it "
                 "whole.",
             ),
