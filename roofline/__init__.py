@@ -14,6 +14,10 @@ from .collectives import (
     collective_bytes_per_link,
     collective_steps,
     collective_time,
+    hierarchical_all_reduce_terms,
+    hierarchical_all_reduce_time,
+    megatron_mlp_times,
+    multi_axis_collective_time,
 )
 from .costs import (
     Cost,
@@ -43,6 +47,7 @@ from .estimate import (
 )
 from .hardware import Chip, Link, Peak, Source
 from .models import LayerMatmul, ModelConfig, get_model, list_models, register_model
+from .parallelism import LAYOUT_AXES, TrainingStep, parse_layout, training_step
 from .training import (
     RECOMPUTE,
     STATE_BYTES_PER_PARAM,
@@ -86,6 +91,10 @@ __all__ = [
     "collective_bytes_per_link",
     "collective_steps",
     "collective_time",
+    "hierarchical_all_reduce_terms",
+    "hierarchical_all_reduce_time",
+    "megatron_mlp_times",
+    "multi_axis_collective_time",
     "Cost",
     "ShardedMatmul",
     "dot",
@@ -122,6 +131,10 @@ __all__ = [
     "mfu",
     "training_flops_per_token",
     "training_state_bytes",
+    "LAYOUT_AXES",
+    "TrainingStep",
+    "parse_layout",
+    "training_step",
     "Chip",
     "Link",
     "Peak",

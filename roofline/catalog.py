@@ -88,6 +88,9 @@ _TPUS = [
             ),
             count=6,
             topology="torus",
+            wraparound_multiple=4,  # _SCALING: "Any multiple of a full cube (e.g. 4x4x4 or
+            # 4x4x8) will have wraparounds"; smaller slices (2x2x1, 2x2x2, 2x2x4) have none
+            axis_chips=16,  # _SCALING: superpod "16x16x16 for TPU v4"
             domain_chips=4096,
             vendor=Source(
                 _V4,
@@ -120,6 +123,9 @@ _TPUS = [
             ),
             count=4,
             topology="torus",
+            wraparound_multiple=16,  # _SCALING: "smaller topologies can be requested without
+            # wraps on dims <16" (v5e and v6e pods are a 16x16 2D torus)
+            axis_chips=16,
             domain_chips=256,
             vendor=Source(
                 _V5E,
@@ -156,6 +162,8 @@ _TPUS = [
             ),
             count=6,
             topology="torus",
+            wraparound_multiple=4,  # _SCALING: wraparound only on multiples of a full 4x4x4 cube
+            axis_chips=28,  # _SCALING: superpod "16x20x28 for TPU v5p"
             domain_chips=8960,
             vendor=Source(
                 _V5P,
@@ -192,6 +200,8 @@ _TPUS = [
             ),
             count=4,
             topology="torus",
+            wraparound_multiple=16,  # _SCALING: no wraps on dims <16 (16x16 2D torus)
+            axis_chips=16,
             domain_chips=256,
             vendor=Source(
                 _V6E,
@@ -990,8 +1000,55 @@ _CONSUMER = [
     ),
 ]
 
+# -- the data-centre network beyond one NVLink/ICI domain (one chip's share, one way) ------
+_DGX_BASEPOD = (
+    "https://docs.nvidia.com/dgx-basepod/reference-architecture-infrastructure-foundation-"
+    "enterprise-ai/latest/core-components.html"
+)
+_SCALING_DCN = (
+    "DCN bandwidth is typically around 2.5e10 bytes / second per host; host size {host} "
+    "chips ({shape}); the book divides it by the chips on the host and takes it as one way"
+)
+_CX7 = (
+    "Four OSFP ports serving eight single-port NVIDIA ConnectX-7 VPI, ... up to 400 Gb/s "
+    "InfiniBand/Ethernet (one 400 Gb/s NIC per GPU: 400e9 / 8 = 5e10 bytes/s each way)"
+)
+
+
+def _dcn(host: int, shape: str) -> Link:
+    return Link("DCN", 2.5e10 / host, Source(_SCALING, _SCALING_DCN.format(host=host, shape=shape)))
+
+
+def _nic(system: str, says: str) -> Link:
+    return Link(f"InfiniBand NDR ({system})", 400e9 / 8, Source(_DGX_BASEPOD, says))
+
+
+_NETWORKS = {
+    "TPU v4": _dcn(4, "2x2x1"),
+    "TPU v5p": _dcn(4, "2x2x1"),
+    "TPU v5e": _dcn(8, "4x2"),
+    "TPU v6e": _dcn(8, "4x2"),
+    "H100 SXM": _nic("DGX H100", f"DGX H200 and H100: {_CX7}"),
+    "H200": _nic("DGX H200", f"DGX H200 and H100: {_CX7}"),
+    "B200": _nic(
+        "DGX B200",
+        "DGX B200: 4x OSFP ports serving 8x single-port NVIDIA ConnectX-7 VPI; Up to 400Gb/s "
+        "InfiniBand/Ethernet (one NIC per GPU: 5e10 bytes/s each way)",
+    ),
+}
+
+
+def _with_network(chip: Chip) -> Chip:
+    from dataclasses import replace
+
+    net = _NETWORKS.get(chip.name)
+    return chip if net is None or chip.network is not None else replace(chip, network=net)
+
+
 #: name -> Chip, in the order the book lists them.
-CATALOG: dict[str, Chip] = {c.name: c for c in _TPUS + _NVIDIA + _AMD_CHIPS + _CONSUMER}
+CATALOG: dict[str, Chip] = {
+    c.name: _with_network(c) for c in _TPUS + _NVIDIA + _AMD_CHIPS + _CONSUMER
+}
 _USER_CHIPS: dict[str, Chip] = {}
 
 

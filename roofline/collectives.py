@@ -11,34 +11,57 @@
   each chip (the n^2 blocks are transposed).
 
 `nbytes` is always the size of the **full** array (V). `one_way_bytes_per_s` (W) is the
-bandwidth of **one link in one direction**; links are full duplex. The topologies:
+bandwidth of **one link in one direction**; links are full duplex. The topologies, and the
+algorithm each cost assumes:
 
 - "ring": a one-way ring; each chip sends over one link to its next neighbour
   (the other direction of that link idles). Two chips joined by one link are this case.
-- "bidirectional-ring": each chip has a link to each of its two neighbours and the array is
-  split in halves that go round in opposite directions: half the bytes per link, so half the
-  time. A TPU torus axis of k chips with wraparound is this case (`"torus"` is an alias).
-  With n = 2 it assumes two links between the pair.
+  All-gather: each shard is passed on n - 1 times round the ring (n - 1 steps).
+- "bidirectional-ring": each chip has a link to each of its two neighbours and a closing
+  (wraparound) link joins the two ends. All-gather: each shard travels the shorter way round,
+  and for even n the shard opposite is split in halves, one each way; every link then carries
+  (n-1)/(2n) V in each direction in ceil((n-1)/2) = floor(n/2) steps. A TPU torus axis *with
+  wraparound* is this case (`"torus"` is an alias). With n = 2 it assumes two links between
+  the pair.
+- "line": the same chips and links without the closing link (a TPU torus axis shorter than
+  the length that wraps: under 16 chips on v5e/v6e, outside full 4x4x4 cubes on v4/v5p).
+  All-gather: every chip sends its shard both ways and each shard is passed on to the ends
+  (n - 1 steps); the link next to an end carries the shards of the other n - 1 chips into it,
+  (n-1)/n V one way: the cost of a one-way ring, twice the bidirectional ring's. Reduce-scatter
+  is the same pattern reversed; all-reduce = reduce-scatter + all-gather (the scaling book's
+  and XLA's decomposition). All-to-all: the middle link carries every block from the left
+  half to the right half, floor(n^2/4) blocks of V/n^2. (An all-reduce that passes whole
+  running sums both ways along the line would need only V/W; the book keeps the standard
+  reduce-scatter + all-gather, so the line figure is that algorithm's, not a lower bound.)
 - "switch": each chip sends over all its `links` at once into a crossbar (NVLink + NVSwitch):
-  one "link" of `links * W` to every other chip.
+  one "link" of `links * W` to every other chip. `in_switch_reduction=True` (NVLink SHARP,
+  NCCL's NVLS, on H100/H200/B200 NVSwitch systems) lets the switch add the partial sums: an
+  all-reduce then sends each chip's whole partial sum into the switch once and receives the
+  sum once, V / W_total per chip instead of 2(n-1)/n V / W_total. Measured (nccl-tests on
+  8 x H100/H200) it reaches about 480 GB/s of bus bandwidth, far less than its ideal; see
+  chapter 6 for which figure the book uses where.
 - "mesh": a direct link from every chip to every other (AMD Infinity Fabric in an 8-GPU
   platform): chip-to-chip traffic runs on n - 1 links at once.
 
 Bandwidth terms are the standard results (NCCL's bus-bandwidth factors; Patarasuk and Yuan,
 J. Parallel Distrib. Comput. 69(2), 2009, for the all-reduce lower bound 2(n-1)/n V/W):
 
-| collective     | ring            | bidirectional-ring | switch (W_total = links W) |
+| collective     | ring / line     | bidirectional-ring | switch (W_total = links W) |
 |----------------|-----------------|--------------------|----------------------------|
 | all-gather     | (n-1)/n V/W     | (n-1)/n V/(2W)     | (n-1)/n V/W_total          |
 | reduce-scatter | (n-1)/n V/W     | (n-1)/n V/(2W)     | (n-1)/n V/W_total          |
 | all-reduce     | 2(n-1)/n V/W    | (n-1)/n V/W        | 2(n-1)/n V/W_total         |
-| all-to-all     | (n-1)/(2n) V/W  | floor(n^2/4)/(2n^2) V/W | (n-1)/n^2 V/W_total   |
+| all-to-all     | ring (n-1)/(2n) V/W, line floor(n^2/4)/n^2 V/W | floor(n^2/4)/(2n^2) V/W | (n-1)/n^2 V/W_total |
 
-The latency term adds `latency_s` per step: n - 1 steps for all-gather / reduce-scatter on a
-ring (both directions run their n - 1 steps at the same time), twice that for all-reduce,
-n - 1 for all-to-all on a one-way ring, floor(n/2) on a bidirectional one; one step through
-a switch or mesh (two for all-reduce). It dominates for small arrays.
-In-switch reduction (NVLink SHARP) is not modelled.
+The latency term adds `latency_s` per step (`collective_steps`): n - 1 steps for
+all-gather / reduce-scatter / all-to-all on a one-way ring or a line (a shard must reach the
+far end), ceil((n-1)/2) = floor(n/2) on a bidirectional ring (the shorter way round); twice
+that for all-reduce. One step through a switch or mesh (two for all-reduce). The latency term
+dominates for small arrays; bandwidth and latency are added (no overlap between them).
+
+A collective over several torus axes at once (a 2D or 3D slice) is
+`multi_axis_collective_time`; one that spans nodes (NVLink inside, the data-centre network
+between) is `hierarchical_all_reduce_time`.
 
 Every function works on numbers, numpy arrays and sympy symbols (symbolic n included).
 """
@@ -54,10 +77,14 @@ __all__ = [
     "collective_bytes_per_link",
     "collective_steps",
     "canonical_topology",
+    "multi_axis_collective_time",
+    "hierarchical_all_reduce_time",
+    "hierarchical_all_reduce_terms",
+    "megatron_mlp_times",
 ]
 
 COLLECTIVES = ("all-gather", "reduce-scatter", "all-reduce", "all-to-all")
-TOPOLOGIES = ("ring", "bidirectional-ring", "switch", "mesh")
+TOPOLOGIES = ("ring", "bidirectional-ring", "line", "switch", "mesh")
 _TOPOLOGY_ALIASES = {
     "ring": "ring",
     "onewayring": "ring",
@@ -67,6 +94,12 @@ _TOPOLOGY_ALIASES = {
     "biring": "bidirectional-ring",
     "torus": "bidirectional-ring",
     "torusaxis": "bidirectional-ring",
+    "wrappedaxis": "bidirectional-ring",
+    "line": "line",
+    "chain": "line",
+    "lineararray": "line",
+    "nowraparound": "line",
+    "toruslinenowrap": "line",
     "switch": "switch",
     "nvswitch": "switch",
     "crossbar": "switch",
@@ -112,13 +145,14 @@ def canonical_kind(kind) -> str:
 
 
 def canonical_topology(topology) -> str:
-    """'torus' -> 'bidirectional-ring', 'NVSwitch' -> 'switch', ..."""
+    """'torus' -> 'bidirectional-ring', 'NVSwitch' -> 'switch', 'chain' -> 'line', ..."""
     key = _key(topology)
     if key in _TOPOLOGY_ALIASES:
         return _TOPOLOGY_ALIASES[key]
     raise ValueError(
         f"unknown topology {topology!r}; use one of {', '.join(TOPOLOGIES)} "
-        "(or 'torus' for one axis of a TPU torus)." + _suggest(key, TOPOLOGIES)
+        "('torus' for one axis of a TPU torus with wraparound, 'line' for one without)."
+        + _suggest(key, TOPOLOGIES)
     )
 
 
@@ -140,30 +174,48 @@ def _floor(x):
     return math.floor(x)
 
 
-def collective_bytes_per_link(kind, nbytes, n, topology="ring", links=1):
+def _floor_half(n):
+    """floor(n/2) (= ceil((n-1)/2) for whole n): works on numbers, numpy arrays and sympy."""
+    if is_symbolic(n):
+        import sympy
+
+        return sympy.floor(n / 2)
+    return n // 2
+
+
+def collective_bytes_per_link(kind, nbytes, n, topology="ring", links=1, in_switch_reduction=False):
     """Bytes the busiest link carries in one direction (summed over all steps).
 
     For "switch" this is per link of a chip with `links` links into the switch; for "mesh"
     per chip-to-chip link. Divide by the one-way bandwidth of one link to get the time.
+    `in_switch_reduction` (switch only) lets the switch add an all-reduce's partial sums.
     """
     kind, topology = canonical_kind(kind), canonical_topology(topology)
     check_size("nbytes", nbytes)
     n = _check_n(n)
     if topology == "switch":
         check_size("links", links)
+    if in_switch_reduction and topology != "switch":
+        raise ValueError(
+            "in_switch_reduction (NVLink SHARP) needs topology='switch'; "
+            f"a {topology} has no switch to add the partial sums"
+        )
     V = nbytes
     if kind == "all-to-all":
-        per_link = {
+        return {
             "ring": (n - 1) * V / (2 * n),
             "bidirectional-ring": _floor(n * n / 4) * V / (2 * n * n),
+            "line": _floor(n * n / 4) * V / (n * n),
             "switch": (n - 1) * V / (n * n) / links,
             "mesh": V / (n * n),
         }[topology]
-        return per_link
+    if kind == "all-reduce" and in_switch_reduction:
+        return V / links  # the whole partial sum in once, the whole sum out once
     rounds = 2 if kind == "all-reduce" else 1  # reduce-scatter, then all-gather
     one_round = {
         "ring": (n - 1) * V / n,
         "bidirectional-ring": (n - 1) * V / (2 * n),
+        "line": (n - 1) * V / n,
         "switch": (n - 1) * V / n / links,
         "mesh": V / n,
     }[topology]
@@ -171,27 +223,245 @@ def collective_bytes_per_link(kind, nbytes, n, topology="ring", links=1):
 
 
 def collective_steps(kind, n, topology="ring"):
-    """How many latency-bearing steps the collective takes (see the module docstring)."""
+    """How many latency-bearing steps (hops) the collective takes.
+
+    One-way ring and line: n - 1 (a shard must reach the chip n - 1 hops away; on a line,
+    from one end to the other). Bidirectional ring: ceil((n-1)/2) = floor(n/2) (each shard
+    goes the shorter way round). All-reduce: twice that (reduce-scatter, then all-gather).
+    Switch and mesh: 1 (2 for all-reduce).
+    """
     kind, topology = canonical_kind(kind), canonical_topology(topology)
     n = _check_n(n)
     if topology in ("switch", "mesh"):
-        return 2 if kind == "all-reduce" else 1
-    if kind == "all-to-all":
-        return n - 1 if topology == "ring" else _floor(n / 2)
-    return 2 * (n - 1) if kind == "all-reduce" else n - 1
+        one = 1
+    elif topology == "bidirectional-ring":
+        one = _floor_half(n)
+    else:  # ring, line
+        one = n - 1
+    return 2 * one if kind == "all-reduce" else one
 
 
-def collective_time(kind, nbytes, n, one_way_bytes_per_s, topology="ring", latency_s=0.0, links=1):
+def collective_time(
+    kind,
+    nbytes,
+    n,
+    one_way_bytes_per_s,
+    topology="ring",
+    latency_s=0.0,
+    links=1,
+    in_switch_reduction=False,
+):
     """Seconds for a collective over n chips: bandwidth term + steps x per-step latency.
 
     kind: "all-gather", "reduce-scatter", "all-reduce" or "all-to-all".
     nbytes: size of the full array in bytes (V). n: number of chips (>= 2).
     one_way_bytes_per_s: one link, one direction (W). topology: "ring",
-    "bidirectional-ring" (alias "torus": one torus axis), "switch" (pass `links`, the
-    number of links each chip has into the switch) or "mesh".
+    "bidirectional-ring" (alias "torus": one torus axis with wraparound), "line" (a torus
+    axis without wraparound), "switch" (pass `links`, the number of links each chip has into
+    the switch; `in_switch_reduction=True` for NVLink SHARP) or "mesh".
     latency_s: time per step (a hop), e.g. ~1e-6 s for one ICI hop.
     """
     check_size("one_way_bytes_per_s", one_way_bytes_per_s)
     check_size("latency_s", latency_s, allow_zero=True)
-    per_link = collective_bytes_per_link(kind, nbytes, n, topology, links)
+    per_link = collective_bytes_per_link(kind, nbytes, n, topology, links, in_switch_reduction)
     return per_link / one_way_bytes_per_s + collective_steps(kind, n, topology) * latency_s
+
+
+def _max_of(values):
+    """Largest of several times: numbers, numpy arrays or sympy expressions."""
+    import sys
+
+    values = list(values)
+    if any(is_symbolic(v) for v in values):
+        import sympy
+
+        return sympy.Max(*values)
+    np = sys.modules.get("numpy")
+    if np is not None and any(isinstance(v, np.ndarray) for v in values):
+        return np.maximum.reduce(values)
+    return max(values)
+
+
+def multi_axis_collective_time(
+    kind, nbytes, axes, one_way_bytes_per_s, topology="bidirectional-ring", latency_s=0.0
+):
+    """Seconds for an all-gather, reduce-scatter or all-reduce over several torus axes at once.
+
+    axes: the number of chips on each axis of the slice, e.g. (4, 4) for a 4x4 slice (the
+    collective runs over all 4 x 4 = 16 chips). topology: one name for every axis, or one per
+    axis ("bidirectional-ring" for an axis with wraparound, "line" without).
+    Algorithm (the scaling book's "AllGather over several axes"): the array is split into one
+    part per axis; part j is gathered along axis j first, then along the next axes in turn, so
+    in every phase each axis carries a different part and a chip uses the links of all its
+    axes at once. Phases are taken one after another, each as long as its slowest part (a
+    barrier between phases). With k equal wrapped axes of N chips in all this gives
+    (N-1)/N V / (2 k W): k times the bandwidth of one axis. Reduce-scatter runs the same
+    phases in reverse; all-reduce is a reduce-scatter then an all-gather.
+    """
+    kind = canonical_kind(kind)
+    if kind == "all-to-all":
+        raise ValueError(
+            "multi_axis_collective_time models all-gather, reduce-scatter and "
+            "all-reduce; run an all-to-all on one axis with collective_time"
+        )
+    axes = tuple(axes)
+    if not axes or any(isinstance(a, bool) or not isinstance(a, int) or a < 1 for a in axes):
+        raise ValueError(f"axes are whole numbers of chips per axis, e.g. (4, 4); got {axes!r}")
+    k = len(axes)
+    topologies = (topology,) * k if isinstance(topology, str) else tuple(topology)
+    if len(topologies) != k:
+        raise ValueError(f"give one topology, or one per axis ({k}), got {topology!r}")
+    check_size("nbytes", nbytes)
+    part = nbytes / k
+    total = 0
+    for phase in range(k):
+        times = []
+        for j in range(k):
+            order = [(j + q) % k for q in range(k)]
+            axis = order[phase]
+            if axes[axis] == 1:
+                continue
+            later = 1
+            for q in order[phase + 1 :]:
+                later *= axes[q]
+            times.append(
+                collective_time(
+                    "all-gather",
+                    part / later,
+                    axes[axis],
+                    one_way_bytes_per_s,
+                    topologies[axis],
+                    latency_s,
+                )
+            )
+        if times:
+            total = total + _max_of(times)
+    return 2 * total if kind == "all-reduce" else total
+
+
+def hierarchical_all_reduce_terms(
+    nbytes,
+    chips_per_node,
+    nodes,
+    link_bytes_per_s,
+    network_bytes_per_s,
+    topology="switch",
+    links=1,
+    latency_s=0.0,
+    network_latency_s=0.0,
+    axes=None,
+):
+    """The three phases of a two-level all-reduce, in seconds, as a dict (see below).
+
+    nbytes: the full array every chip holds (V, e.g. the bf16 gradients). chips_per_node (m):
+    chips joined by NVLink/ICI (8 GPUs under one NVSwitch; a TPU slice). nodes (N): how many
+    such groups the network joins. link_bytes_per_s: one NVLink/ICI link, one way (with
+    `topology`, `links` as in `collective_time`; or `axes=(16, 16)` for a TPU slice, run with
+    `multi_axis_collective_time` and `topology` per axis). network_bytes_per_s: one chip's
+    share of the data-centre network, one way (`chip.network_bytes_per_s`: one 400 Gb/s NIC
+    per H100 in a DGX H100; a TPU host's DCN / chips per host).
+
+    Algorithm (NCCL's and XLA's usual two-level scheme): (1) reduce-scatter inside each node,
+    so each chip holds the node's sum of 1/m of the array; (2) all-reduce that 1/m across the
+    N nodes, each chip with the chips of the same rank in the other nodes, over its own NIC
+    (a ring through the network: 2(N-1)/N (V/m) / W_net); (3) all-gather inside the node.
+    The phases run one after another (no pipelining between them), so this is an upper-side
+    estimate of what a pipelined implementation reaches; the network term is usually the
+    largest: the in-node reduce-scatter cuts what crosses the network by m.
+    """
+    check_size("chips_per_node", chips_per_node)
+    check_size("nodes", nodes)
+    check_size("network_bytes_per_s", network_bytes_per_s)
+    m, N = chips_per_node, nodes
+    if axes is not None:
+        inside = multi_axis_collective_time(
+            "reduce-scatter", nbytes, axes, link_bytes_per_s, topology, latency_s
+        )
+    elif not is_symbolic(m) and m == 1:
+        inside = 0
+    else:
+        inside = collective_time(
+            "reduce-scatter", nbytes, m, link_bytes_per_s, topology, latency_s, links
+        )
+    across = 0
+    if is_symbolic(N) or N > 1:
+        across = collective_time(
+            "all-reduce", nbytes / m, N, network_bytes_per_s, "ring", network_latency_s
+        )
+    return {
+        "reduce-scatter in the node": inside,
+        "all-reduce across nodes": across,
+        "all-gather in the node": inside,
+    }
+
+
+def hierarchical_all_reduce_time(
+    nbytes,
+    chips_per_node,
+    nodes,
+    link_bytes_per_s,
+    network_bytes_per_s,
+    topology="switch",
+    links=1,
+    latency_s=0.0,
+    network_latency_s=0.0,
+    axes=None,
+):
+    """Seconds for an all-reduce over `nodes` x `chips_per_node` chips: NVLink/ICI inside each
+    node, the data-centre network between them (`hierarchical_all_reduce_terms` has the
+    algorithm and the phases). Example, gradients of an 8B-parameter model in bf16 over 4
+    DGX H100 nodes: ``hierarchical_all_reduce_time(2 * 8e9, 8, 4, 25e9, 50e9, "switch",
+    links=18)``."""
+    terms = hierarchical_all_reduce_terms(
+        nbytes,
+        chips_per_node,
+        nodes,
+        link_bytes_per_s,
+        network_bytes_per_s,
+        topology,
+        links,
+        latency_s,
+        network_latency_s,
+        axes,
+    )
+    return sum(terms.values())
+
+
+def megatron_mlp_times(
+    B,
+    D,
+    F,
+    n,
+    peak_flops_per_s,
+    link_bytes_per_s,
+    topology="switch",
+    links=1,
+    bytes_per_element=2,
+    gated=True,
+    latency_s=0.0,
+    in_switch_reduction=False,
+):
+    """(t_math, t_all_reduce) in seconds per chip for a Megatron tensor-parallel MLP, forward.
+
+    The MLP's first matmul(s) X[B, D] @ W_in[D, F] are split by columns (each chip holds
+    F/n columns; a gated MLP has two, W_gate and W_up), the second W_out[F, D] by rows, so the
+    hidden [B, F/n] never leaves the chip and one all-reduce of the [B, D] output (partial
+    sums) ends the MLP (Shoeybi et al., "Megatron-LM", arXiv 1909.08053, section 3).
+    t_math = (2 or 3 matmuls) x 2 B D F / n / peak; t_all_reduce = `collective_time` of
+    B D bytes_per_element on `topology`. Naively they add (the all-reduce needs the finished
+    partial sums); overlapped, chunk by chunk, the step approaches the larger one.
+    HBM traffic is not included here: see `roofline.sharded_estimate` for that part.
+    """
+    matmuls = 3 if gated else 2
+    t_math = matmuls * 2 * B * D * F / n / peak_flops_per_s
+    t_comm = collective_time(
+        "all-reduce",
+        B * D * bytes_per_element,
+        n,
+        link_bytes_per_s,
+        topology,
+        latency_s,
+        links,
+        in_switch_reduction,
+    )
+    return t_math, t_comm

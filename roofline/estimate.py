@@ -433,12 +433,34 @@ def _link(chip, link_bytes_per_s):
     return chip.link_bytes_per_s
 
 
+def _torus_axis_topology(chip, link, n) -> str:
+    """'ring' (two chips, one link), 'bidirectional-ring' (an axis with wraparound) or 'line'."""
+    if is_symbolic(n):
+        # a general n has no wraparound where only some lengths wrap
+        return "line" if link.wraparound_multiple else "bidirectional-ring"
+    if n == 2:
+        return "ring"  # two chips on one link: a line of two costs the same
+    if link.axis_chips and n > link.axis_chips:
+        raise ValueError(
+            f"one axis of a {chip.name} slice holds at most {link.axis_chips} chips; "
+            f"n = {n} spans several axes: use roofline.multi_axis_collective_time "
+            f"(e.g. axes=(16, {max(n // 16, 1)}))"
+        )
+    if link.wraparound_multiple and n % link.wraparound_multiple != 0:
+        return "line"
+    return "bidirectional-ring"
+
+
 def sharded_topology(chip, n=2, topology=None) -> str:
     """The collective topology a D-split matmul on `n` chips of `chip` uses by default.
 
     TPU ICI ("torus"): two chips share one link ("ring"); n >= 3 chips along one torus axis
-    form a "bidirectional-ring". NVLink with NVSwitch or a bridge: "switch" (all the chip's
-    links at once). AMD Infinity Fabric: "mesh". Pass `topology` to choose another.
+    form a "bidirectional-ring" only where that axis has a wraparound link (the catalog's
+    `wraparound_multiple`: on v5e/v6e only the full axis of 16; on v4/v5p a multiple of 4 in a
+    slice of whole 4x4x4 cubes, which this assumes: pass topology="line" for a 2x2x4 slice);
+    otherwise a "line". n above one axis's length raises (see `multi_axis_collective_time`).
+    NVLink with NVSwitch or a bridge: "switch" (all the chip's links at once). AMD Infinity
+    Fabric: "mesh". Pass `topology` to choose another.
     """
     from .collectives import canonical_topology
 
@@ -449,7 +471,7 @@ def sharded_topology(chip, n=2, topology=None) -> str:
     elif link is None or link.topology is None:
         chosen = "ring"
     elif link.topology == "torus":
-        chosen = "ring" if (not is_symbolic(n) and n == 2) else "bidirectional-ring"
+        chosen = _torus_axis_topology(chip, link, n)
     else:
         chosen = canonical_topology(link.topology)
     if (
@@ -460,8 +482,9 @@ def sharded_topology(chip, n=2, topology=None) -> str:
         and link.topology in ("switch", "mesh")
     ):
         raise ValueError(
-            f"{link.name} joins at most {link.domain_chips} {chip.name} chips; "
-            f"n = {n} needs another network between groups (not modelled here)"
+            f"{link.name} joins at most {link.domain_chips} {chip.name} chips; n = {n} needs "
+            "the data-centre network between groups: see "
+            "roofline.collectives.hierarchical_all_reduce_time (chapter 6, 'Beyond one node')"
         )
     return chosen
 

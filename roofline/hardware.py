@@ -75,6 +75,13 @@ class Link:
     collective along one axis is a bidirectional ring), "switch" (NVLink into NVSwitch, or a
     bridge joining two GPUs: all `count` links at once), "mesh" (a direct link to every
     other chip), or None (a host link, not for chip-to-chip collectives)."""
+    wraparound_multiple: int | None = None
+    """Torus only: an axis of n chips has a wraparound link (is a ring, not a line) only when
+    n is a multiple of this: 16 on TPU v5e/v6e (only the full axis of 16 wraps), 4 on v4/v5p
+    (slices built of whole 4x4x4 cubes). None: every axis wraps."""
+    axis_chips: int | None = None
+    """Torus only: the most chips on one axis (16 on a 16x16 v5e/v6e pod); a collective over
+    more chips spans several axes (`roofline.multi_axis_collective_time`)."""
     domain_chips: int | None = None
     """The most chips this topology joins without another kind of network (8 GPUs on one
     NVSwitch board, 72 in a GB200 NVL72 rack, 2 over an NVLink bridge, 256 in a v5e pod)."""
@@ -142,6 +149,11 @@ class Chip:
     memory_kind: str = "HBM"
     interconnect: Link | None = None
     host_link: Link | None = None
+    network: Link | None = None
+    """The data-centre network beyond the chip's NVLink/ICI domain, as one chip's share, one
+    way: an InfiniBand/RoCE NIC per GPU (400 Gb/s ConnectX-7 per H100 in a DGX H100), or a TPU
+    host's DCN bandwidth divided by the chips on the host. The NVLink/ICI domain it joins is
+    `interconnect.domain_chips` (see `roofline.collectives.hierarchical_all_reduce_time`)."""
     aliases: tuple[str, ...] = ()
     notes: str = ""
     extra_memories: tuple[tuple[str, float], ...] = field(default=())
@@ -256,6 +268,11 @@ class Chip:
     @property
     def link_count(self) -> int | None:
         return None if self.interconnect is None else self.interconnect.count
+
+    @property
+    def network_bytes_per_s(self) -> float | None:
+        """Data-centre network bandwidth per chip, one way (None if the catalog has none)."""
+        return None if self.network is None else self.network.one_way_bytes_per_s
 
     @property
     def host_bytes_per_s(self) -> float | None:

@@ -135,20 +135,30 @@ def training_state_bytes(params, fsdp=1, zero_stage=3) -> dict:
 
 
 def activation_bytes_per_layer(
-    model, seq_len, micro_batch=1, tp=1, recompute="none", sequence_parallel=True
+    model,
+    seq_len,
+    micro_batch=1,
+    tp=1,
+    recompute="none",
+    sequence_parallel=True,
+    fused_attention=True,
 ) -> float:
     """Bytes of activations one layer keeps for the backward pass, 16-bit activations.
 
-    Korthikanti et al. 2022, Table 2, with s = seq_len, b = micro_batch (sequences),
+    Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer
+    Models", arXiv 2205.05198), Table 2, with s = seq_len, b = micro_batch (sequences),
     h = d_model, a = heads, t = tp:
       none:      s b h (34 + 5 a s / h) / t with sequence parallelism
                  (s b h (10 + 24/t + 5 a s/(h t)) without);
       selective: 34 s b h / t (s b h (10 + 24/t) without): the attention scores are recomputed;
-      full:      2 s b h: only each layer's input is kept.
+      full:      2 s b h: only each layer's input is kept (divided by t with sequence
+                 parallelism, where each chip keeps its 1/t of the sequence).
+    The 5 a s^2 b term is the attention scores, softmax and dropout of the scores: a fused
+    attention kernel (FlashAttention, `fused_attention=True`, the default) never stores
+    them, so it is dropped (then "none" and "selective" keep the same bytes).
     The formula is theirs for a GPT layer (multi-head attention, d_ff = 4h, dropout); for
     other shapes it is an approximation (grouped-query attention and a gated MLP change the
-    34). The 5 a s^2 b term is the attention scores and softmax, which a fused attention
-    kernel (FlashAttention) does not store: "selective" is then the better estimate.
+    34).
     """
     m = _model(model)
     for name, value in (("seq_len", seq_len), ("micro_batch", micro_batch), ("tp", tp)):
@@ -156,7 +166,8 @@ def activation_bytes_per_layer(
     recompute = _recompute(recompute)
     s, b, h, a, t = seq_len, micro_batch, m.d_model, m.heads, tp
     if recompute == "full":
-        return 2 * s * b * h
-    scores = 0 if recompute == "selective" else 5 * a * s / (h * t)
+        return 2 * s * b * h / (t if sequence_parallel else 1)
+    keep_scores = recompute == "none" and not fused_attention
+    scores = 5 * a * s / (h * t) if keep_scores else 0
     per = 34 / t if sequence_parallel else 10 + 24 / t
     return s * b * h * (per + scores)

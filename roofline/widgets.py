@@ -614,21 +614,15 @@ def sharded_matmul_explorer(
             "link_bytes_per_s must be between 1e9 and 1e13 bytes/s (one way, per link)"
         )
     dtype = "bf16"
-    most = own.interconnect.domain_chips if own.interconnect is not None else None
-    n_options = [
-        k
-        for k in (2, 4, 8, 16, 32, 64)
-        if most is None or k <= most or own.interconnect.topology == "torus"
-    ]
-    if (
-        n not in n_options
-        and most is not None
-        and n > most
-        and own.interconnect.topology != "torus"
-    ):
-        raise ValueError(
-            f"{own.interconnect.name} joins at most {most} {own.name} chips; pick n <= {most}"
-        )
+    link = own.interconnect
+    if link is None:
+        most = None
+    else:
+        most = link.axis_chips if link.topology == "torus" else link.domain_chips
+    n_options = [k for k in (2, 4, 8, 16, 32, 64) if most is None or k <= most]
+    if n not in n_options and most is not None and n > most:
+        where = "one torus axis holds" if link.topology == "torus" else f"{link.name} joins"
+        raise ValueError(f"{where} at most {most} {own.name} chips; pick n <= {most}")
     controls = {
         "n": widgets.SelectionSlider(
             options=_snap_options(n_options, n), value=n, description="n chips"

@@ -24,12 +24,18 @@ class Network:
     def step(self):
         self.steps.append(defaultdict(float))
 
+    def neighbour(self, here, direction):
+        if self.topology == "line":
+            nxt = here + direction
+            assert 0 <= nxt < self.n, "a line has no link past its ends"
+            return nxt
+        return (here + direction) % self.n
+
     def path(self, src, dst, direction=+1):
-        n = self.n
-        if self.topology in ("ring", "bidirectional-ring"):
+        if self.topology in ("ring", "bidirectional-ring", "line"):
             hops, here = [], src
             while here != dst:
-                nxt = (here + direction) % n
+                nxt = self.neighbour(here, direction)
                 hops.append((here, nxt, direction))  # n = 2: two links between the pair
                 here = nxt
             return hops
@@ -50,38 +56,86 @@ class Network:
         return self.busiest_bytes() / one_way + len(self.steps) * latency
 
 
-def ring_all_gather(net, shards, direction=+1):
-    """Chip i starts with shards[i]; each step passes the newest piece to the next chip."""
+def relay_needs(n, topology, owner):
+    """For the shard (or chunk) of chip `owner`: {direction: [halves needed at distance 1, 2, ..]}.
+
+    The routing each topology's algorithm uses, written out chip by chip: a one-way ring sends
+    everything one way (n - 1 hops); a bidirectional ring sends each shard the shorter way and,
+    for even n, half ("a" or "b") of it each way to the chip opposite; a line sends each shard
+    towards both ends, as far as the line goes."""
+    both = {"a", "b"}
+    if topology == "ring":
+        return {+1: [both] * (n - 1)}
+    if topology == "line":
+        return {+1: [both] * (n - 1 - owner), -1: [both] * owner}
+    near = (n - 1) // 2
+    if n % 2:
+        return {+1: [both] * near, -1: [both] * near}
+    return {+1: [both] * near + [{"a"}], -1: [both] * near + [{"b"}]}
+
+
+def _halves(x):
+    half = len(x) // 2
+    return {"a": x[:half], "b": x[half:]}
+
+
+def relay_all_gather(net, shards):
+    """Pipelined relay: at step k the piece of shard c that chips k or more hops away still need
+    moves from the chip k - 1 hops from c to the chip k hops away (store and forward)."""
     n = len(shards)
-    have = [{i: shards[i]} for i in range(n)]
-    for s in range(n - 1):
+    got = [{i: _halves(shards[i])} for i in range(n)]
+    plans = {c: relay_needs(n, net.topology, c) for c in range(n)}
+    steps = max(len(need) for plan in plans.values() for need in plan.values())
+    for k in range(1, steps + 1):
         net.step()
-        moves = []
-        for i in range(n):
-            piece = (i - direction * s) % n
-            moves.append(((i + direction) % n, piece, have[i][piece]))
-            net.send(i, (i + direction) % n, have[i][piece].nbytes, direction)
-        for dst, piece, data in moves:
-            have[dst][piece] = data
-    return [np.concatenate([h[k] for k in range(n)]) for h in have]
+        for c, plan in plans.items():
+            for d, need in plan.items():
+                if k > len(need):
+                    continue
+                piece = set().union(*need[k - 1 :])
+                src = c
+                for _ in range(k - 1):
+                    src = net.neighbour(src, d)
+                dst = net.neighbour(src, d)
+                data = {h: got[src][c][h] for h in piece}  # src must already hold it
+                net.send(src, dst, sum(v.nbytes for v in data.values()), d)
+                got[dst].setdefault(c, {}).update(data)
+    return [np.concatenate([np.concatenate([g[c]["a"], g[c]["b"]]) for c in range(n)]) for g in got]
 
 
-def ring_reduce_scatter(net, arrays, direction=+1):
-    """Chip i starts with a whole array; after n-1 steps chip i holds the sum of chunk i."""
+def relay_reduce_scatter(net, arrays):
+    """The all-gather run backwards: the partial sums of chunk j flow towards chip j from the
+    farthest contributor in, each chip adding its own share before passing the sum on; all
+    flows end at the same last step."""
     n = len(arrays)
-    chunks = [np.array_split(a, n) for a in arrays]
-    acc = [[c.copy() for c in ch] for ch in chunks]
-    for s in range(n - 1):
+    chunks = [[_halves(c) for c in np.array_split(a, n)] for a in arrays]
+    plans = {j: relay_needs(n, net.topology, j) for j in range(n)}
+    if net.topology == "line":  # the sums moving in direction d come from the chips on side -d
+        plans = {j: {d: plan[-d] for d in plan} for j, plan in plans.items()}
+    steps = max(len(need) for plan in plans.values() for need in plan.values())
+    result = [{h: chunks[j][j][h].copy() for h in "ab"} for j in range(n)]
+    flows = {}  # (j, d) -> the running sum travelling towards j from direction -d
+    for step in range(1, steps + 1):
         net.step()
-        moves = []
-        for i in range(n):
-            piece = (i - direction * (s + 1)) % n
-            moves.append(((i + direction) % n, piece, acc[i][piece]))
-            net.send(i, (i + direction) % n, acc[i][piece].nbytes, direction)
-        for dst, piece, data in moves:
-            acc[dst][piece] = chunks[dst][piece] + data if s == 0 else acc[dst][piece] + data
-        # after a receive the chip adds its own contribution once (done at s == 0 above)
-    return [acc[i][i] for i in range(n)]
+        for j, plan in plans.items():
+            for d, need in plan.items():
+                hops = len(need)
+                k = step - (steps - hops)  # hop k of this flow happens now
+                if k < 1:
+                    continue
+                distance = hops - k + 1  # the sender's distance from j, against direction d
+                src = j
+                for _ in range(distance):
+                    src = net.neighbour(src, -d)
+                running = flows.get((j, d), {})
+                for h in need[distance - 1]:  # the sender adds its own share of chunk j
+                    running[h] = running.get(h, 0) + chunks[src][j][h]
+                flows[(j, d)] = running
+                net.send(src, net.neighbour(src, d), sum(v.nbytes for v in running.values()), d)
+    for (j, d), running in flows.items():
+        for h, v in running.items():
+            result[j][h] = result[j][h] + v
+    return [np.concatenate([r["a"], r["b"]]) for r in result]
 
 
 def simulate(kind, n, topology, elements, links=1):
@@ -104,32 +158,8 @@ def simulate(kind, n, topology, elements, links=1):
 
 def _all_gather(net, shards, topology):
     n = len(shards)
-    if topology == "ring":
-        return ring_all_gather(net, shards)
-    if topology == "bidirectional-ring":  # two half-size rings in opposite directions, same steps
-        halves = [np.array_split(s, 2) for s in shards]
-        first, second = Network(n, topology), Network(n, topology)
-        a = ring_all_gather(first, [h[0] for h in halves], +1)
-        b = ring_all_gather(second, [h[1] for h in halves], -1)
-        for s1, s2 in zip(first.steps, second.steps):
-            net.step()
-            for link, v in list(s1.items()) + list(s2.items()):
-                net.steps[-1][link] += v
-        size = len(shards[0])
-        return [
-            np.concatenate(
-                [
-                    np.concatenate(
-                        [
-                            x[k * (size // 2) : (k + 1) * (size // 2)],
-                            y[k * (size - size // 2) : (k + 1) * (size - size // 2)],
-                        ]
-                    )
-                    for k in range(n)
-                ]
-            )
-            for x, y in zip(a, b)
-        ]
+    if topology in ("ring", "bidirectional-ring", "line"):
+        return relay_all_gather(net, shards)
     net.step()  # switch or mesh: everyone sends to everyone at once
     for i in range(n):
         for j in range(n):
@@ -140,19 +170,8 @@ def _all_gather(net, shards, topology):
 
 def _reduce_scatter(net, arrays, topology):
     n = len(arrays)
-    if topology == "ring":
-        return ring_reduce_scatter(net, arrays)
-    if topology == "bidirectional-ring":
-        first, second = Network(n, topology), Network(n, topology)
-        halves = [[c[: len(c) // 2] for c in np.array_split(a, n)] for a in arrays]
-        others = [[c[len(c) // 2 :] for c in np.array_split(a, n)] for a in arrays]
-        a = ring_reduce_scatter(first, [np.concatenate(h) for h in halves], +1)
-        b = ring_reduce_scatter(second, [np.concatenate(h) for h in others], -1)
-        for s1, s2 in zip(first.steps, second.steps):
-            net.step()
-            for link, v in list(s1.items()) + list(s2.items()):
-                net.steps[-1][link] += v
-        return [np.concatenate([x, y]) for x, y in zip(a, b)]
+    if topology in ("ring", "bidirectional-ring", "line"):
+        return relay_reduce_scatter(net, arrays)
     net.step()
     chunks = [np.array_split(a, n) for a in arrays]
     for i in range(n):
@@ -179,6 +198,8 @@ def _all_to_all(net, blocks, topology):
                 else:  # exactly opposite: half each way
                     net.send(i, j, size / 2, +1)
                     net.send(i, j, size / 2, -1)
+            elif topology == "line":  # the only way there
+                net.send(i, j, size, +1 if j > i else -1)
             else:
                 net.send(i, j, size)
     return [[blocks[i][j] for i in range(n)] for j in range(n)]
@@ -188,14 +209,17 @@ def _ring_steps(kind, n, topology):
     """The latency steps each algorithm above takes (all-to-all is routed in one step here)."""
     if topology in ("switch", "mesh"):
         return 2 if kind == "all-reduce" else 1
-    return {"all-gather": n - 1, "reduce-scatter": n - 1, "all-reduce": 2 * (n - 1)}.get(kind)
+    # a shard must reach the farthest chip: n - 1 hops one way round or along a line, the
+    # shorter way round a bidirectional ring: ceil((n - 1) / 2) hops (by hand, not n // 2)
+    one = -(-(n - 1) // 2) if topology == "bidirectional-ring" else n - 1
+    return {"all-gather": one, "reduce-scatter": one, "all-reduce": 2 * one}.get(kind)
 
 
 CASES = [
     (kind, n, topology)
     for kind in rl.COLLECTIVES
     for n in (2, 3, 4, 5, 8)
-    for topology in ("ring", "bidirectional-ring", "switch", "mesh")
+    for topology in ("ring", "bidirectional-ring", "line", "switch", "mesh")
 ]
 
 
@@ -265,10 +289,94 @@ def test_symbolic_collectives():
 
 
 def test_small_messages_are_latency_bound():
-    # 8 KB over 8 v5e chips in a bidirectional ring: 7 hops of 1 us dwarf the bytes
+    # 8 KB over 8 v5e chips on a wrapped axis: 4 hops (the shorter way round) of 1 us dwarf
+    # the bytes; on a line of 8 the far end is 7 hops away
     t = rl.collective_time("all-gather", 8e3, 8, 4.5e10, "bidirectional-ring", latency_s=1e-6)
-    assert t == pytest.approx(7e-6 + 7 / 8 * 8e3 / 9e10)
-    assert 7e-6 / t > 0.98
+    assert t == pytest.approx(4e-6 + 7 / 8 * 8e3 / 9e10)
+    assert 4e-6 / t > 0.98
+    line = rl.collective_time("all-gather", 8e3, 8, 4.5e10, "line", latency_s=1e-6)
+    assert line == pytest.approx(7e-6 + 7 / 8 * 8e3 / 4.5e10)
+
+
+def test_latency_steps_by_hand():
+    # bidirectional ring: ceil((n-1)/2) for all-gather, the same count as all-to-all's floor(n/2)
+    for n, hops in ((2, 1), (3, 1), (4, 2), (5, 2), (8, 4), (16, 8)):
+        assert collective_steps("all-gather", n, "torus") == hops
+        assert collective_steps("all-to-all", n, "torus") == hops
+        assert collective_steps("all-reduce", n, "torus") == 2 * hops
+        assert collective_steps("reduce-scatter", n, "line") == n - 1
+        assert collective_steps("all-reduce", n, "line") == 2 * (n - 1)
+    n = sympy.Symbol("n", positive=True, integer=True)
+    assert collective_steps("all-gather", n, "line") == n - 1
+
+
+def test_scaling_book_pop_quiz_line_of_four_v5e():
+    """sharding.md, pop quiz 2: AllGather of bf16[2048, 8192] over a 4-chip v5e axis without
+    wraparound: "more like 3 * 8.4e6 / 4.5e10 = 560us", measured 680 us; a wrapped
+    bidirectional ring would need half."""
+    V = 2 * 2048 * 8192  # bytes
+    shard = V / 4  # 8.4e6 bytes
+    line = rl.collective_time("all-gather", V, 4, 4.5e10, "line")
+    assert line == pytest.approx(3 * shard / 4.5e10)
+    assert 555e-6 < line < 565e-6
+    assert rl.sharded_topology("TPU v5e", 4) == "line"
+    wrapped = rl.collective_time("all-gather", V, 4, 4.5e10, "torus")
+    assert wrapped == pytest.approx(line / 2) and 275e-6 < wrapped < 285e-6
+    measured = 680e-6
+    assert 1.1 < measured / line < 1.3  # the model is a lower bound, ~82 % of it reached
+    # the tiny case, bf16[256, 256]: 3 hops of ~1 us on the line plus 3 shards of 32 kB
+    # (the book's "3 * 1us = 3us" leaves out the 2.2 us of bytes); measured ~8 us
+    tiny = rl.collective_time("all-gather", 2 * 256 * 256, 4, 4.5e10, "line", latency_s=1e-6)
+    assert tiny == pytest.approx(3e-6 + 3 * 2 * 64 * 256 / 4.5e10) and tiny < 8e-6
+
+
+def test_wraparound_rule_by_chip():
+    # v5e/v6e: only the full axis of 16 wraps; v4/v5p: multiples of 4 (whole cubes)
+    expect = {
+        "TPU v5e": {2: "ring", 4: "line", 8: "line", 16: "bidirectional-ring"},
+        "TPU v6e": {4: "line", 8: "line", 12: "line", 16: "bidirectional-ring"},
+        "TPU v4": {3: "line", 4: "bidirectional-ring", 6: "line", 8: "bidirectional-ring"},
+        "TPU v5p": {4: "bidirectional-ring", 12: "bidirectional-ring", 6: "line"},
+    }
+    for chip, cases in expect.items():
+        for n, topology in cases.items():
+            assert rl.sharded_topology(chip, n) == topology, (chip, n)
+    with pytest.raises(ValueError, match="multi_axis_collective_time"):
+        rl.sharded_topology("TPU v5e", 32)
+
+
+def test_multi_axis_collectives_by_hand():
+    from roofline.collectives import multi_axis_collective_time
+
+    V, W = 1.0, 1.0
+    # a 16x16 v5e pod, both axes wrapped: every chip uses its 4 links, (N-1)/N V / (4W)
+    assert multi_axis_collective_time("all-gather", V, (16, 16), W) == pytest.approx(
+        255 / 256 * V / (4 * W)
+    )
+    # a 4x4 slice without wraparound: the corner chip receives 15/16 V over its 2 links
+    assert multi_axis_collective_time("all-gather", V, (4, 4), W, "line") == pytest.approx(
+        15 / 16 * V / (2 * W)
+    )
+    # the scaling book's question 2: AllGather_XY over a 4x4 face of a v4 4x4x4 cube,
+    # 2*1024*4096 bytes: "2BD / (2 * W) ... 46us" with W = 9e10 bidirectional per axis
+    t = multi_axis_collective_time("all-gather", 2 * 1024 * 4096, (4, 4), 4.5e10)
+    assert t == pytest.approx(15 / 16 * 2 * 1024 * 4096 / (2 * 9e10)) and 42e-6 < t < 47e-6
+    # one axis: the single-axis formula; all-reduce = 2 x all-gather
+    assert multi_axis_collective_time("all-gather", V, (8,), W, "line") == pytest.approx(7 / 8)
+    assert multi_axis_collective_time("all-reduce", V, (4, 4), W, "line") == pytest.approx(15 / 16)
+
+
+def test_in_switch_reduction_by_hand():
+    V, W = 1e9, 25e9
+    ring = rl.collective_time("all-reduce", V, 8, W, "switch", links=18)
+    sharp = rl.collective_time("all-reduce", V, 8, W, "switch", links=18, in_switch_reduction=True)
+    assert sharp == pytest.approx(V / (18 * W)) and ring == pytest.approx(2 * 7 / 8 * V / (18 * W))
+    # gathers and scatters have nothing to add: unchanged
+    assert rl.collective_time(
+        "all-gather", V, 8, W, "switch", links=18, in_switch_reduction=True
+    ) == pytest.approx(7 / 8 * V / (18 * W))
+    with pytest.raises(ValueError, match="switch"):
+        rl.collective_time("all-reduce", V, 8, W, "ring", in_switch_reduction=True)
 
 
 @pytest.mark.parametrize(
@@ -310,13 +418,19 @@ def test_v5e_pair_is_hbm_bound_at_batch_128():
 
 def test_critical_D_on_each_topology_by_hand():
     assert rl.sharded_critical_D("TPU v5e", n=2) == pytest.approx(2 * V5E_PEAK / V5E_LINK)  # 8756
-    for n, expected in ((4, 13133), (8, 30644), (16, 65667)):  # torus axis: (n-1) P / W
-        assert rl.sharded_critical_D("TPU v5e", n=n) == pytest.approx((n - 1) * V5E_PEAK / V5E_LINK)
+    # v5e axes of 4 and 8 are lines (no wraparound below 16): 2 (n-1) P / W, as a one-way ring
+    for n, expected in ((4, 26267), (8, 61289)):
+        assert rl.sharded_critical_D("TPU v5e", n=n) == pytest.approx(
+            2 * (n - 1) * V5E_PEAK / V5E_LINK
+        )
         assert round(rl.sharded_critical_D("TPU v5e", n=n)) == expected
-    # one-way ring (the book's first model) doubles it
-    assert rl.sharded_critical_D("TPU v5e", n=8, topology="ring") == pytest.approx(
-        7 * 2 * V5E_PEAK / V5E_LINK
+    # the full axis of 16 wraps: (n-1) P / W
+    assert round(rl.sharded_critical_D("TPU v5e", n=16)) == 65667
+    assert rl.sharded_critical_D("TPU v5e", n=8, topology="torus") == pytest.approx(
+        7 * V5E_PEAK / V5E_LINK
     )
+    # 8 x v6e on a line: 2 * 7 * 918e12 / 9e10 = 142,800 (a wrapped ring would give 71,400)
+    assert rl.sharded_critical_D("TPU v6e", n=8) == pytest.approx(2 * 7 * 918e12 / 9e10)
     # 8 H100s on NVSwitch: every GPU sends over all 18 links (450 GB/s one way)
     nvswitch = rl.sharded_critical_D("H100 SXM", n=8)
     assert nvswitch == pytest.approx(7 * 2 * H100_PEAK / (18 * NVLINK_ONE_WAY))
@@ -326,11 +440,14 @@ def test_critical_D_on_each_topology_by_hand():
 
 def test_symbolic_sharded_estimate_derives_the_thresholds():
     B, D, F, n = sympy.symbols("B D F n", positive=True)
-    est = rl.sharded_estimate(B, D, F, "TPU v5e", n=n)  # torus axis: bidirectional ring
-    d_star = sympy.solve(sympy.Eq(est.t_math, est.t_link), D)[0]
-    assert d_star.free_symbols == {n}  # B and F cancel
-    for k in (3, 8, 16):
-        assert float(d_star.subs(n, k)) == pytest.approx((k - 1) * V5E_PEAK / V5E_LINK, rel=1e-12)
+    for topology, factor in (("line", 2), ("torus", 1)):
+        est = rl.sharded_estimate(B, D, F, "TPU v5e", n=n, topology=topology)
+        d_star = sympy.solve(sympy.Eq(est.t_math, est.t_link), D)[0]
+        assert d_star.free_symbols == {n}  # B and F cancel
+        for k in (3, 8, 16):
+            assert float(d_star.subs(n, k)) == pytest.approx(
+                factor * (k - 1) * V5E_PEAK / V5E_LINK, rel=1e-12
+            )
 
 
 def test_switch_domain_and_link_errors():
@@ -378,8 +495,9 @@ def test_catalog_links_quote_the_vendor():
 def _links_at_once_by_hand(chip, n):
     """One link for a TPU pair, two on a torus axis, all links through NVSwitch, n-1 in a mesh."""
     topology = chip.interconnect.topology
-    if topology == "torus":
-        return 1 if n == 2 else 2
+    if topology == "torus":  # two links only on an axis with wraparound (16 on v5e/v6e)
+        wraps = n == 16 if chip.name in ("TPU v5e", "TPU v6e") else n % 4 == 0
+        return 2 if n > 2 and wraps else 1
     if topology == "switch":
         return chip.interconnect.count
     return n - 1
@@ -433,10 +551,11 @@ def test_homework_part2_verdict_varies_over_ids():
 @pytest.mark.slow
 def test_chapter6_page_prints_the_package_figures(book_html):
     text = (book_html / "chapters" / "06_communication_rooflines.html").read_text(encoding="utf-8")
-    for figure in ("8,756", "13,133", "30,644", "65,667", "30,784"):
+    for figure in ("8,756", "26,267", "61,289", "65,667", "30,784"):
         assert figure in text, figure
-    for old in ("554,120", "26,267", "61,289", "131,333"):  # the one-way-ring-of-single-links model
-        assert f"D &gt; {old}" not in text and f"D > {old}" not in text
+    # the old bidirectional-ring figures for v5e axes of 4 and 8 (no wraparound there)
+    for old in ("13,133", "30,644"):
+        assert old not in text, old
 
 
 def test_resource_figure_places_each_shape_in_its_region():
@@ -488,3 +607,46 @@ def test_every_figure_cell_shows_its_figure_on_the_page(book_html):
                 if norm(alt) not in shown:
                     missing.append(f"{md.name}: {alt[:60]}")
     assert not missing, missing
+
+
+# ----------------------------------------------------------------- beyond one node, by hand
+def test_hierarchical_all_reduce_by_hand():
+    # 8B parameters of bf16 gradients (16 GB) over 4 DGX H100 nodes: NVSwitch 450 GB/s one way
+    # per GPU inside, one 400 Gb/s (50 GB/s) NIC per GPU between nodes
+    V, m, N = 16e9, 8, 4
+    terms = rl.hierarchical_all_reduce_terms(V, m, N, 25e9, 50e9, "switch", links=18)
+    inside = 7 / 8 * V / 450e9  # reduce-scatter (and all-gather) on the switch: 31.1 ms
+    across = 2 * 3 / 4 * (V / 8) / 50e9  # each GPU's 1/8 in a ring over 4 nodes: 60 ms
+    assert list(terms.values()) == pytest.approx([inside, across, inside])
+    total = rl.hierarchical_all_reduce_time(V, m, N, 25e9, 50e9, "switch", links=18)
+    assert total == pytest.approx(2 * inside + across)
+    # a flat ring over all 32 GPUs through their NICs would be ~8x slower on the network
+    flat = rl.collective_time("all-reduce", V, 32, 50e9, "ring")
+    assert flat / across == pytest.approx((2 * 31 / 32) / (2 * 3 / 4 / 8))
+    # catalog: one 400 Gb/s NIC per GPU; a v5e host's 2.5e10 B/s DCN shared by 8 chips
+    assert rl.get_chip("H100 SXM").network_bytes_per_s == 400e9 / 8
+    assert rl.get_chip("TPU v5e").network_bytes_per_s == pytest.approx(2.5e10 / 8)
+    assert "ConnectX-7" in rl.get_chip("H100 SXM").network.source.says
+
+
+def test_sharded_estimate_beyond_one_node_points_to_the_network():
+    with pytest.raises(ValueError, match="hierarchical_all_reduce_time"):
+        rl.sharded_estimate(128, 8192, 8192, "H100 SXM", n=16)
+
+
+def test_megatron_mlp_threshold_by_hand_and_sympy():
+    B, D, F, n, P, W = sympy.symbols("B D F n P W", positive=True)
+    t_math, t_comm = rl.megatron_mlp_times(B, D, F, n, P, W)  # gated, bf16, W = all links
+    # by hand: 3 matmuls of 2BDF/n FLOPs; all-reduce of 2BD bytes moves 2(n-1)/n of it
+    assert sympy.simplify(t_math - 6 * B * D * F / (n * P)) == 0
+    assert sympy.simplify(t_comm - 2 * (n - 1) / n * 2 * B * D / W) == 0
+    f_star = sympy.solve(sympy.Eq(t_math, t_comm), F)[0]
+    assert sympy.simplify(f_star - sympy.Rational(2, 3) * (n - 1) * P / W) == 0
+    # Llama-3-8B MLP (D 4096, F 14336, gated) 8-way on 8 x H100: F* = 2/3 * 7 * 989.5e12 /
+    # 450e9 = 10,262 < 14,336: compute outlasts the all-reduce (ratio 14336 / 10262 = 1.397)
+    peak = 989.5e12
+    tm, tc = rl.megatron_mlp_times(512, 4096, 14336, 8, peak, 25e9, links=18)
+    assert tm / tc == pytest.approx(14336 / (2 / 3 * 7 * peak / 450e9))
+    assert 1.39 < tm / tc < 1.40
+    # the D-split of the same matmul (all-reduce of [B, F]) needs D > 30,784: link-bound
+    assert rl.sharded_critical_D("H100 SXM", n=8) > 4096

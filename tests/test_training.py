@@ -84,16 +84,21 @@ def test_activations_korthikanti_table2():
     # GPT-3 175B as in their Table 3: s = 2048, b = 1, h = 12288, a = 96, t = 8
     m = gpt(96, 12288, 96, 51200)
     s, b, h, a, t = 2048, 1, 12288, 96, 8
+    paper = dict(fused_attention=False)  # their layer stores the attention scores
     none = s * b * h * (34 / t + 5 * a * s / (h * t))
-    assert rl.activation_bytes_per_layer(m, s, b, t) == pytest.approx(none)
-    assert rl.activation_bytes_per_layer(m, s, b, t, "selective") == pytest.approx(
-        34 * s * b * h / t
-    )
-    assert rl.activation_bytes_per_layer(m, s, b, t, "full") == 2 * s * b * h
-    plain = rl.activation_bytes_per_layer(m, s, b, t, sequence_parallel=False)
+    assert rl.activation_bytes_per_layer(m, s, b, t, **paper) == pytest.approx(none)
+    selective = rl.activation_bytes_per_layer(m, s, b, t, "selective", **paper)
+    assert selective == pytest.approx(34 * s * b * h / t)
+    full = rl.activation_bytes_per_layer(m, s, b, t, "full", sequence_parallel=False, **paper)
+    assert full == 2 * s * b * h
+    plain = rl.activation_bytes_per_layer(m, s, b, t, sequence_parallel=False, **paper)
     assert plain == pytest.approx(s * b * h * (10 + 24 / t + 5 * a * s / (h * t)))
     # no parallelism: s b h (34 + 5 a s / h) bytes
-    assert rl.activation_bytes_per_layer(m, s, 1, 1) == pytest.approx(34 * s * h + 5 * a * s * s)
+    assert rl.activation_bytes_per_layer(m, s, 1, 1, **paper) == pytest.approx(
+        34 * s * h + 5 * a * s * s
+    )
+    # a fused attention kernel does not store the 5 a s^2 b of scores
+    assert rl.activation_bytes_per_layer(m, s, b, t) == pytest.approx(34 * s * b * h / t)
 
 
 def test_bad_recompute_is_named():

@@ -78,8 +78,20 @@ def chip_data(chip) -> dict:
             "count": link.count,
             "topology": link.topology,
             "domain_chips": link.domain_chips,
+            "wraparound_multiple": link.wraparound_multiple,
+            "axis_chips": link.axis_chips,
         },
     }
+
+
+def _most_chips(link):
+    """The most chips one sharded collective may span (`roofline.sharded_topology`'s limit):
+    one torus axis on a TPU, the switch or mesh domain on a GPU."""
+    if link is None:
+        return None
+    if link.topology == "torus":
+        return link.axis_chips
+    return link.domain_chips
 
 
 def _chips(own: Chip, usable) -> dict:
@@ -151,14 +163,8 @@ def explorer_data(kind: str, chip, **start) -> dict:
             ),
         )
         link = own.interconnect
-        ns = [
-            k
-            for k in N_CHOICES
-            if link is None
-            or not link.domain_chips
-            or link.topology == "torus"
-            or k <= link.domain_chips
-        ]
+        most = _most_chips(link)
+        ns = [k for k in N_CHOICES if most is None or k <= most]
         controls = {
             "chip": _select((c, c) for c in chips),
             "n": _select((k, k) for k in sorted(set(ns) | {start["n"]})),

@@ -85,12 +85,17 @@
       },
       topology: function (chip, n) {                 // roofline.sharded_topology
         var t = chip.link ? chip.link.topology : null;
-        if (t === "torus") return n === 2 ? "ring" : "bidirectional-ring";
+        if (t === "torus") {                         // wraparound only at some axis lengths
+          if (n === 2) return "ring";
+          var m = chip.link.wraparound_multiple;
+          return m && n % m !== 0 ? "line" : "bidirectional-ring";
+        }
         if (t === "switch" || t === "mesh") return t;
         return "ring";
       },
       allReducePerLink: function (V, n, topology, links) { // collective_bytes_per_link("all-reduce")
         var round = {"ring": (n - 1) * V / n, "bidirectional-ring": (n - 1) * V / (2 * n),
+                     "line": (n - 1) * V / n,
                      "switch": (n - 1) * V / n / links, "mesh": V / n}[topology];
         return 2 * round;
       },
@@ -316,7 +321,8 @@
     Explorer.prototype.nChoices = function () {
       var link = this.chip().link;
       return this.data.n_choices.filter(function (k) {
-        return !link || !link.domain_chips || link.topology === "torus" || k <= link.domain_chips;
+        var most = !link ? null : (link.topology === "torus" ? link.axis_chips : link.domain_chips);
+        return !most || k <= most;
       });
     };
     Explorer.prototype._syncOptions = function () {

@@ -1,0 +1,568 @@
+"""A training step spread over many chips: data, fully sharded, tensor, pipeline and expert
+parallelism, each resource's time per step, memory per chip and whether it fits.
+
+`training_step(model, chip, n_chips, tokens_per_step, seq_len, layout)` with `layout` the
+degrees {"dp", "fsdp", "tp", "pp", "ep"} (missing ones are 1; their product is n_chips):
+
+- dp: data parallel (plain replicas: every chip keeps the whole weights, gradients and
+  optimizer state of its model-parallel slice; gradients are all-reduced once per step);
+- fsdp: fully sharded data parallel (ZeRO stage 3): weights, gradients and optimizer state
+  are divided by fsdp; per micro-batch each layer's weights are all-gathered for the forward
+  and again for the backward pass, and the gradients are reduce-scattered;
+- tp: tensor parallel, Megatron-style (Shoeybi et al. 2019) with sequence parallelism
+  (Korthikanti et al. 2022): each layer's matmul weights and activations are split tp ways;
+  per layer and micro-batch 2 all-reduces (or all-gather + reduce-scatter pairs: the same
+  bytes) of the [micro-batch x seq, d_model] activations forward, 2 backward, 2 more with
+  full recomputation;
+- pp: pipeline parallel, 1F1B schedule (Narayanan et al. 2021): each chip holds
+  ceil(layers / pp) layers; the bubble is (pp - 1) / microbatches of the ideal step time;
+- ep: expert parallel (mixture of experts only): the experts are divided ep ways, each chip
+  sees different tokens (so the non-expert gradients are reduced over dp x ep), and every
+  MoE layer does an all-to-all of the routed tokens to their experts and back, forward and
+  backward.
+
+Where the chips are: the axes are laid out innermost first in the order tp, ep, fsdp, pp,
+dp (tensor parallelism on the fastest links). An axis whose chips all sit in one domain of
+the chip's interconnect (8 GPUs on one NVSwitch, a TPU pod) uses that interconnect
+(NVSwitch: all the chip's links at once; a TPU torus axis: a bidirectional ring); an axis
+that leaves the domain uses the data-centre network: one NIC of `network_bytes_per_s`
+(one way) per chip into a non-blocking switched fabric (a fat tree), costed as a "switch"
+with one link per chip (the same all-reduce time as a ring; an all-to-all sends each chip's
+share once). Collective costs come from `roofline.collectives` (bandwidth
+terms, one-way link rates, no per-hop latency: a lower bound).
+
+Times are per step and per chip, at the datasheet's dense peak (FLOPs counted as in
+`roofline.training`, including recomputation: hardware FLOPs) and full memory bandwidth.
+Overlap (`t_lower`): every resource runs at the same time as every other, except the
+pipeline bubble, which nothing fills; `t_upper` adds everything up.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from .catalog import get_chip
+from .collectives import collective_time
+from .dtypes import canonical_dtype
+from .models import ModelConfig, get_model
+from .training import (
+    STATE_BYTES_PER_PARAM,
+    _recompute,
+    activation_bytes_per_layer,
+    training_flops_per_token,
+    training_state_bytes,
+)
+
+__all__ = ["LAYOUT_AXES", "parse_layout", "TrainingStep", "training_step"]
+
+#: Parallelism degrees, innermost (fastest links) first.
+LAYOUT_AXES = ("tp", "ep", "fsdp", "pp", "dp")
+_AXIS_ALIASES = {
+    "tp": "tp",
+    "tensor": "tp",
+    "mp": "tp",
+    "model": "tp",
+    "ep": "ep",
+    "expert": "ep",
+    "experts": "ep",
+    "fsdp": "fsdp",
+    "zero": "fsdp",
+    "zero3": "fsdp",
+    "sharded": "fsdp",
+    "pp": "pp",
+    "pipeline": "pp",
+    "dp": "dp",
+    "data": "dp",
+}
+
+
+def _whole(name, value) -> int:
+    if isinstance(value, str):
+        value = value.strip()
+        if not value.isdigit():
+            raise ValueError(f"{name} must be a whole number, got {value!r}")
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a whole number, 1 or more, got {value!r}")
+    return value
+
+
+def parse_layout(layout, n_chips=None) -> dict:
+    """{"dp": .., "fsdp": .., "tp": .., "pp": .., "ep": ..} from a mapping or text such as
+    "dp=64,tp=8,pp=16" (missing degrees are 1). With `n_chips`, their product must equal it."""
+    if isinstance(layout, str):
+        pairs = [p for p in re.split(r"[,\s]+", layout.strip()) if p]
+        items = []
+        for pair in pairs:
+            if "=" not in pair:
+                raise ValueError(
+                    f"write the layout as axis=degree pairs, e.g. dp=64,tp=8; got {pair!r}"
+                )
+            key, value = pair.split("=", 1)
+            items.append((key, value))
+    elif isinstance(layout, dict):
+        items = list(layout.items())
+    else:
+        raise TypeError(f"layout is a mapping such as {{'dp': 64, 'tp': 8}}, got {layout!r}")
+    out = dict.fromkeys(LAYOUT_AXES, 1)
+    for key, value in items:
+        axis = _AXIS_ALIASES.get(str(key).strip().lower())
+        if axis is None:
+            raise ValueError(
+                f"unknown parallelism {key!r} in the layout; use {', '.join(LAYOUT_AXES)}"
+            )
+        out[axis] = _whole(f"layout {axis}", value)
+    if n_chips is not None:
+        product = math.prod(out.values())
+        if product != n_chips:
+            written = " x ".join(f"{a}={out[a]}" for a in LAYOUT_AXES if out[a] > 1) or "1"
+            raise ValueError(
+                f"the layout's degrees multiply to {product} ({written}), not to the "
+                f"{n_chips} chips; make dp x fsdp x tp x pp x ep = {n_chips}"
+            )
+    return out
+
+
+@dataclass(frozen=True)
+class _Route:
+    """Where one parallel axis's collectives run: a link kind and the topology it forms."""
+
+    name: str
+    one_way_bytes_per_s: float
+    topology: str
+    links: int = 1
+
+
+def _route(chip, size, stride, network_bytes_per_s) -> _Route:
+    """The link an axis of `size` chips, `stride` apart, uses (see the module docstring)."""
+    link = chip.interconnect
+    span = size * stride
+    if link is not None and link.topology is not None:
+        domain = link.domain_chips or math.inf
+        if span <= domain:
+            if link.topology == "torus":
+                return _Route(
+                    f"{link.name} torus axis", link.one_way_bytes_per_s, "bidirectional-ring"
+                )
+            topology = "switch" if link.topology == "switch" else link.topology
+            return _Route(link.name, link.one_way_bytes_per_s, topology, link.count)
+    bw = _network(chip, network_bytes_per_s)
+    return _Route("network", bw, "switch", 1)
+
+
+def _network(chip, network_bytes_per_s):
+    if network_bytes_per_s is not None:
+        return network_bytes_per_s
+    net = getattr(chip, "network", None)
+    rate = getattr(net, "one_way_bytes_per_s", None)
+    if rate is None:
+        domain = chip.interconnect.domain_chips if chip.interconnect else 1
+        raise ValueError(
+            f"this layout sends traffic beyond one {chip.name} interconnect domain "
+            f"({domain} chips), over the data-centre network, and the catalog has no network "
+            "figure for it: pass network_bytes_per_s (one way, per chip; e.g. 50e9 for one "
+            "400 Gb/s NIC per GPU)"
+        )
+    return rate
+
+
+def _collective(kind, nbytes, n, route: _Route) -> float:
+    """Seconds for one collective over `n` chips on `route` (bandwidth term only)."""
+    if n < 2 or nbytes == 0:
+        return 0.0
+    return collective_time(
+        kind, nbytes, n, route.one_way_bytes_per_s, route.topology, links=route.links
+    )
+
+
+@dataclass(frozen=True)
+class TrainingStep:
+    """The roofline of one training step on every chip: times per resource and memory.
+
+    `times`: resource -> seconds per step, the resources being "math", "HBM" (the chip's
+    memory traffic), "TP", "EP", "FSDP", "DP", "PP" (each parallel axis in use: its
+    collectives) and "bubble" (the pipeline's idle time, when pp > 1); `kinds`: resource ->
+    "compute", "memory", "link" or "bubble"; `labels`: resource -> words for people, naming
+    the link ("TP all-reduces (NVLink 4)").
+    `memory`: bytes per chip of weights, gradients, optimizer state and activations.
+    """
+
+    model: ModelConfig
+    chip_name: str
+    n_chips: int
+    layout: dict
+    tokens_per_step: int
+    seq_len: int
+    dtype: str
+    recompute: str
+    microbatches: int
+    micro_batch: int
+    times: dict
+    kinds: dict
+    labels: dict
+    memory: dict
+    memory_capacity_bytes: float
+    peak_flops_per_s: float
+    model_flops_per_chip: float
+    hardware_flops_per_chip: float
+    assumptions: tuple = field(default=(), repr=False)
+
+    @property
+    def t_lower(self) -> float:
+        """Best case: every resource overlapped with every other, plus the bubble (which
+        nothing fills)."""
+        busy = [t for r, t in self.times.items() if self.kinds[r] != "bubble"]
+        return max(busy) + self.times.get("bubble", 0.0)
+
+    @property
+    def t_upper(self) -> float:
+        """No overlap at all: the sum of every time."""
+        return sum(self.times.values())
+
+    @property
+    def slowest(self) -> str:
+        """The resource (other than the bubble) that takes longest."""
+        busy = {r: t for r, t in self.times.items() if self.kinds[r] != "bubble"}
+        return max(busy, key=busy.get)
+
+    @property
+    def bound(self) -> str:
+        """ "compute", "memory" or "link": the kind of the slowest resource."""
+        return self.kinds[self.slowest]
+
+    @property
+    def memory_bytes(self) -> float:
+        """Everything a chip holds: weights + gradients + optimizer state + activations."""
+        return sum(self.memory.values())
+
+    @property
+    def fits(self) -> bool:
+        """True when `memory_bytes` is at most the chip's memory capacity."""
+        return self.memory_bytes <= self.memory_capacity_bytes
+
+    @property
+    def mfu_ceiling(self) -> float:
+        """The highest MFU this step can reach: model FLOPs per chip / (t_lower x peak)."""
+        return self.model_flops_per_chip / (self.t_lower * self.peak_flops_per_s)
+
+    @property
+    def tokens_per_s(self) -> float:
+        """Tokens per second at the best-case step time."""
+        return self.tokens_per_step / self.t_lower
+
+    def limits(self) -> str:
+        """In words, what keeps the MFU ceiling below 100 %."""
+        reasons = []
+        t_math = self.times["math"]
+        if self.hardware_flops_per_chip > self.model_flops_per_chip * 1.0001:
+            share = 1 - self.model_flops_per_chip / self.hardware_flops_per_chip
+            reasons.append(f"recomputation ({share:.0%} of the math is repeated work)")
+        if self.slowest != "math":
+            slow = self.labels[self.slowest]
+            reasons.append(f"{slow} takes {self.times[self.slowest] / t_math:.2f} x the math")
+        bubble = self.times.get("bubble", 0.0)
+        if bubble > 0:
+            reasons.append(f"the pipeline bubble adds {bubble / t_math:.0%} of the math time")
+        return "; ".join(reasons) if reasons else "nothing: the math alone sets the time"
+
+    def to_dict(self) -> dict:
+        """Every figure in SI base units, for JSON."""
+        return {
+            "model": self.model.label,
+            "model_config": self.model.to_dict(),
+            "chip": self.chip_name,
+            "n_chips": self.n_chips,
+            "layout": dict(self.layout),
+            "tokens_per_step": self.tokens_per_step,
+            "seq_len": self.seq_len,
+            "dtype": self.dtype,
+            "recompute": self.recompute,
+            "microbatches": self.microbatches,
+            "micro_batch_sequences": self.micro_batch,
+            "times_s": dict(self.times),
+            "kinds": dict(self.kinds),
+            "labels": dict(self.labels),
+            "t_lower_s": self.t_lower,
+            "t_upper_s": self.t_upper,
+            "bound": self.bound,
+            "slowest": self.slowest,
+            "memory_bytes": dict(self.memory),
+            "memory_total_bytes": self.memory_bytes,
+            "memory_capacity_bytes": self.memory_capacity_bytes,
+            "fits": self.fits,
+            "mfu_ceiling": self.mfu_ceiling,
+            "tokens_per_s": self.tokens_per_s,
+            "limits": self.limits(),
+            "assumptions": list(self.assumptions),
+        }
+
+    def summary(self):
+        """Times, bounds, memory and the MFU ceiling with units, as a `roofline.display.Summary`."""
+        from .display import Summary
+        from .units import format_bytes, format_time
+
+        rows = [(self.labels[r], format_time(t)) for r, t in self.times.items()]
+        rows.append(("lower bound (overlap)", format_time(self.t_lower)))
+        rows.append(("upper bound (no overlap)", format_time(self.t_upper)))
+        rows.append(("bound", f"{self.bound}-bound ({self.labels[self.slowest]} takes longest)"))
+        for part, nbytes in self.memory.items():
+            rows.append((f"memory: {part}", format_bytes(nbytes)))
+        verdict = "fits" if self.fits else "DOES NOT FIT"
+        rows.append(
+            (
+                "memory per chip",
+                f"{format_bytes(self.memory_bytes)} of {format_bytes(self.memory_capacity_bytes)} ({verdict})",
+            )
+        )
+        rows.append(("MFU ceiling", f"{self.mfu_ceiling:.1%}"))
+        rows.append(("what limits it", self.limits()))
+        layout = ", ".join(f"{a}={self.layout[a]}" for a in LAYOUT_AXES if self.layout[a] > 1)
+        title = (
+            f"Training step: {self.model.label} on {self.n_chips} x {self.chip_name} "
+            f"({layout or 'one chip'}), {self.tokens_per_step:,} tokens of {self.seq_len}"
+        )
+        return Summary(title, rows)
+
+    def __str__(self) -> str:
+        return self.summary().text()
+
+    def __repr__(self) -> str:
+        return self.summary().text()
+
+    def _repr_html_(self) -> str:
+        return self.summary().html()
+
+
+def _batch(tokens_per_step, seq_len, layout, microbatches):
+    """(microbatches, sequences per micro-batch) per model replica, checked to divide."""
+    tokens_per_step, seq_len = (
+        _whole("tokens_per_step", tokens_per_step),
+        _whole("seq_len", seq_len),
+    )
+    if tokens_per_step % seq_len:
+        raise ValueError(
+            f"tokens_per_step ({tokens_per_step:,}) is not a whole number of sequences of "
+            f"seq_len {seq_len:,}; make it a multiple of {seq_len:,}"
+        )
+    sequences = tokens_per_step // seq_len
+    replicas = layout["dp"] * layout["fsdp"] * layout["ep"]
+    if sequences % replicas:
+        raise ValueError(
+            f"{sequences:,} sequences per step do not split evenly over dp x fsdp x ep = "
+            f"{replicas} data-parallel replicas; use a batch that is a multiple of "
+            f"{replicas * seq_len:,} tokens"
+        )
+    per_replica = sequences // replicas
+    if microbatches is None:
+        microbatches = per_replica if layout["pp"] > 1 else 1
+    microbatches = _whole("microbatches", microbatches)
+    if per_replica % microbatches:
+        raise ValueError(
+            f"each replica's {per_replica} sequences do not split into {microbatches} "
+            "micro-batches; pick a divisor"
+        )
+    return microbatches, per_replica // microbatches
+
+
+def _check_model_split(m: ModelConfig, layout):
+    if layout["ep"] > 1 and (not m.is_moe or m.experts % layout["ep"]):
+        raise ValueError(
+            f"ep={layout['ep']} needs a mixture of experts whose {m.experts} expert(s) "
+            "divide evenly; use ep=1 for a dense model"
+        )
+    if m.heads % layout["tp"]:
+        raise ValueError(f"tp={layout['tp']} must divide the {m.heads} attention heads")
+    if layout["pp"] > m.layers:
+        raise ValueError(f"pp={layout['pp']} is more pipeline stages than the {m.layers} layers")
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What every per-resource formula needs: the model, the layout and the batch split."""
+
+    m: ModelConfig
+    layout: dict
+    seq_len: int
+    recompute: str
+    microbatches: int
+    micro_batch: int
+    fused_attention: bool
+
+    @property
+    def layers_here(self) -> int:
+        """Layers on the busiest pipeline stage."""
+        return math.ceil(self.m.layers / self.layout["pp"])
+
+    def activations_per_layer(self) -> float:
+        return activation_bytes_per_layer(
+            self.m,
+            self.seq_len,
+            self.micro_batch,
+            self.layout["tp"],
+            self.recompute,
+            fused_attention=self.fused_attention,
+        )
+
+
+def _slice_params(m: ModelConfig, layout) -> float:
+    """Parameters in one chip's model-parallel slice: the dense part divided by tp x pp,
+    the experts by tp x pp x ep (embeddings split like the rest, a simplification)."""
+    dense = m.params - m.expert_params
+    return dense / (layout["tp"] * layout["pp"]) + m.expert_params / (
+        layout["tp"] * layout["pp"] * layout["ep"]
+    )
+
+
+def _memory(p: _Plan) -> dict:
+    """Bytes per chip: model state (16 per parameter of its slice, sharded as `fsdp` says)
+    and the activations in flight (1F1B: the first stage keeps min(pp, microbatches)
+    micro-batches of its ceil(layers / pp) layers)."""
+    fsdp = p.layout["fsdp"]
+    state = training_state_bytes(_slice_params(p.m, p.layout), fsdp, 3 if fsdp > 1 else 0)
+    in_flight = min(p.layout["pp"], p.microbatches) if p.layout["pp"] > 1 else 1
+    state["activations"] = p.activations_per_layer() * p.layers_here * in_flight
+    return state
+
+
+def _hbm_bytes(p: _Plan) -> float:
+    """A lower bound on each chip's memory traffic per step (bytes).
+
+    Per micro-batch: the bf16 weights of the slice read for the forward, again for the
+    backward (and for the recomputed forward), bf16 gradients written (and read back to
+    accumulate when there are several micro-batches), and the stored activations written
+    in the forward and read in the backward. Once per step, Adam reads the fp32 master
+    weights, both moments and the gradient and writes master, moments and bf16 weights
+    (28 bytes per parameter of the chip's fsdp shard). Matmul inputs and outputs beyond
+    the stored activations are not counted.
+    """
+    params = _slice_params(p.m, p.layout)
+    w = STATE_BYTES_PER_PARAM["weights"] * params
+    reads = (3 if p.recompute == "full" else 2) * w
+    grads = STATE_BYTES_PER_PARAM["gradients"] * params * (2 if p.microbatches > 1 else 1)
+    acts = 2 * p.activations_per_layer() * p.layers_here
+    optimizer = 28 * params / p.layout["fsdp"]
+    return p.microbatches * (reads + grads + acts) + optimizer
+
+
+def _link_times(p: _Plan, chip, network):
+    """ "TP", "EP", "FSDP", "DP", "PP" -> (seconds per step, label) for each axis in use."""
+    m, layout, microbatches = p.m, p.layout, p.microbatches
+    stride, routes = 1, {}
+    for axis in LAYOUT_AXES:
+        if layout[axis] > 1:
+            routes[axis] = _route(chip, layout[axis], stride, network)
+        stride *= layout[axis]
+    times = {}
+    layers_here = p.layers_here
+    act = p.micro_batch * p.seq_len * m.d_model * 2  # bf16 activations of one micro-batch
+    passes = 6 if p.recompute == "full" else 4  # collectives per layer: fwd 2, bwd 2, (+2)
+    if "tp" in routes:
+        one = _collective("all-reduce", act, layout["tp"], routes["tp"])
+        label = f"TP all-reduces ({routes['tp'].name})"
+        times["TP"] = (layers_here * microbatches * passes * one, label)
+    if "ep" in routes:
+        routed = layout["ep"] * act * m.experts_per_token / layout["tp"]
+        one = _collective("all-to-all", routed, layout["ep"], routes["ep"])
+        label = f"EP all-to-alls ({routes['ep'].name})"
+        times["EP"] = (layers_here * microbatches * passes * one, label)
+    grads = STATE_BYTES_PER_PARAM["gradients"] * _slice_params(m, layout)
+    if "fsdp" in routes:
+        route, n = routes["fsdp"], layout["fsdp"]
+        per_mb = 2 * _collective("all-gather", grads, n, route)
+        per_mb += _collective("reduce-scatter", grads, n, route)
+        times["FSDP"] = (microbatches * per_mb, f"FSDP gathers and scatters ({route.name})")
+    data_group = layout["dp"] * layout["ep"]
+    if data_group > 1:
+        route = routes.get("dp") or routes["ep"]
+        expert_grads = 2 * m.expert_params / (layout["tp"] * layout["pp"] * layout["ep"])
+        t = _collective("all-reduce", (grads - expert_grads) / layout["fsdp"], data_group, route)
+        t += _collective("all-reduce", expert_grads / layout["fsdp"], layout["dp"], route)
+        times["DP"] = (t, f"DP all-reduce ({route.name})")
+    if "pp" in routes:
+        route = routes["pp"]
+        sends = 2 * microbatches * act / layout["tp"]  # activations forward, gradients back
+        times["PP"] = (sends / route.one_way_bytes_per_s, f"PP sends ({route.name})")
+    return times
+
+
+def training_step(
+    model,
+    chip,
+    n_chips,
+    tokens_per_step,
+    seq_len,
+    layout,
+    dtype="bf16",
+    recompute="none",
+    microbatches=None,
+    network_bytes_per_s=None,
+    fused_attention=True,
+) -> TrainingStep:
+    """The roofline of one training step of `model` on `n_chips` chips (see the module
+    docstring for every assumption).
+
+    tokens_per_step: tokens in the global batch (a multiple of seq_len whose sequences split
+    evenly over dp x fsdp x ep). layout: the parallel degrees, a mapping or "dp=64,tp=8,pp=16".
+    microbatches: per replica and step (default: one sequence each when pp > 1, else 1).
+    network_bytes_per_s: one-way bandwidth per chip of the network between interconnect
+    domains (default: the catalog's figure, where it has one). fused_attention: attention
+    runs as one fused kernel (FlashAttention) that stores no score matrix (activations).
+    """
+    m = get_model(model)
+    chip = get_chip(chip)
+    n_chips = _whole("n_chips", n_chips)
+    layout = parse_layout(layout, n_chips)
+    recompute = _recompute(recompute)
+    dtype = canonical_dtype(dtype)
+    _check_model_split(m, layout)
+    microbatches, micro_batch = _batch(tokens_per_step, seq_len, layout, microbatches)
+    peak = chip.peak_flops_per_s(dtype)
+    hw_flops = training_flops_per_token(m, seq_len, recompute) * tokens_per_step / n_chips
+    model_flops = training_flops_per_token(m, seq_len) * tokens_per_step / n_chips
+    plan = _Plan(m, layout, int(seq_len), recompute, microbatches, micro_batch, fused_attention)
+    times = {"math": hw_flops / peak, "HBM": _hbm_bytes(plan) / chip.hbm_bytes_per_s}
+    kinds = {"math": "compute", "HBM": "memory"}
+    labels = {"math": f"math ({dtype} dense peak)", "HBM": f"{chip.memory_kind} traffic"}
+    for key, (seconds, label) in _link_times(plan, chip, network_bytes_per_s).items():
+        times[key], kinds[key], labels[key] = seconds, "link", label
+    if layout["pp"] > 1:
+        staged = [times[r] for r in ("math", "HBM", "TP", "EP") if r in times]
+        times["bubble"] = (layout["pp"] - 1) / microbatches * max(staged)
+        kinds["bubble"], labels["bubble"] = "bubble", "pipeline bubble (1F1B)"
+    return TrainingStep(
+        model=m,
+        chip_name=chip.name,
+        n_chips=n_chips,
+        layout=layout,
+        tokens_per_step=int(tokens_per_step),
+        seq_len=int(seq_len),
+        dtype=dtype,
+        recompute=recompute,
+        microbatches=microbatches,
+        micro_batch=micro_batch,
+        times=times,
+        kinds=kinds,
+        labels=labels,
+        memory=_memory(plan),
+        memory_capacity_bytes=chip.hbm_bytes,
+        peak_flops_per_s=peak,
+        model_flops_per_chip=model_flops,
+        hardware_flops_per_chip=hw_flops,
+        assumptions=_ASSUMPTIONS,
+    )
+
+
+_ASSUMPTIONS = (
+    "datasheet dense peak FLOP/s and full memory bandwidth; one-way link rates",
+    "FLOPs: 6 per matmul weight per token + PaLM's attention term; recomputation counted "
+    "in the math time (hardware FLOPs), not in the MFU",
+    "t_lower: every resource overlapped with every other; the pipeline bubble "
+    "((pp - 1) / microbatches of the per-stage work, 1F1B) is not overlapped",
+    "axes laid out innermost first tp, ep, fsdp, pp, dp; an axis inside one interconnect "
+    "domain uses it, one that leaves it uses the network (non-blocking, one NIC per chip)",
+    "memory: 16 bytes per parameter (bf16 weights and gradients, fp32 master and Adam "
+    "moments), divided by fsdp (ZeRO-3); activations by Korthikanti et al. 2022 with "
+    "sequence parallelism; logits, workspace and fragmentation not counted",
+)
