@@ -106,21 +106,21 @@ register(
 
 register(
     Exercise(
-        id="training-states-mixtral-mi300x",
-        title="How many MI300X just to hold the state? (chapter 10)",
+        id="training-states-mixtral-v5e",
+        title="How many TPU v5e chips just to hold the state? (chapter 10)",
         question="Mixtral 8x7B trained with bf16 weights and gradients and Adam in fp32 (master "
-        "weights and both moments): ignoring activations, how many MI300X GPUs does it need at "
+        "weights and both moments): ignoring activations, how many TPU v5e chips does it need at "
         "least to hold its weights, gradients and optimizer state?",
         answer=lambda p: math.ceil(
             ADAM_MIXED_BYTES_PER_PARAM * _model(p["model"]).params / get_chip(p["chip"]).hbm_bytes
         ),
         kind="number",
         tolerance=0.0,
-        params={"model": "Mixtral 8x7B", "chip": "MI300X"},
+        params={"model": "Mixtral 8x7B", "chip": "TPU v5e"},
         hints=(
             "16 bytes per parameter: 2 (bf16 weight) + 2 (bf16 gradient) + 4 (fp32 master) + "
             "4 + 4 (Adam's moments). Every expert is trained, not only the active ones.",
-            "Divide by one GPU's memory and round up.",
+            "Divide by one chip's memory and round up.",
         ),
         mistakes=lambda p: [
             Mistake(
