@@ -2,6 +2,7 @@
 
 python -m roofline grade SUBMISSIONS_DIR --out grades.csv [--timeout S] [--jobs N] [...]
 python -m roofline measure [...]      # measure this machine's roofline
+python -m roofline model NAME [--train ...]   # a whole model; a training step on many chips
 """
 
 from __future__ import annotations
@@ -145,6 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "model":
+        from .model_cli import main as model_main
+
+        return model_main(argv[1:])
     if argv and argv[0] == "measure":
         try:
             from .measure.cli import main as measure_main

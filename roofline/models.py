@@ -297,8 +297,10 @@ class ModelConfig:
         Llama / Mistral / Mixtral / Qwen keys: num_hidden_layers, hidden_size,
         num_attention_heads, intermediate_size, vocab_size; optional num_key_value_heads,
         head_dim, tie_word_embeddings, num_local_experts or num_experts, num_experts_per_tok
-        (with moe_intermediate_size as the expert width where given). These families all use
-        a gated (SwiGLU) MLP; hidden_act "gelu"/"relu" reads as an ungated one.
+        (with moe_intermediate_size as the expert width where given). These families (and
+        Gemma's GeGLU) use a gated MLP; another model_type with hidden_act "gelu"/"relu" reads
+        as an ungated one. A missing tie_word_embeddings takes transformers' default for the
+        family (tied for Gemma, untied for the others).
         """
         data, default_name = _read_hf(path_or_dict)
         return _from_hf(cls, data, name or default_name)
@@ -306,6 +308,7 @@ class ModelConfig:
 
 # ---------------------------------------------------------------- Hugging Face config.json
 
+_GATED_FAMILIES = ("llama", "mistral", "mixtral", "qwen", "gemma")
 _HF_REQUIRED = {
     "layers": "num_hidden_layers",
     "d_model": "hidden_size",
@@ -365,9 +368,13 @@ def _from_hf(cls, data: dict, name):
         kwargs["kv_heads"] = data["num_key_value_heads"]
     if data.get("head_dim") is not None:
         kwargs["head_dim"] = data["head_dim"]
+    kind = str(data.get("model_type", "")).lower()
     act = str(data.get("hidden_act", data.get("hidden_activation", "silu"))).lower()
-    kwargs["gated_mlp"] = not act.startswith(("gelu", "relu"))
-    kwargs["tied_embeddings"] = bool(data.get("tie_word_embeddings", False))
+    # Llama, Mistral, Mixtral, Qwen and Gemma (GeGLU: gelu, gated) all gate their MLP
+    kwargs["gated_mlp"] = kind.startswith(_GATED_FAMILIES) or not act.startswith(("gelu", "relu"))
+    # transformers' own defaults when the key is absent: Gemma ties, the others do not
+    tied_default = kind.startswith("gemma")
+    kwargs["tied_embeddings"] = bool(data.get("tie_word_embeddings", tied_default))
     return cls(**kwargs, name=name or data.get("_name_or_path") or data.get("model_type"))
 
 

@@ -44,7 +44,11 @@ import re
 from dataclasses import dataclass, field
 
 from .catalog import get_chip
-from .collectives import collective_time
+from .collectives import (
+    collective_time,
+    hierarchical_all_reduce_time,
+    multi_axis_collective_time,
+)
 from .dtypes import canonical_dtype
 from .models import ModelConfig, get_model
 from .training import (
@@ -127,54 +131,158 @@ def parse_layout(layout, n_chips=None) -> dict:
 
 @dataclass(frozen=True)
 class _Route:
-    """Where one parallel axis's collectives run: a link kind and the topology it forms."""
+    """Where one parallel axis's collectives run.
+
+    kind "link": all on the chip's interconnect (`topology`, `links` as `collective_time`
+    takes them; `axes` for a group spread over several TPU torus axes); "network": every
+    member in another domain, one NIC each; "two-level": `per_node` members share each
+    domain and the `size / per_node` domains talk over the network.
+    """
 
     name: str
-    one_way_bytes_per_s: float
-    topology: str
+    kind: str
+    link_bytes_per_s: float = 0.0
+    topology: str = "switch"
     links: int = 1
+    axes: tuple = ()
+    network_bytes_per_s: float = 0.0
+    per_node: int = 1
+    wraparound_multiple: int | None = None
+    inside: _Route | None = None
+
+    @property
+    def p2p_bytes_per_s(self) -> float:
+        """One chip to one other, one way: the network NIC once the pair is in different
+        domains, else all the chip's links into a switch, or one torus link."""
+        if self.kind != "link":
+            return self.network_bytes_per_s
+        return self.link_bytes_per_s * (self.links if self.topology == "switch" else 1)
+
+
+def _torus_axes(chip, size) -> tuple:
+    """A group of `size` TPU chips as whole torus axes of `axis_chips` (the last one shorter)."""
+    longest = chip.interconnect.axis_chips or size
+    axes, rest = [], size
+    while rest > longest:
+        if rest % longest:
+            raise ValueError(
+                f"{size} {chip.name} chips on one parallel axis do not fill whole torus axes "
+                f"of {longest}; use a degree that is a multiple of {longest} or at most {longest}"
+            )
+        axes.append(longest)
+        rest //= longest
+    return tuple(axes + [rest])
+
+
+def _domain_route(chip, size) -> _Route:
+    """`size` chips inside one domain of the chip's interconnect."""
+    link = chip.interconnect
+    if link.topology == "torus":
+        return _Route(
+            f"{link.name} torus",
+            "link",
+            link.one_way_bytes_per_s,
+            "torus",
+            axes=_torus_axes(chip, size),
+            wraparound_multiple=link.wraparound_multiple,
+        )
+    topology = "switch" if link.topology == "switch" else link.topology
+    return _Route(link.name, "link", link.one_way_bytes_per_s, topology, link.count)
 
 
 def _route(chip, size, stride, network_bytes_per_s) -> _Route:
-    """The link an axis of `size` chips, `stride` apart, uses (see the module docstring)."""
+    """The links an axis of `size` chips, `stride` apart, uses (see the module docstring):
+    the interconnect when the whole group fits in one domain; else the network, in two
+    levels when several members share a domain (the largest divisor of `size` that fits)."""
     link = chip.interconnect
-    span = size * stride
+    domain = 1
     if link is not None and link.topology is not None:
         domain = link.domain_chips or math.inf
-        if span <= domain:
-            if link.topology == "torus":
-                return _Route(
-                    f"{link.name} torus axis", link.one_way_bytes_per_s, "bidirectional-ring"
-                )
-            topology = "switch" if link.topology == "switch" else link.topology
-            return _Route(link.name, link.one_way_bytes_per_s, topology, link.count)
-    bw = _network(chip, network_bytes_per_s)
-    return _Route("network", bw, "switch", 1)
+        if size * stride <= domain:
+            return _domain_route(chip, size)
+    net = _network(chip, network_bytes_per_s)
+    per_node = max(
+        (d for d in range(1, size + 1) if size % d == 0 and d * stride <= domain), default=1
+    )
+    name = chip.network.name if chip.network else "network"
+    if per_node == 1:
+        return _Route(name, "network", network_bytes_per_s=net)
+    inside = _domain_route(chip, per_node)
+    return _Route(
+        f"{inside.name} + {name}",
+        "two-level",
+        network_bytes_per_s=net,
+        per_node=per_node,
+        inside=inside,
+    )
 
 
 def _network(chip, network_bytes_per_s):
     if network_bytes_per_s is not None:
         return network_bytes_per_s
-    net = getattr(chip, "network", None)
-    rate = getattr(net, "one_way_bytes_per_s", None)
-    if rate is None:
-        domain = chip.interconnect.domain_chips if chip.interconnect else 1
-        raise ValueError(
-            f"this layout sends traffic beyond one {chip.name} interconnect domain "
-            f"({domain} chips), over the data-centre network, and the catalog has no network "
-            "figure for it: pass network_bytes_per_s (one way, per chip; e.g. 50e9 for one "
-            "400 Gb/s NIC per GPU)"
+    if chip.network_bytes_per_s is None:
+        link = chip.interconnect
+        where = (
+            f"beyond one {link.name} domain of {link.domain_chips} {chip.name} chips"
+            if link is not None and link.topology is not None and link.domain_chips
+            else f"between {chip.name} chips (the catalog gives them no chip-to-chip link)"
         )
-    return rate
+        raise ValueError(
+            f"this layout sends traffic {where}, over the data-centre network, and the "
+            "catalog has no network figure for this chip: pass network_bytes_per_s (one way, "
+            "per chip; e.g. 50e9 for one 400 Gb/s NIC per GPU; CLI: --network '50 GB/s')"
+        )
+    return chip.network_bytes_per_s
+
+
+def _on_link(kind, nbytes, n, r: _Route) -> float:
+    if n < 2:
+        return 0.0
+    if r.axes and len(r.axes) > 1 and kind != "all-to-all":
+        tops = tuple(_axis_topology(r, a) for a in r.axes)
+        return multi_axis_collective_time(kind, nbytes, r.axes, r.link_bytes_per_s, tops)
+    top = _axis_topology(r, n) if r.axes else r.topology
+    return collective_time(kind, nbytes, n, r.link_bytes_per_s, top, links=r.links)
+
+
+def _axis_topology(r: _Route, n) -> str:
+    """A TPU torus axis of n chips: a ring of two chips, a bidirectional ring where the axis
+    wraps round (n a multiple of the catalog's `wraparound_multiple`), else a line."""
+    if n == 2:
+        return "ring"
+    if r.wraparound_multiple and n % r.wraparound_multiple:
+        return "line"
+    return "bidirectional-ring"
 
 
 def _collective(kind, nbytes, n, route: _Route) -> float:
-    """Seconds for one collective over `n` chips on `route` (bandwidth term only)."""
+    """Seconds for one collective of a `nbytes` array over `n` chips on `route` (bandwidth
+    terms only, no per-hop latency). Two-level: all-reduce by
+    `hierarchical_all_reduce_time`; all-gather / reduce-scatter as the same two phases
+    (inside the node on the full array, across nodes on its 1/per_node); all-to-all over the
+    network alone (its NIC is the narrowest step)."""
     if n < 2 or nbytes == 0:
         return 0.0
-    return collective_time(
-        kind, nbytes, n, route.one_way_bytes_per_s, route.topology, links=route.links
-    )
+    if route.kind == "link":
+        return _on_link(kind, nbytes, n, route)
+    net = route.network_bytes_per_s
+    if route.kind == "network" or kind == "all-to-all":  # the NIC is the narrowest step
+        return collective_time(kind, nbytes, n, net, "switch", links=1)
+    m, nodes, inner = route.per_node, n // route.per_node, route.inside
+    if kind == "all-reduce":
+        tops = tuple(_axis_topology(inner, a) for a in inner.axes) if inner.axes else None
+        return hierarchical_all_reduce_time(
+            nbytes,
+            m,
+            nodes,
+            inner.link_bytes_per_s,
+            net,
+            tops or inner.topology,
+            inner.links,
+            axes=inner.axes or None,
+        )
+    inside = _on_link(kind, nbytes, m, inner)
+    return inside + collective_time(kind, nbytes / m, nodes, net, "switch", links=1)
 
 
 @dataclass(frozen=True)
@@ -253,7 +361,7 @@ class TrainingStep:
         return self.tokens_per_step / self.t_lower
 
     def limits(self) -> str:
-        """In words, what keeps the MFU ceiling below 100 %."""
+        """In words, what keeps the MFU ceiling below 100 % (and whether the step fits)."""
         reasons = []
         t_math = self.times["math"]
         if self.hardware_flops_per_chip > self.model_flops_per_chip * 1.0001:
@@ -265,6 +373,14 @@ class TrainingStep:
         bubble = self.times.get("bubble", 0.0)
         if bubble > 0:
             reasons.append(f"the pipeline bubble adds {bubble / t_math:.0%} of the math time")
+        if not self.fits:
+            from .units import format_bytes
+
+            reasons.append(
+                f"memory: {format_bytes(self.memory_bytes)} per chip does not fit in "
+                f"{format_bytes(self.memory_capacity_bytes)} (shard with fsdp, tp or pp, or "
+                "recompute activations)"
+            )
         return "; ".join(reasons) if reasons else "nothing: the math alone sets the time"
 
     def to_dict(self) -> dict:
@@ -306,7 +422,7 @@ class TrainingStep:
         rows = [(self.labels[r], format_time(t)) for r, t in self.times.items()]
         rows.append(("lower bound (overlap)", format_time(self.t_lower)))
         rows.append(("upper bound (no overlap)", format_time(self.t_upper)))
-        rows.append(("bound", f"{self.bound}-bound ({self.labels[self.slowest]} takes longest)"))
+        rows.append(("bound", f"{self.bound}-bound ({self.slowest} takes longest)"))
         for part, nbytes in self.memory.items():
             rows.append((f"memory: {part}", format_bytes(nbytes)))
         verdict = "fits" if self.fits else "DOES NOT FIT"
@@ -316,6 +432,7 @@ class TrainingStep:
                 f"{format_bytes(self.memory_bytes)} of {format_bytes(self.memory_capacity_bytes)} ({verdict})",
             )
         )
+        rows.append(("throughput (best case)", f"{self.tokens_per_s:,.0f} tokens/s"))
         rows.append(("MFU ceiling", f"{self.mfu_ceiling:.1%}"))
         rows.append(("what limits it", self.limits()))
         layout = ", ".join(f"{a}={self.layout[a]}" for a in LAYOUT_AXES if self.layout[a] > 1)
@@ -483,7 +600,7 @@ def _link_times(p: _Plan, chip, network):
     if "pp" in routes:
         route = routes["pp"]
         sends = 2 * microbatches * act / layout["tp"]  # activations forward, gradients back
-        times["PP"] = (sends / route.one_way_bytes_per_s, f"PP sends ({route.name})")
+        times["PP"] = (sends / route.p2p_bytes_per_s, f"PP sends ({route.name})")
     return times
 
 
@@ -499,6 +616,7 @@ def training_step(
     microbatches=None,
     network_bytes_per_s=None,
     fused_attention=True,
+    causal=False,
 ) -> TrainingStep:
     """The roofline of one training step of `model` on `n_chips` chips (see the module
     docstring for every assumption).
@@ -509,6 +627,7 @@ def training_step(
     network_bytes_per_s: one-way bandwidth per chip of the network between interconnect
     domains (default: the catalog's figure, where it has one). fused_attention: attention
     runs as one fused kernel (FlashAttention) that stores no score matrix (activations).
+    causal: count half the attention FLOPs (a causal mask; PaLM's MFU counts them all).
     """
     m = get_model(model)
     chip = get_chip(chip)
@@ -519,8 +638,8 @@ def training_step(
     _check_model_split(m, layout)
     microbatches, micro_batch = _batch(tokens_per_step, seq_len, layout, microbatches)
     peak = chip.peak_flops_per_s(dtype)
-    hw_flops = training_flops_per_token(m, seq_len, recompute) * tokens_per_step / n_chips
-    model_flops = training_flops_per_token(m, seq_len) * tokens_per_step / n_chips
+    hw_flops = training_flops_per_token(m, seq_len, recompute, causal) * tokens_per_step / n_chips
+    model_flops = training_flops_per_token(m, seq_len, "none", causal) * tokens_per_step / n_chips
     plan = _Plan(m, layout, int(seq_len), recompute, microbatches, micro_batch, fused_attention)
     times = {"math": hw_flops / peak, "HBM": _hbm_bytes(plan) / chip.hbm_bytes_per_s}
     kinds = {"math": "compute", "HBM": "memory"}

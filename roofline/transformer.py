@@ -411,11 +411,15 @@ class StepTime:
     estimates: tuple[Estimate, ...]
     fits: bool
     """False when B sequences' KV cache and the weights do not fit in memory."""
+    communication_s: float = 0.0
+    """With n_chips > 1: the tensor-parallel all-reduces between the chips (two per layer),
+    added to the step, not overlapped (see `step_time`)."""
 
     @property
     def seconds(self) -> float:
-        """The step's time: the sum of every operation's max(t_math, t_comms)."""
-        return sum(e.t_lower for e in self.estimates)
+        """The step's time: the sum of every operation's max(t_math, t_comms), plus the
+        chips' all-reduces (`communication_s`, 0 on one chip)."""
+        return sum(e.t_lower for e in self.estimates) + self.communication_s
 
     @property
     def t_math_s(self) -> float:
@@ -471,9 +475,12 @@ def step_time(
     """Roofline time of one decode step (or one prefill) of the whole model.
 
     Attention is fused by default (one kernel reads Q, K, V and writes O), as serving
-    systems do in both prefill and decode. With `n_chips` > 1 the model is split by heads (tensor parallelism): each chip does
-    1/n of every operation's FLOPs and bytes, and the time to communicate between the
-    chips is left out (chapter 6 counts it), so this is the best case.
+    systems do in both prefill and decode. With `n_chips` > 1 the model is split Megatron's way
+    (tensor parallelism: attention by heads, the MLP by columns then rows): each chip does 1/n
+    of every operation's FLOPs and bytes, and each layer ends its attention and its MLP with an
+    all-reduce of the [tokens, d_model] activations (tokens = B in decode, B*T in prefill) on
+    the chips' own topology (`roofline.sharded_topology`; bandwidth term only, no latency),
+    added to the step without overlap (`StepTime.communication_s`).
     """
     _check_model(model)
     _check_chips(n_chips, model)
@@ -491,7 +498,27 @@ def step_time(
         for op in ops
     )
     fits = B <= max_batch(model, T, chip, n_chips, dtype)
-    return StepTime(model.name, chip.name, mode, int(B), int(T), n_chips, estimates, fits)
+    comm = _tensor_parallel_comm_s(model, B * (T if mode == "prefill" else 1), chip, n_chips, dtype)
+    return StepTime(model.name, chip.name, mode, int(B), int(T), n_chips, estimates, fits, comm)
+
+
+def _tensor_parallel_comm_s(model, tokens, chip, n_chips, dtype) -> float:
+    """Seconds of the 2 all-reduces of [tokens, d_model] per layer over n_chips (0 for one)."""
+    if n_chips == 1:
+        return 0.0
+    from .collectives import collective_time
+    from .estimate import sharded_topology
+
+    nbytes = tokens * model.layer.d_model * bytes_per_element(dtype)
+    if chip.interconnect is not None:
+        link, links = chip.link_bytes_per_s, chip.link_count
+        topology = sharded_topology(chip, n_chips)
+    elif chip.host_link is not None:  # no chip-to-chip link: through PCIe, one link each
+        link, links, topology = chip.host_bytes_per_s, 1, "ring"
+    else:
+        raise ValueError(f"{chip.name} has no link in the catalog to split a model over chips")
+    per_reduce = collective_time("all-reduce", nbytes, n_chips, link, topology, links=links)
+    return 2 * model.n_layers * per_reduce
 
 
 def time_to_first_token(

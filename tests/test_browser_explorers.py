@@ -186,19 +186,18 @@ def test_matmul_explorer_numbers_equal_the_package(browser):
 
 
 def _n_choices(chip):
+    """One torus axis on a TPU (16 chips at most on v5e/v6e, 28 on v5p), the switch or mesh
+    domain on a GPU."""
     link = chip.interconnect
-    return [
-        n
-        for n in (2, 4, 8, 16, 64)
-        if link.topology == "torus" or not link.domain_chips or n <= link.domain_chips
-    ]
+    most = link.axis_chips if link.topology == "torus" else link.domain_chips
+    return [n for n in (2, 4, 8, 12, 16, 64) if not most or n <= most]
 
 
 def test_sharded_explorer_numbers_equal_the_package(browser):
     settings, expected = [], []
     for name in ("TPU v5e", "TPU v5p", "H100 SXM", "H100 PCIe", "B200", "GB200", "MI300X"):
         chip = rl.get_chip(name)
-        for n in _n_choices(chip):
+        for n in [k for k in _n_choices(chip) if k != 12]:
             for B, D, F in [(1024, 8192, 8192), (128, 16384, 16384), (256, 1000, 3000)]:
                 for link in (None, 1.0e11):
                     bw = link or chip.link_bytes_per_s
@@ -226,7 +225,13 @@ def test_sharded_explorer_numbers_equal_the_package(browser):
     for s, got, want in zip(settings, _run(browser, 2, settings), expected):
         _compare(f"sharded {s}", got, want, problems)
     assert {e["bound"] for e in expected} == {"compute", "memory", "link"}
-    assert {e["topology"] for e in expected} == {"ring", "bidirectional-ring", "switch", "mesh"}
+    assert {e["topology"] for e in expected} == {
+        "ring",
+        "line",
+        "bidirectional-ring",
+        "switch",
+        "mesh",
+    }
     assert len(settings) > 100 and not problems, "\n".join(problems[:20])
 
 
@@ -235,14 +240,17 @@ def test_sharded_explorer_matches_the_hand_derivations(browser):
     - TPU v5e pair, B=128, D=F=16384: math 2*128*8192*16384 / 1.97e14 = 174.4 µs, HBM
       2*(128*8192 + 8192*16384 + 128*16384) / 8.19e11 = 335.4 µs, link 2*128*16384 / 4.5e10
       = 93.2 µs: memory-bound; threshold 2 * 2 B * 1.97e14 / (2 * 4.5e10) = 8755.6.
-    - v5e on a torus axis, n = 4: D* = (n-1) * P / W = 3 * 1.97e14 / 4.5e10 = 13,133.
+    - v5e along an axis of 4 (a line: no wraparound below 16): D* = 2 (n-1) P / W
+      = 2 * 3 * 1.97e14 / 4.5e10 = 26,267; the full axis of 16 wraps: 15 * 1.97e14 / 4.5e10
+      = 65,667.
     - 8 x H100 on NVSwitch: D* = 8 * 2*(7/8)*2/18 * 989.5e12 / (2 * 25e9) = 30,784."""
-    pair, axis, switch = _run(
+    pair, axis, wrapped, switch = _run(
         browser,
         2,
         [
             {"chip": "TPU v5e", "n": 2, "B": 128, "D": 16384, "F": 16384},
             {"chip": "TPU v5e", "n": 4},
+            {"chip": "TPU v5e", "n": 16},
             {"chip": "H100 SXM", "n": 8},
         ],
     )
@@ -253,7 +261,8 @@ def test_sharded_explorer_matches_the_hand_derivations(browser):
     assert pair["t_link"] == pytest.approx(2 * 128 * 16384 / 4.5e10, rel=REL)
     assert pair["bound"] == "memory" and pair["topology"] == "ring"
     assert pair["threshold_D"] == pytest.approx(2 * 2 * 1.97e14 / (2 * 4.5e10), rel=REL)
-    assert axis["topology"] == "bidirectional-ring" and round(axis["threshold_D"]) == 13133
+    assert axis["topology"] == "line" and round(axis["threshold_D"]) == 26267
+    assert wrapped["topology"] == "bidirectional-ring" and round(wrapped["threshold_D"]) == 65667
     assert switch["topology"] == "switch" and round(switch["threshold_D"]) == 30784
 
 

@@ -184,6 +184,27 @@ def test_from_hf_config_llama_mixtral_qwen(tmp_path):
     assert q.attention_width == 4096 and q.tied_embeddings
 
 
+def test_from_hf_config_gemma_is_gated_and_tied():
+    # Gemma 7B (config.json): GeGLU with gelu, 3072 wide, 16 heads of 256, tied 256000 table
+    gemma = {
+        "model_type": "gemma",
+        "hidden_act": "gelu",
+        "hidden_size": 3072,
+        "intermediate_size": 24576,
+        "num_hidden_layers": 28,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 16,
+        "head_dim": 256,
+        "vocab_size": 256000,
+    }
+    g = rl.ModelConfig.from_hf_config(gemma)
+    assert g.gated_mlp and g.tied_embeddings
+    # 28 x (Q, K, V, O of 3072 x 4096 + 3 x 3072 x 24576 + 2 norms) + one table + final norm
+    by_hand = 28 * (4 * 3072 * 4096 + 3 * 3072 * 24576 + 2 * 3072) + 256000 * 3072 + 3072
+    assert g.params == by_hand
+    assert abs(by_hand - 8.54e9) / 8.54e9 < 0.01  # Gemma 7B's model card: 8.54B parameters
+
+
 def test_from_hf_config_names_the_missing_key(tmp_path):
     with pytest.raises(ValueError, match="'num_attention_heads'"):
         rl.ModelConfig.from_hf_config({"hidden_size": 8, "num_hidden_layers": 2, "vocab_size": 9})

@@ -643,7 +643,7 @@ def test_megatron_mlp_threshold_by_hand_and_sympy():
     f_star = sympy.solve(sympy.Eq(t_math, t_comm), F)[0]
     assert sympy.simplify(f_star - sympy.Rational(2, 3) * (n - 1) * P / W) == 0
     # Llama-3-8B MLP (D 4096, F 14336, gated) 8-way on 8 x H100: F* = 2/3 * 7 * 989.5e12 /
-    # 450e9 = 10,262 < 14,336: compute outlasts the all-reduce (ratio 14336 / 10262 = 1.397)
+    # 450e9 = 10,261 < 14,336: compute outlasts the all-reduce (ratio 14336 / 10261 = 1.397)
     peak = 989.5e12
     tm, tc = rl.megatron_mlp_times(512, 4096, 14336, 8, peak, 25e9, links=18)
     assert tm / tc == pytest.approx(14336 / (2 / 3 * 7 * peak / 450e9))

@@ -86,10 +86,12 @@ def test_decode_step_at_batch_1_is_all_bandwidth():
     assert step.tokens_per_s == pytest.approx(H100_BW / total, rel=1e-12)
     assert step.bandwidth_bound_fraction == 1.0
     assert step.fits
-    # two chips split every operation's FLOPs and bytes (communication left out): half the time
-    assert tf.step_time(MODEL, 1, 4096, "H100 SXM", n_chips=2).seconds == pytest.approx(
-        step.seconds / 2
-    )
+    # two chips split every operation's FLOPs and bytes: half the time, plus two all-reduces
+    # per layer of X[1, 4096] in bf16 through NVSwitch: 2(n-1)/n * 8192 B / 450 GB/s each
+    two = tf.step_time(MODEL, 1, 4096, "H100 SXM", n_chips=2)
+    comm = 2 * 32 * (2 * 1 / 2 * 8192 / 450e9)
+    assert two.communication_s == pytest.approx(comm)
+    assert two.seconds == pytest.approx(step.seconds / 2 + comm)
 
 
 def test_decode_throughput_is_capped_by_kv_reads():

@@ -104,3 +104,157 @@ def test_activations_korthikanti_table2():
 def test_bad_recompute_is_named():
     with pytest.raises(ValueError, match="recompute is one of"):
         rl.training_flops_per_token("Llama 3 8B", 8192, recompute="yes")
+
+
+# ---------------------------------------------------------------- training_step, by hand
+
+H100_PEAK = 989.5e12  # H100 SXM bf16 dense (NVIDIA: 1,979 TFLOPS with sparsity, / 2)
+NVLINK = 18 * 25e9  # H100: 18 NVLink 4 links of 25 GB/s one way into the NVSwitch
+NIC = 50e9  # one 400 Gb/s NIC per GPU
+
+
+def test_one_chip_has_only_math_and_memory():
+    m = rl.ModelConfig(2, 256, 4, 1024, 1000, name="tiny")
+    step = rl.training_step(m, "H100", 1, 8 * 512, 512, {})
+    assert set(step.times) == {"math", "HBM"}
+    # 6 x matmul weights (2 x 12 x 256^2 + 1000 x 256) + 12 x 2 x 256 x 512 per token
+    per_token = 6 * (2 * 12 * 256**2 + 1000 * 256) + 12 * 2 * 256 * 512
+    assert step.times["math"] == pytest.approx(per_token * 4096 / H100_PEAK)
+    assert step.microbatches == 1 and step.micro_batch == 8
+
+
+def test_llama3_70b_on_8192_h100_by_hand():
+    P = 70_553_706_496
+    step = rl.training_step("Llama 3 70B", "H100", 8192, 2048 * 8192, 8192, "dp=64,tp=8,pp=16")
+    # 2048 sequences / 64 replicas = 32 per replica, one per micro-batch (pp > 1 default)
+    assert (step.microbatches, step.micro_batch) == (32, 1)
+    # matmul weights: Q, O 8192^2; K, V 8192 x 1024; 3 MLP 8192 x 28672; the output head
+    N = 80 * (2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672) + 128256 * 8192
+    per_token = 6 * N + 12 * 80 * 8192 * 8192
+    math_s = per_token * 2048 * 8192 / 8192 / H100_PEAK
+    assert step.times["math"] == pytest.approx(math_s)
+    # TP: 4 all-reduces per layer and micro-batch of 1 x 8192 x 8192 bf16, on NVSwitch
+    one = 2 * 7 / 8 * (8192 * 8192 * 2) / NVLINK
+    assert step.times["TP"] == pytest.approx(80 / 16 * 32 * 4 * one)
+    # DP: every replica's gradient slice (P / 128 bf16) all-reduced over 64 nodes' NICs
+    assert step.times["DP"] == pytest.approx(2 * 63 / 64 * 2 * P / 128 / NIC)
+    assert step.times["bubble"] == pytest.approx(15 / 32 * math_s)
+    assert step.t_lower == pytest.approx(math_s * (1 + 15 / 32))
+    assert step.mfu_ceiling == pytest.approx(32 / 47)
+    assert step.bound == "compute" and step.slowest == "math"
+    assert step.memory["weights"] == pytest.approx(2 * P / 128)
+    assert step.memory["optimizer"] == pytest.approx(12 * P / 128)
+    # activations: 34 s b h / t per layer (fused attention), 5 layers, 16 micro-batches in flight
+    assert step.memory["activations"] == pytest.approx(34 * 8192 * 8192 / 8 * 5 * 16)
+    assert step.fits and step.t_upper > step.t_lower
+
+
+def test_palm_layout_on_tpu_v4_torus_and_dcn():
+    P = rl.get_model("PaLM 540B").params
+    step = rl.training_step(
+        "PaLM 540B", "TPU v4", 6144, 2048 * 2048, 2048, "dp=2,fsdp=256,tp=12", recompute="full"
+    )
+    W = 4.5e10  # one ICI link, one way
+    V = 2 * P / 12  # bf16 weights (and gradients) of one tensor-parallel slice
+    # fsdp 256 = a 16 x 16 slice of wrapped axes: all-gather (N-1)/N V / (2 k W), k = 2 axes
+    gather = 255 / 256 * V / (4 * W)
+    assert step.times["FSDP"] == pytest.approx(3 * gather)  # gather, gather, reduce-scatter
+    # dp 2 across the two pods over DCN (2.5e10 B/s per 4-chip host): 2 (n-1)/n V' / W
+    assert step.times["DP"] == pytest.approx(V / 256 / (2.5e10 / 4))
+    # tp 12 on one wrapped axis: all-reduce (n-1)/n V / W, 6 per layer with recomputation
+    act = 4 * 2048 * 18432 * 2  # 4 sequences per replica, one micro-batch
+    assert step.times["TP"] == pytest.approx(118 * 6 * 11 / 12 * act / W)
+    # full recomputation keeps each layer's input, split 12 ways by sequence parallelism
+    assert step.memory["activations"] == pytest.approx(2 * 2048 * 4 * 18432 / 12 * 118)
+    assert step.memory["weights"] == pytest.approx(2 * P / 12 / 256)
+
+
+def test_two_level_all_reduce_when_a_node_holds_part_of_the_group():
+    P = 8_030_261_248
+    step = rl.training_step("Llama 3 8B", "H100", 64, 256 * 8192, 8192, "dp=16,tp=4")
+    V = 2 * P / 4
+    inside = 1 / 2 * V / NVLINK  # reduce-scatter over the 2 replicas sharing a node
+    across = 2 * 7 / 8 * (V / 2) / NIC  # ring all-reduce of half over 8 nodes
+    assert step.times["DP"] == pytest.approx(2 * inside + across)
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        (dict(layout="dp=64,tp=8"), "multiply to 512.*not to the 8192 chips"),
+        (dict(layout="dp=64,xp=128"), "unknown parallelism 'xp'"),
+        (dict(layout="dp=64,tp=8,pp=sixteen"), "whole number"),
+        (dict(tokens_per_step=1000), "not a whole number of sequences"),
+        (dict(tokens_per_step=100 * 8192), "do not split evenly over dp x fsdp x ep = 64"),
+        (dict(microbatches=5), "do not split into 5 micro-batches"),
+        (dict(layout="dp=64,tp=8,ep=16"), "ep=16 needs a mixture of experts"),
+        (dict(layout="dp=8,tp=1024"), "must divide the 64 attention heads"),
+    ],
+)
+def test_training_step_errors(kwargs, words):
+    args = dict(
+        model="Llama 3 70B",
+        chip="H100",
+        n_chips=8192,
+        tokens_per_step=2048 * 8192,
+        seq_len=8192,
+        layout="dp=64,tp=8,pp=16",
+    )
+    with pytest.raises(ValueError, match=words):
+        rl.training_step(**{**args, **kwargs})
+
+
+def test_network_needed_but_unknown_is_explained():
+    with pytest.raises(ValueError, match="pass network_bytes_per_s"):
+        rl.training_step("Llama 3 8B", "A100", 16, 16 * 4096, 4096, "dp=16")
+    step = rl.training_step(
+        "Llama 3 8B", "A100", 16, 16 * 4096, 4096, "dp=16", network_bytes_per_s=25e9
+    )
+    assert step.times["DP"] > 0
+
+
+def test_published_runs_take_longer_than_the_bound():
+    """A roofline bound below a measured step time is what it must be; above it would be a
+    counting error."""
+    # Narayanan et al., 1T model: 163 TFLOP/s per A100 by their Eq. 3 (with recomputation),
+    # batch 3072 of 2048 on 3072 GPUs, TP 8 x PP 64 (so dp 6), 8 HDR 200 Gb/s NICs per node
+    l, h, s, V, B = 128, 25600, 2048, 51200, 3072
+    eq3 = 96 * B * s * l * h**2 * (1 + s / (6 * h) + V / (16 * l * h))
+    measured_s = eq3 / (3072 * 163e12)
+    step = rl.training_step(
+        "Megatron 1T", "A100", 3072, B * s, s, "tp=8,pp=64,dp=6", "bf16", "full", None, 25e9
+    )
+    assert step.t_lower < measured_s
+    assert step.times["math"] == pytest.approx(eq3 / 3072 / 312e12)  # A100: 312 TFLOP/s
+    # PaLM 540B: 2048 x 2048 tokens per step at 238.3K tokens/s
+    palm = rl.training_step(
+        "PaLM 540B", "TPU v4", 6144, 2048 * 2048, 2048, "dp=2,fsdp=256,tp=12", recompute="full"
+    )
+    assert palm.t_lower < 2048 * 2048 / 238.3e3
+
+
+def test_fsdp_group_larger_than_a_pod_runs_in_two_levels():
+    # fsdp 512 x tp 12 on TPU v4: 256 fsdp chips (x 12 = 3072) fit a 4096-chip pod, so two
+    # pods: gather inside each over a 16 x 16 slice of wrapped axes, then across over DCN
+    P = rl.get_model("PaLM 540B").params
+    step = rl.training_step("PaLM 540B", "TPU v4", 6144, 2 * 2048 * 2048, 2048, "fsdp=512,tp=12")
+    V = 2 * P / 12
+    inside = 255 / 256 * V / (4 * 4.5e10)
+    across = 1 / 2 * (V / 256) / (2.5e10 / 4)
+    assert step.times["FSDP"] == pytest.approx(3 * (inside + across))
+
+
+def test_a_step_that_does_not_fit_says_so():
+    # Llama 3 8B with plain data parallelism: 16 bytes x 8.03e9 parameters = 128.5 GB of
+    # model state alone on every 80 GB A100
+    step = rl.training_step(
+        "Llama 3 8B", "A100", 16, 16 * 4096, 4096, "dp=16", network_bytes_per_s=25e9
+    )
+    assert sum(step.memory[k] for k in ("weights", "gradients", "optimizer")) == pytest.approx(
+        16 * 8_030_261_248
+    )
+    assert not step.fits and "does not fit" in step.limits()
+    sharded = rl.training_step(
+        "Llama 3 8B", "A100", 16, 16 * 4096, 4096, "fsdp=16", network_bytes_per_s=25e9
+    )
+    assert sharded.memory["optimizer"] == pytest.approx(12 * 8_030_261_248 / 16)

@@ -115,9 +115,10 @@ def test_sharded_explorer_times_and_threshold():
     chip = rl.get_chip("TPU v5e")
     peak, link = chip.peak("bf16").dense_flops_per_s, chip.interconnect.one_way_bytes_per_s
     hbm = chip.hbm_bytes_per_s
-    # hand counts: 2 chips share one link (the whole 2BF-byte partial sum each way); 4 chips
-    # along a torus axis form a bidirectional ring: (n-1)/n partial sums per link and direction
-    for n, D, link_fraction in ((2, 4096, 1.0), (4, 65536, 3 / 4)):
+    # hand counts: 2 chips share one link (the whole 2BF-byte partial sum each way); 4 v5e
+    # chips along an axis form a line (no wraparound below 16): the link next to an end carries
+    # 2(n-1)/n partial sums one way; 16 chips close the ring: (n-1)/n per link and direction
+    for n, D, link_fraction in ((2, 4096, 1.0), (4, 65536, 2 * 3 / 4), (16, 65536, 15 / 16)):
         explorer.set(n=n, D=D)
         t_math = 2 * B * D * F / n / peak
         t_link = link_fraction * 2 * B * F / link
@@ -190,6 +191,8 @@ def test_web_data_carries_the_catalog_figures():
         "count": 4,
         "topology": "torus",
         "domain_chips": 256,
+        "wraparound_multiple": 16,  # a v5e axis wraps only at its full length (scaling book)
+        "axis_chips": 16,
     }
     assert h100["matrix"]["bf16"] == pytest.approx(989.5e12, rel=1e-12)
     assert h100["vector"]["bf16"] == pytest.approx(133.8e12, rel=1e-12)

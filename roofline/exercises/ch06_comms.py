@@ -75,7 +75,9 @@ register(
         id="comms-which-regime",
         title="Which resource? (chapter 6)",
         question="Two TPU v5e chips, bf16, D split in two: B = 8192, D = 4096, F = 16384. Which resource "
-        "sets each chip's pace: 'compute', 'memory' (its HBM) or 'link'?",
+        "sets each chip's pace: 'compute', 'memory' (its HBM) or 'link'? Assume the three overlap "
+        "perfectly (the lower bound: the slowest resource sets the pace) and leave out the "
+        "all-reduce's own HBM traffic.",
         answer=lambda p: sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).bound,
         kind="choice",
         choices=("compute", "memory", "link"),
@@ -201,22 +203,23 @@ register(
 register(
     Exercise(
         id="comms-torus-critical-d",
-        title="A TPU v6e torus axis (chapter 6)",
-        question="Eight TPU v6e chips along one axis of a 2D torus (a bidirectional ring) split a bf16 "
-        "matmul along D. Above which D does each chip's math outlast the all-reduce of the "
-        "partial sums?",
-        answer=lambda p: sharded_critical_D(p["chip"], n=p["n"], topology="bidirectional-ring"),
+        title="A TPU v6e axis without wraparound (chapter 6)",
+        question="Eight TPU v6e chips along one axis of an 8x8 slice split a bf16 matmul along D. "
+        "A v6e axis wraps around only at its full length of 16, so these 8 chips form a line. "
+        "Above which D does each chip's math outlast the all-reduce of the partial sums?",
+        answer=lambda p: sharded_critical_D(p["chip"], n=p["n"], topology="line"),
         kind="number",
         params={"chip": "TPU v6e", "n": 8},
         hints=(
-            "On a bidirectional ring each link carries (n-1)/n of a partial sum each way "
-            "(half of the one-way ring's 2(n-1)/n). Set 2BDF/(n P) equal to that over W.",
+            "On a line the link next to an end carries the partial sums of the other n - 1 chips: "
+            "a reduce-scatter and an all-gather each move (n-1)/n of a partial sum over it, one "
+            "way. Set 2BDF/(n P) equal to 2(n-1)/n x 2BF / W.",
         ),
         mistakes=lambda p: [
             Mistake(
-                sharded_critical_D(p["chip"], n=p["n"], topology="ring"),
-                "That is a one-way ring: twice the bytes per link. A torus axis has a link to each "
-                "neighbour, so the all-reduce runs both ways round at once.",
+                sharded_critical_D(p["chip"], n=p["n"], topology="bidirectional-ring"),
+                "That assumes a wraparound link (a bidirectional ring, half the bytes per link); "
+                "a v6e axis of 8 has none.",
             ),
             Mistake(
                 sharded_critical_D(p["chip"], n=2),
@@ -259,24 +262,25 @@ register(
     Exercise(
         id="comms-latency-crossover",
         title="When latency wins (chapter 6)",
-        question="An all-gather over 8 TPU v5e chips on a torus axis (bidirectional ring), with 1 µs of "
-        "latency per step. Below which array size V does the latency term exceed the bandwidth "
-        "term? Answer in bytes (a size, e.g. '1 MB').",
-        answer=lambda p: 2 * p["n"] * _one_way(p["chip"]) * p["latency_s"],
+        question="An all-gather over 8 TPU v5e chips along one axis of a slice (a line: a v5e axis "
+        "wraps only at 16), with 1 µs of latency per step. Below which array size V does the "
+        "latency term exceed the bandwidth term? Answer in bytes (a size, e.g. '1 MB').",
+        answer=lambda p: p["n"] * _one_way(p["chip"]) * p["latency_s"],
         kind="size",
         params={"chip": "TPU v5e", "n": 8, "latency_s": 1e-6},
         hints=(
-            "Latency: (n - 1) steps x 1 µs. Bandwidth: (n-1)/n x V / (2W). Set them equal; "
-            "n - 1 cancels.",
+            "On a line the far end is n - 1 hops away: latency (n - 1) x 1 µs. Bandwidth: the "
+            "link next to an end carries (n-1)/n x V one way. Set them equal; n - 1 cancels.",
         ),
         mistakes=lambda p: [
             Mistake(
-                p["n"] * _one_way(p["chip"]) * p["latency_s"],
-                "That is a one-way ring; a bidirectional ring moves twice the bytes per step.",
+                2 * p["n"] * _one_way(p["chip"]) * p["latency_s"],
+                "That assumes a wraparound ring with n - 1 steps of half the bytes; an axis of 8 "
+                "v5e chips is a line.",
             ),
             Mistake(
-                2 * (p["n"] - 1) * _one_way(p["chip"]) * p["latency_s"],
-                "Check the bandwidth term: it is (n-1)/n x V/(2W), so n (not n - 1) survives.",
+                (p["n"] - 1) * _one_way(p["chip"]) * p["latency_s"],
+                "Check the bandwidth term: it is (n-1)/n x V / W, so n (not n - 1) survives.",
             ),
         ],
     )

@@ -1,0 +1,111 @@
+"""`python -m roofline model`: the figures it prints and writes, and exit code 2 with a clear
+message on bad input."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from roofline.model_cli import main, parse_tokens
+
+TRAIN = [
+    "Llama 3 70B",
+    "--chip",
+    "H100",
+    "--chips",
+    "8192",
+    "--train",
+    "--tokens-per-step",
+    "16M",
+    "--seq-len",
+    "8192",
+    "--layout",
+    "dp=64,tp=8,pp=16",
+]
+
+
+def test_token_counts_as_papers_write_them():
+    assert parse_tokens("16M") == 16 * 2**20 == 2048 * 8192  # Llama 3's 16M-token batch
+    assert parse_tokens("2048x8192") == 16_777_216
+    assert parse_tokens("4Mi") == 4 * 2**20
+    assert parse_tokens("16,777,216") == 16_777_216
+    assert parse_tokens("1.6e7") == 16_000_000
+
+
+def test_training_step_printed_and_written(tmp_path, capsys):
+    out = tmp_path / "step.json"
+    assert main(TRAIN + ["--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    for words in ("math", "TP all-reduces", "pipeline bubble", "compute-bound", "MFU ceiling"):
+        assert words in text
+    data = json.loads(out.read_text())
+    assert data["fits"] is True and data["bound"] == "compute"
+    # 32 micro-batches of one sequence and a 16-stage pipeline: the bubble is 15/32 of the
+    # math, the only other cost on the critical path, so the ceiling is 32/47
+    assert data["mfu_ceiling"] == pytest.approx(32 / 47)
+    assert "68.1%" in text
+    assert data["params"] == 70_553_706_496
+    assert data["layout"] == {"tp": 8, "ep": 1, "fsdp": 1, "pp": 16, "dp": 64}
+
+
+def test_model_summary_and_config_files(tmp_path, capsys):
+    assert main(["PaLM 540B"]) == 0
+    assert "multi-query" in capsys.readouterr().out
+    hf = tmp_path / "config.json"
+    hf.write_text(
+        json.dumps(
+            {
+                "hidden_size": 4096,
+                "intermediate_size": 14336,
+                "num_hidden_layers": 32,
+                "num_attention_heads": 32,
+                "num_key_value_heads": 8,
+                "vocab_size": 128256,
+            }
+        )
+    )
+    out = tmp_path / "m.json"
+    assert main([str(hf), "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["params"] == 8_030_261_248
+    ours = tmp_path / "tiny.json"
+    ours.write_text(json.dumps({"layers": 2, "d_model": 64, "heads": 4, "d_ff": 256, "vocab": 100}))
+    assert main([str(ours)]) == 0
+    assert "Model tiny" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({0: "Llama 3 7B"}, "unknown model 'Llama 3 7B'. Closest: Llama 3 70B"),
+        ({2: "H1000"}, "unknown chip 'H1000'. Closest: H100"),
+        ({11: "dp=64,tp=8"}, "multiply to 512"),
+        ({7: "16000000"}, "not a whole number of sequences"),
+        ({7: "4Mi", 11: "dp=1024,tp=8"}, "do not split evenly"),
+        ({0: "missing.json"}, "cannot read missing.json"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(change, words, capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    argv = [change.get(i, arg) for i, arg in enumerate(TRAIN)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+
+
+def test_train_needs_its_options(capsys):
+    assert main(["Llama 3 8B", "--train", "--chip", "H100"]) == 2
+    assert "--tokens-per-step, --seq-len" in capsys.readouterr().err
+
+
+def test_python_dash_m_dispatch():
+    ok = subprocess.run(
+        [sys.executable, "-m", "roofline", "model", *TRAIN], capture_output=True, text=True
+    )
+    assert ok.returncode == 0 and "MFU ceiling" in ok.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "roofline", "model", "nonsense-model"],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "unknown model" in bad.stderr
