@@ -46,7 +46,7 @@ LAYOUTS = {
     "EP 8 × FSDP (mixture of experts)": ({"ep": 8}, "fsdp"),
 }
 MODELS = ("Llama 3 8B", "Llama 3 70B", "Llama 3.1 405B", "Mixtral 8x7B", "GPT-3 175B")
-CHIPS = ("H100 SXM", "B200", "TPU v5p")
+CHIPS = ("H100 SXM", "B200", "TPU v4")
 CHIP_COUNTS = (8, 64, 512, 4096)
 RECOMPUTE_CHOICES = ("none", "selective", "full")
 TOKENS_PER_STEP = 2**22
