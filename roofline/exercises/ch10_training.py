@@ -79,7 +79,7 @@ register(
     Exercise(
         id="training-hfu-to-mfu-a100",
         title="From hardware FLOPs to MFU (chapter 10)",
-        question="Narayanan et al. report 163 TFLOP/s per A100 GPU for a 1T-parameter model, counting "
+        question="Narayanan et al. report 163e12 FLOP/s per A100 GPU for a 1T-parameter model, counting "
         "full recomputation (8 Psi per token instead of 6 Psi; ignore the attention and "
         "vocabulary terms). What MFU is that against the A100's dense bf16 peak?",
         answer=lambda p: 6 / 8 * p["hw_flops_per_s"] / get_chip(p["chip"]).peak_flops_per_s("bf16"),
