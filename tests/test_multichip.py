@@ -553,6 +553,10 @@ def test_chapter6_page_prints_the_package_figures(book_html):
     text = (book_html / "chapters" / "06_communication_rooflines.html").read_text(encoding="utf-8")
     for figure in ("8,756", "26,267", "61,289", "65,667", "30,784"):
         assert figure in text, figure
+    # the multi-node worked case (by hand in test_hierarchical_all_reduce_by_hand): its table
+    # is shown, with the pipelined floor (60 ms) and NCCL's ring with one ring per NIC (77.5 ms)
+    for figure in ("31.1 ms", "122 ms", "60 ms", "77.5 ms", "620 ms"):
+        assert figure in text, figure
     # the old bidirectional-ring figures for v5e axes of 4 and 8 (no wraparound there)
     for old in ("13,133", "30,644"):
         assert old not in text, old
@@ -623,6 +627,14 @@ def test_hierarchical_all_reduce_by_hand():
     # a flat ring over all 32 GPUs through their NICs would be ~8x slower on the network
     flat = rl.collective_time("all-reduce", V, 32, 50e9, "ring")
     assert flat / across == pytest.approx((2 * 31 / 32) / (2 * 3 / 4 / 8))
+    # each NIC carries 2(N-1)/N V/m = 3 GB: the floor for 4 nodes of 8 x 50 GB/s (Patarasuk and
+    # Yuan's 2(N-1)/N V over a node's 400 GB/s); NCCL's flat ring (NVLink inside, one ring per
+    # NIC, each ring V/8) carries 2(31/32) V/8 = 3.875 GB per NIC: 77.5 ms, 29 % above it
+    assert across == pytest.approx(2 * 3 / 4 * V / (8 * 50e9)) and across == pytest.approx(60e-3)
+    nccl_ring = rl.collective_time("all-reduce", V / 8, 32, 50e9, "ring")
+    assert nccl_ring == pytest.approx(77.5e-3) and nccl_ring / across == pytest.approx(31 / 24)
+    # pipelined, the phases approach the largest one: the network phase
+    assert max(terms.values()) == terms["all-reduce across nodes"]
     # catalog: one 400 Gb/s NIC per GPU; a v5e host's 2.5e10 B/s DCN shared by 8 chips
     assert rl.get_chip("H100 SXM").network_bytes_per_s == 400e9 / 8
     assert rl.get_chip("TPU v5e").network_bytes_per_s == pytest.approx(2.5e10 / 8)
