@@ -671,8 +671,19 @@ def test_all_reduce_time_picks_the_level_by_hand():
     # 32 H100s: 4 nodes; RS + AG inside (7/8 V / 450 GB/s each), ring of 4 on the NICs with V/8
     by_hand = 2 * 7 / 8 * V / 450e9 + 2 * 3 / 4 * (V / 8) / 50e9
     assert rl.all_reduce_time("H100 SXM", V, 32) == pytest.approx(by_hand)
-    # 4 v5e chips: a line, 2 (n-1)/n V / 45 GB/s
-    assert rl.all_reduce_time("TPU v5e", V, 4) == pytest.approx(2 * 3 / 4 * V / 4.5e10)
+    # 4 v5e chips are Google's 2x2 slice (v5litepod-4), single links, no wraparound: each chip
+    # lacks 3/4 V and has 2 links in, so the all-gather takes 3/4 V / 2W; all-reduce twice that
+    # (not a line of 4, 2 (3/4) V / W: that is one axis of a larger slice, sharded_topology's case)
+    assert rl.all_reduce_time("TPU v5e", V, 4) == pytest.approx(2 * 3 / 4 * V / (2 * 4.5e10))
+    # 64 v5p chips are one 4x4x4 cube, wrapped on all 3 axes: 6 links, 63/64 V / 6W per gather
+    assert rl.all_reduce_time("TPU v5p", V, 64) == pytest.approx(2 * 63 / 64 * V / (6 * 9e10))
+    # 16 v5p chips are a 2x2x4: no wraparound (not whole cubes), so the 4-axis is a line
+    from roofline.estimate import _slice_axes
+
+    v5p = rl.get_chip("TPU v5p")
+    assert _slice_axes(v5p, v5p.interconnect, 16) == ((2, 2, 4), ("ring", "ring", "line"))
+    v5e = rl.get_chip("TPU v5e")
+    assert _slice_axes(v5e, v5e.interconnect, 64) == ((8, 8), ("line", "line"))
     # a whole v5e pod, 16 x 16 wrapped: 4 links per chip, twice an all-gather's 255/256 V / 4W
     assert rl.all_reduce_time("TPU v5e", V, 256) == pytest.approx(2 * 255 / 256 * V / 1.8e11)
     # two pods over DCN (2.5e10 B/s per 8-chip host): + a ring of 2 on V/256 at 3.125e9 B/s
