@@ -364,8 +364,9 @@ def hierarchical_all_reduce_terms(
     share of the data-centre network, one way (`chip.network_bytes_per_s`: one 400 Gb/s NIC
     per H100 in a DGX H100; a TPU host's DCN / chips per host).
 
-    Algorithm (NCCL's and XLA's usual two-level scheme): (1) reduce-scatter inside each node,
-    so each chip holds the node's sum of 1/m of the array; (2) all-reduce that 1/m across the
+    Algorithm (the usual two-level scheme; NCCL's own ring and tree instead cross nodes inside
+    one pipelined ring or tree): (1) reduce-scatter inside each node, so each chip holds the
+    node's sum of 1/m of the array; (2) all-reduce that 1/m across the
     N nodes, each chip with the chips of the same rank in the other nodes, over its own NIC
     (a ring through the network: 2(N-1)/N (V/m) / W_net); (3) all-gather inside the node.
     The phases run one after another (no pipelining between them), so their sum is an
