@@ -1005,6 +1005,12 @@ _DGX_BASEPOD = (
     "https://docs.nvidia.com/dgx-basepod/reference-architecture-infrastructure-foundation-"
     "enterprise-ai/latest/core-components.html"
 )
+# One way: Google's v5e page gives "NIC configuration per host: 2 x 100 Gbps NIC" and "Data center
+# network bandwidth per Pod: 6.4 Tbps" (32 hosts x 200 Gb/s = 2.5e10 B/s per host, each way on
+# full-duplex NICs); the scaling book's training.md words the same 2.5e10 as "total DCN
+# ingress+egress bandwidth ... per host", which would halve it: a reader should know both readings.
+# Host = the physical host (v5e/v6e 4x2 = 8 chips; v4/v5p 2x2x1 = 4); Cloud TPU VMs of v5e may hold
+# 1, 4 or 8 of a host's chips (ct5lp-hightpu-1t/-4t/-8t).
 _SCALING_DCN = (
     "DCN bandwidth is typically around 2.5e10 bytes / second per host; host size {host} "
     "chips ({shape}); the book divides it by the chips on the host and takes it as one way"

@@ -364,13 +364,17 @@ def hierarchical_all_reduce_terms(
     share of the data-centre network, one way (`chip.network_bytes_per_s`: one 400 Gb/s NIC
     per H100 in a DGX H100; a TPU host's DCN / chips per host).
 
-    Algorithm (NCCL's and XLA's usual two-level scheme): (1) reduce-scatter inside each node,
-    so each chip holds the node's sum of 1/m of the array; (2) all-reduce that 1/m across the
+    Algorithm (the usual two-level scheme; NCCL's own ring and tree instead cross nodes inside
+    one pipelined ring or tree): (1) reduce-scatter inside each node, so each chip holds the
+    node's sum of 1/m of the array; (2) all-reduce that 1/m across the
     N nodes, each chip with the chips of the same rank in the other nodes, over its own NIC
     (a ring through the network: 2(N-1)/N (V/m) / W_net); (3) all-gather inside the node.
-    The phases run one after another (no pipelining between them), so this is an upper-side
-    estimate of what a pipelined implementation reaches; the network term is usually the
-    largest: the in-node reduce-scatter cuts what crosses the network by m.
+    The phases run one after another (no pipelining between them), so their sum is an
+    upper-side estimate of what a pipelined implementation reaches (it approaches the largest
+    phase). All m NICs of a node work at once, each carrying 2(N-1)/N (V/m) one way: the least
+    an all-reduce between N nodes can send through them unless the network switches add the
+    sums (InfiniBand SHARP). For comparison, NCCL's flat ring over all m N chips (NVLink inside,
+    one ring per NIC) carries 2(mN-1)/(mN) (V/m) per NIC.
     """
     check_size("chips_per_node", chips_per_node)
     check_size("nodes", nodes)

@@ -491,8 +491,32 @@ def sharded_topology(chip, n=2, topology=None) -> str:
 
 
 def _slice_axes(chip, link, n):
-    """(axes, topologies) for n chips of a TPU slice: one axis up to `axis_chips`, else two."""
+    """(axes, topologies) for n chips of a TPU slice.
+
+    A power-of-two n takes the slice shapes Google sells, as square (or cubic) as they come:
+    on a 2D torus (v5e, v6e: 4 ICI links) 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16 (the v5e page's
+    table of topologies), an axis wrapping only at 16; on a 3D torus (v4, v5p: 6 links)
+    2x2x1, 2x2x2, 2x2x4, 2x4x4, 4x4x4, 4x4x8, ..., wrapping only when every axis is a multiple of
+    4 (whole 4x4x4 cubes: a 2x2x4 has no wraparound). Otherwise one axis up to `axis_chips`,
+    else two full axes.
+    """
     most = link.axis_chips or n
+    dims = {4: 2, 6: 3}.get(link.count) if link.axis_chips else None
+    if dims and 2 < n and n & (n - 1) == 0:
+        k = n.bit_length() - 1
+        axes = tuple(sorted(2 ** (k // dims + (i < k % dims)) for i in range(dims)))
+        axes = tuple(a for a in axes if a > 1)
+        if max(axes) <= most:
+            whole_cubes = dims == 3 and all(a % 4 == 0 for a in axes)
+            tops = tuple(
+                "ring"
+                if a == 2
+                else ("bidirectional-ring" if whole_cubes else "line")
+                if dims == 3
+                else _torus_axis_topology(chip, link, a)
+                for a in axes
+            )
+            return axes, tops
     if n <= most:
         return (n,), (sharded_topology(chip, n),)
     if n % most:
@@ -515,8 +539,10 @@ def all_reduce_time(chip, nbytes, n, latency_s=0.0, network_latency_s=0.0) -> fl
     """Seconds to all-reduce `nbytes` (e.g. a model's gradients) held by each of n chips.
 
     Inside one NVLink/ICI domain: NVSwitch/mesh domains use `sharded_topology`; a TPU slice of
-    n chips runs on one axis (line or wrapped ring by the chip's rule) or, for n above one
-    axis, on two axes at once (`multi_axis_collective_time`, e.g. 16 x 16 on a v5e pod).
+    n chips runs on all its axes at once (`multi_axis_collective_time`) in the slice shapes
+    Google sells (`_slice_axes`: on v5e 4 chips are a 2x2, 64 an 8x8 of lines, 256 the wrapped
+    16 x 16 pod; on v5p 16 chips a 2x2x4 without wraparound, 64 a wrapped 4x4x4 cube);
+    otherwise one axis (line or wrapped ring by the chip's rule) or two full axes.
     Beyond one domain (more than 8 GPUs, a v5e pod's 256 chips): the two-level all-reduce of
     `roofline.collectives.hierarchical_all_reduce_time`, inside each domain on NVLink/ICI and
     across domains on `chip.network_bytes_per_s`; n must be a whole number of domains.

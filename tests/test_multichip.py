@@ -499,6 +499,10 @@ def test_chapter6_page_prints_the_package_figures(book_html):
     text = (book_html / "chapters" / "06_communication_rooflines.html").read_text(encoding="utf-8")
     for figure in ("8,756", "26,267", "61,289", "65,667", "30,784"):
         assert figure in text, figure
+    # the multi-node worked case (by hand in test_hierarchical_all_reduce_by_hand): its table
+    # is shown, with the pipelined floor (60 ms) and NCCL's ring with one ring per NIC (77.5 ms)
+    for figure in ("31.1 ms", "122 ms", "60 ms", "77.5 ms", "620 ms"):
+        assert figure in text, figure
     # the old bidirectional-ring figures for v5e axes of 4 and 8 (no wraparound there)
     for old in ("13,133", "30,644"):
         assert old not in text, old
@@ -569,6 +573,14 @@ def test_hierarchical_all_reduce_by_hand():
     # a flat ring over all 32 GPUs through their NICs would be ~8x slower on the network
     flat = rl.collective_time("all-reduce", V, 32, 50e9, "ring")
     assert flat / across == pytest.approx((2 * 31 / 32) / (2 * 3 / 4 / 8))
+    # each NIC carries 2(N-1)/N V/m = 3 GB: the floor for 4 nodes of 8 x 50 GB/s (Patarasuk and
+    # Yuan's 2(N-1)/N V over a node's 400 GB/s); NCCL's flat ring (NVLink inside, one ring per
+    # NIC, each ring V/8) carries 2(31/32) V/8 = 3.875 GB per NIC: 77.5 ms, 29 % above it
+    assert across == pytest.approx(2 * 3 / 4 * V / (8 * 50e9)) and across == pytest.approx(60e-3)
+    nccl_ring = rl.collective_time("all-reduce", V / 8, 32, 50e9, "ring")
+    assert nccl_ring == pytest.approx(77.5e-3) and nccl_ring / across == pytest.approx(31 / 24)
+    # pipelined, the phases approach the largest one: the network phase
+    assert max(terms.values()) == terms["all-reduce across nodes"]
     # catalog: one 400 Gb/s NIC per GPU; a v5e host's 2.5e10 B/s DCN shared by 8 chips
     assert rl.get_chip("H100 SXM").network_bytes_per_s == 400e9 / 8
     assert rl.get_chip("TPU v5e").network_bytes_per_s == pytest.approx(2.5e10 / 8)
@@ -605,8 +617,19 @@ def test_all_reduce_time_picks_the_level_by_hand():
     # 32 H100s: 4 nodes; RS + AG inside (7/8 V / 450 GB/s each), ring of 4 on the NICs with V/8
     by_hand = 2 * 7 / 8 * V / 450e9 + 2 * 3 / 4 * (V / 8) / 50e9
     assert rl.all_reduce_time("H100 SXM", V, 32) == pytest.approx(by_hand)
-    # 4 v5e chips: a line, 2 (n-1)/n V / 45 GB/s
-    assert rl.all_reduce_time("TPU v5e", V, 4) == pytest.approx(2 * 3 / 4 * V / 4.5e10)
+    # 4 v5e chips are Google's 2x2 slice (v5litepod-4), single links, no wraparound: each chip
+    # lacks 3/4 V and has 2 links in, so the all-gather takes 3/4 V / 2W; all-reduce twice that
+    # (not a line of 4, 2 (3/4) V / W: that is one axis of a larger slice, sharded_topology's case)
+    assert rl.all_reduce_time("TPU v5e", V, 4) == pytest.approx(2 * 3 / 4 * V / (2 * 4.5e10))
+    # 64 v5p chips are one 4x4x4 cube, wrapped on all 3 axes: 6 links, 63/64 V / 6W per gather
+    assert rl.all_reduce_time("TPU v5p", V, 64) == pytest.approx(2 * 63 / 64 * V / (6 * 9e10))
+    # 16 v5p chips are a 2x2x4: no wraparound (not whole cubes), so the 4-axis is a line
+    from roofline.estimate import _slice_axes
+
+    v5p = rl.get_chip("TPU v5p")
+    assert _slice_axes(v5p, v5p.interconnect, 16) == ((2, 2, 4), ("ring", "ring", "line"))
+    v5e = rl.get_chip("TPU v5e")
+    assert _slice_axes(v5e, v5e.interconnect, 64) == ((8, 8), ("line", "line"))
     # a whole v5e pod, 16 x 16 wrapped: 4 links per chip, twice an all-gather's 255/256 V / 4W
     assert rl.all_reduce_time("TPU v5e", V, 256) == pytest.approx(2 * 255 / 256 * V / 1.8e11)
     # two pods over DCN (2.5e10 B/s per 8-chip host): + a ring of 2 on V/256 at 3.125e9 B/s
