@@ -55,7 +55,16 @@ from .units import (
 
 __version__ = "0.1.0"
 
-_LAZY_SUBMODULES = ("plots", "widgets", "exercises", "measure", "book", "transformer", "tiles")
+_LAZY_SUBMODULES = (
+    "plots",
+    "widgets",
+    "exercises",
+    "measure",
+    "book",
+    "transformer",
+    "tiles",
+    "achievable",
+)
 
 
 def __getattr__(name):

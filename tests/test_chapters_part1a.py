@@ -258,7 +258,7 @@ def test_q8_two_bandwidths_two_ridges_three_regions():
     assert regions[1][0] < 1000 < regions[1][1]
     # the exercise moves to the v6e: 3000 lies between 918/1.638 = 560 and 918e12/90e9 = 10200
     assert raw_ridge("TPU v6e") < 3000 < raw_ridge("TPU v6e", bandwidth=90e9)
-    assert get_exercise("plot-three-regions-v6e").expected() == "bandwidth"
+    assert get_exercise("plot-three-regions-v6e").expected() == "link"
 
 
 def test_q2_linear_axes_pass_through_origin_log_axes_have_no_zero():

@@ -206,7 +206,7 @@ def test_every_catalog_chip_has_a_critical_batch_in_its_main_dtype():
         ("matmul-intensity-fp8-bf16-out", 2 * B * D * F / (B * D + D * F + 2 * B * F)),
         # int8 weights, bf16 math: ridge / 2 (H200: 989.5 TFLOP/s dense, 4.8 TB/s)
         ("matmul-critical-batch-h200-int8w", 989.5e12 / 4.8e12 / 2),
-        ("matmul-regime-v5e", "bandwidth"),
+        ("matmul-regime-v5e", "memory"),
         # 2BDF = I*(2BD + DF + 2BF) with D = F = 4096, I* = 989.5e12 / 3.35e12
         (
             "matmul-exact-critical-int8-h100",

@@ -78,18 +78,18 @@ register(
         title="Which bound? (chapter 1)",
         question=(
             "An operation does 1e12 bf16 FLOPs and moves 1e10 bytes to and from HBM on an "
-            "H100 SXM. Is it compute-bound or bandwidth-bound?"
+            "H100 SXM. Is it compute-bound or memory-bound?"
         ),
         answer=_regime,
         kind="choice",
-        choices=("compute", "bandwidth"),
+        choices=("compute", "memory"),
         params={"flops": 1e12, "bytes": 1e10, "chip": "H100 SXM"},
         hints=(
             "Compute t_math = FLOPs / peak and t_comms = bytes / bandwidth; the larger one wins.",
         ),
         mistakes=lambda p: [
             Mistake(
-                "bandwidth" if _regime(p) == "compute" else "compute",
+                "memory" if _regime(p) == "compute" else "compute",
                 "Compare the two times, not the two counts: 1e12 FLOPs is more than 1e10 bytes, but the "
                 "chip does FLOPs far faster than it moves bytes.",
             )

@@ -157,11 +157,11 @@ register(
         question=(
             "On a TPU v6e, an operation of intensity 3000 FLOPs/B is compute-bound when its "
             "operands sit in HBM. If they come over one ICI link instead, is it compute-bound "
-            "or bandwidth-bound?"
+            "or bound by the link?"
         ),
         answer=_link_regime,
         kind="choice",
-        choices=("compute", "bandwidth"),
+        choices=("compute", "link"),
         choice_words={"link": "bandwidth"},  # the question's own word: its bandwidth is the link's
         params={"chip": "TPU v6e", "intensity": 3000},
         hints=("Compare 3000 with the ICI ridge point, not with the HBM one.",),
