@@ -94,7 +94,13 @@ def dot(N, dtype="bf16") -> Cost:
 def elementwise(
     N, dtype="bf16", flops_per_element=1, inputs=2, outputs=1, name="elementwise"
 ) -> Cost:
-    """An elementwise op on N elements (default: z = x + y, 1 FLOP, 2 reads, 1 write)."""
+    """An elementwise op on N elements (default: z = x + y, 1 FLOP, 2 reads, 1 write).
+
+    It runs on the vector units. FLOP convention: a vendor's vector peak counts a fused
+    multiply-add as 2 FLOPs, so an op made only of adds or maxes (1 FLOP per instruction)
+    reaches at most half of that peak. Transcendentals (exp, tanh, ...) run on separate
+    special-function units at a lower rate; counting each as one FLOP makes the time too low.
+    """
     check_size("N", N)
     check_size("flops_per_element", flops_per_element)
     check_size("inputs", inputs)
