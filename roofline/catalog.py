@@ -654,9 +654,7 @@ _NVIDIA = [
         memory_kind="HBM3e",
         memory_source=Source(
             _B200,
-            "HGX B200: total memory 1.4TB, memory bandwidth 62TB/s (8 GPUs)",
-            derivation="per GPU = the system figure / 8: 180 GB and 7.7 TB/s (62/8 = 7.75, "
-            "NVIDIA's per-GPU figure 7.7)",
+            "HGX B200: total memory 1.4TB (180 GB each), memory bandwidth 62TB/s (7.7 TB/s each)",
         ),
         interconnect=Link(
             "NVLink 5",

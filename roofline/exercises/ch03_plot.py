@@ -147,7 +147,7 @@ register(
 
 
 def _link_regime(p):
-    return "compute" if p["intensity"] >= _ici_ridge(p) else "bandwidth"
+    return "compute" if p["intensity"] >= _ici_ridge(p) else "link"
 
 
 register(
@@ -162,12 +162,13 @@ register(
         answer=_link_regime,
         kind="choice",
         choices=("compute", "link"),
-        choice_words={"link": "bandwidth"},  # the question's own word: its bandwidth is the link's
+        # "bandwidth-bound" and "memory-bound" name the same slanted roof: here the link's
+        choice_words={"bandwidth": "link", "memory": "link"},
         params={"chip": "TPU v6e", "intensity": 3000},
         hints=("Compare 3000 with the ICI ridge point, not with the HBM one.",),
         mistakes=lambda p: [
             Mistake(
-                "compute" if _link_regime(p) == "bandwidth" else "bandwidth",
+                "compute" if _link_regime(p) == "link" else "link",
                 "That holds against the HBM ridge point; against the link's ridge "
                 "point the answer flips. It sits in the middle region.",
             )
