@@ -129,11 +129,12 @@ def _pcie(gen: int, url: str = _PCIE, says: str | None = None) -> Link:
     """A x16 PCIe link, one way: 16 lanes x transfer rate x encoding efficiency / 8 bits."""
     gts = {3: 8, 4: 16, 5: 32}[gen]
     one_way = 16 * gts * 1e9 * (128 / 130) / 8
-    text = says or (
-        f"PCIe Gen{gen}: {gts} GT/s per lane, 128b/130b encoding; "
-        f"x16 = {one_way / 1e9:.1f} GB/s each way"
+    text = says or f"PCIe Gen{gen}: {gts} GT/s per lane, 128b/130b encoding"
+    derivation = (
+        f"one way = 16 lanes x {gts} GT/s x 128/130 / 8 bits = {one_way / 1e9:.1f} GB/s "
+        "(the PCIe rate after encoding, not a sheet's rounded both-ways total)"
     )
-    return Link(f"PCIe Gen{gen} x16", one_way, Source(url, text))
+    return Link(f"PCIe Gen{gen} x16", one_way, Source(url, text, derivation=derivation))
 
 
 # -- Google TPUs: no sparse figures are quoted --------------------------------
