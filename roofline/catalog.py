@@ -132,7 +132,7 @@ def _pcie(gen: int, url: str = _PCIE, says: str | None = None) -> Link:
     text = says or f"PCIe Gen{gen}: {gts} GT/s per lane, 128b/130b encoding"
     derivation = (
         f"one way = 16 lanes x {gts} GT/s x 128/130 / 8 bits = {one_way / 1e9:.1f} GB/s "
-        "(the PCIe rate after encoding, not a sheet's rounded both-ways total)"
+        "(the PCIe rate after encoding; a sheet's figure adds both directions and rounds)"
     )
     return Link(f"PCIe Gen{gen} x16", one_way, Source(url, text, derivation=derivation))
 
@@ -379,7 +379,7 @@ _NVIDIA = [
         host_link=_pcie(
             4,
             _A100,
-            "PCIe Gen4: 64 GB/s (both directions together; 32 GB/s each way before encoding)",
+            "PCIe Gen4: 64 GB/s",
         ),
     ),
     Chip(
@@ -451,7 +451,7 @@ _NVIDIA = [
             topology="switch",
             domain_chips=8,
         ),
-        host_link=_pcie(5, _H100, "PCIe Gen5: 128GB/s (both directions together)"),
+        host_link=_pcie(5, _H100, "PCIe Gen5: 128GB/s"),
         notes="Dense bf16 is 1,979/2 = 989.5 TFLOP/s, usually rounded to 989 TFLOP/s; "
         "the 1.98e15 often quoted is the 2:4-sparse figure.",
     ),
@@ -524,7 +524,7 @@ _NVIDIA = [
             topology="switch",
             domain_chips=2,
         ),
-        host_link=_pcie(5, _H100_PCIE, "PCIe Gen5: 128GB/s (both directions together)"),
+        host_link=_pcie(5, _H100_PCIE, "PCIe Gen5: 128GB/s"),
     ),
     Chip(
         name="H200",
@@ -590,7 +590,7 @@ _NVIDIA = [
             topology="switch",
             domain_chips=8,
         ),
-        host_link=_pcie(5, _H200, "PCIe Gen5: 128GB/s (both directions together)"),
+        host_link=_pcie(5, _H200, "PCIe Gen5: 128GB/s"),
     ),
     Chip(
         name="B200",
@@ -820,7 +820,7 @@ def _amd(name, url, aliases, figures, hbm_gb, tbps, mem_kind, link_gb=128, link_
             topology="mesh",
             domain_chips=8,
         ),
-        host_link=_pcie(5, url, "PCIe Gen 5 x16: 128 GB/s (both directions together)"),
+        host_link=_pcie(5, url, "PCIe Gen 5 x16: 128 GB/s"),
     )
 
 
@@ -1072,9 +1072,7 @@ _CONSUMER = [
         hbm_bytes_per_s=320 * G,
         memory_kind="GDDR6",
         memory_source=Source(_T4, "GPU Memory: 16 GB GDDR6, 320+ GB/s"),
-        host_link=_pcie(
-            3, _T4, "Interconnect Bandwidth: 32 GB/sec (PCIe Gen3 x16, both directions together)"
-        ),
+        host_link=_pcie(3, _T4, "Interconnect Bandwidth: 32 GB/sec"),
         notes="T4 (Turing) has no bf16 tensor cores; use fp16.",
     ),
     Chip(
@@ -1132,7 +1130,7 @@ _CONSUMER = [
         hbm_bytes_per_s=300 * G,
         memory_kind="GDDR6",
         memory_source=Source(_L4, "GPU memory: 24GB; GPU memory bandwidth: 300GB/s"),
-        host_link=_pcie(4, _L4, "Interconnect: PCIe Gen4 x16 64GB/s (both directions together)"),
+        host_link=_pcie(4, _L4, "Interconnect: PCIe Gen4 x16 64GB/s"),
     ),
 ]
 
