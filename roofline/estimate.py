@@ -571,9 +571,12 @@ def check_below_roof(
 ):
     """Raise ValueError if a (intensity, FLOP/s) point lies above the roofline.
 
-    A point above the roof cannot be real: it means a units, sparsity or counting
-    error (a sparse peak used as dense, bytes counted in GB, FLOPs counted once per
-    multiply-add). `tolerance` allows for rounding in spec figures.
+    A point above the roof of the memory its bytes really crossed cannot be real: it means a
+    units, sparsity or counting error (a sparse peak used as dense, bytes counted in GB, FLOPs
+    counted once per multiply-add). One exception is legitimate: bytes counted as if they came
+    from HBM while the data sat in on-chip memory (L2, VMEM) are checked against the wrong roof;
+    pass that level's bandwidth as `bandwidth_bytes_per_s`. `tolerance` allows for rounding in
+    spec figures.
     """
     roof = attainable_flops_per_s(
         intensity, chip, dtype, bandwidth_bytes_per_s=bandwidth_bytes_per_s
@@ -584,6 +587,7 @@ def check_below_roof(
         raise ValueError(
             f"{format_flops_rate(flops_per_s)} at intensity {intensity:.3g} FLOPs/B is above the "
             f"roofline ({format_flops_rate(roof)}) of {get_chip(chip).name}: check units "
-            "(GB vs bytes), sparse vs dense peaks, and whether a multiply-add counts as 2 FLOPs"
+            "(GB vs bytes), sparse vs dense peaks, and whether a multiply-add counts as 2 FLOPs; "
+            "if the data sat in on-chip memory (L2, VMEM), compare with that level's bandwidth"
         )
     return roof
