@@ -103,7 +103,7 @@ def test_ten_flops_per_element_is_vector_bound_on_tpu_v5p():
     # intensity of 2.5 FLOPs/B; the v5p VPU ridge is 7e12 / 2.765e12 = 2.53 FLOPs/B: just below
     # it (memory-bound by a hair); 12 FLOPs/element (3 FLOPs/B) is VPU-bound.
     assert 7e12 / 2.765e12 == pytest.approx(2.53, abs=0.01)
-    one_in_one_out = dict(inputs=1, outputs=1)
+    one_in_one_out = {"inputs": 1, "outputs": 1}
     ten = rl.estimate(rl.elementwise(10**8, flops_per_element=10, **one_in_one_out), "TPU v5p")
     twelve = rl.estimate(rl.elementwise(10**8, flops_per_element=12, **one_in_one_out), "TPU v5p")
     assert ten.t_math == pytest.approx(10 * 1e8 / 7e12)
