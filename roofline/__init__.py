@@ -81,6 +81,7 @@ _LAZY_SUBMODULES = (
     "transformer",
     "tiles",
     "published",
+    "achievable",
 )
 
 

@@ -28,6 +28,7 @@ _V6E = "https://cloud.google.com/tpu/docs/v6e"
 _TPU7X = "https://cloud.google.com/tpu/docs/tpu7x"
 _TPU7X_BLOG = "https://blog.google/products/google-cloud/ironwood-tpu-age-of-inference/"
 _SCALING = "https://jax-ml.github.io/scaling-book/tpus/"
+_SCALING_ROOFLINE = "https://jax-ml.github.io/scaling-book/roofline/"
 _A100 = "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf"
 _H100 = "https://www.nvidia.com/en-us/data-center/h100/"
 _H200 = "https://www.nvidia.com/en-us/data-center/h200/"
@@ -46,11 +47,81 @@ _RTX_BW = "https://images.nvidia.com/aem-dam/Solutions/geforce/blackwell/nvidia-
 _T4 = "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/t4-tensor-core-datasheet-951643.pdf"
 _L4 = "https://www.nvidia.com/en-us/data-center/l4/"
 _PCIE = "https://pcisig.com/specifications"
+#: The H100 PCIe card's own datasheet (the product page now describes the H100 NVL instead).
+_H100_PCIE = "https://www.nvidia.com/content/dam/en-zz/Solutions/gtcs22/data-center/h100/PB-11133-001_v02.pdf"
+_BLACKWELL_WHY = (
+    "bf16 elementwise math at least reaches the fp32 rate (up to 2x more if the cores pack two "
+    "bf16 per lane, as Hopper's do)"
+)
 
 
-def _peak(dtype, dense, url, says, sparse=None, accumulate="fp32", unit="matrix"):
-    return Peak(
-        dtype, dense, Source(url, says), sparse_flops_per_s=sparse, accumulate=accumulate, unit=unit
+def _peak(
+    dtype,
+    dense,
+    url,
+    says,
+    sparse=None,
+    accumulate="fp32",
+    unit="matrix",
+    derivation="",
+    secondary=False,
+):
+    if not derivation:
+        derivation = _derive(says, sparse)
+    source = Source(url, says, derivation=derivation, secondary=secondary)
+    return Peak(dtype, dense, source, sparse_flops_per_s=sparse, accumulate=accumulate, unit=unit)
+
+
+def _derive(says, sparse):
+    """How a figure follows from text that prints a system total or only a sparse figure."""
+    steps = []
+    if ", i.e. " in says:
+        raise ValueError(f"keep the per-GPU arithmetic out of `says`: {says!r}")
+    per_system = re.search(r"for (\d+) GPUs|\((\d+) GPUs\)", says)
+    if per_system:
+        count = per_system.group(1) or per_system.group(2)
+        steps.append(f"per GPU = the system figure / {count}")
+    if sparse is not None and _SPARSE_NOTE in says and "|" not in says:
+        steps.append("dense = the printed sparse figure / 2 (the footnote)")
+    return "; ".join(steps)
+
+
+# -- vector units (dot products, elementwise ops, reductions) --------------------
+#: The scaling book's one figure for a TPU's vector unit (VPU), a footnote on TPU v5p.
+_VPU_V5P = 7e12
+_VPU_SAYS = "The TPU v5p VPU can do roughly 7e12 FLOPs / second"
+
+
+def _tpu_vpu(mxu_bf16):
+    """A TPU's bf16 vector (VPU) peak: a secondary estimate, never a Google figure.
+
+    Google publishes no VPU rate. The scaling book gives ~7e12 FLOP/s for v5p; other TPUs are
+    scaled from it by their MXU peak (the v5p ratio, 7e12 : 459e12 ~ 1 : 66, assumed on every
+    generation). The VPU computes in fp32, so bf16 elementwise math runs at this rate too.
+    """
+    if mxu_bf16 == 459 * T:
+        return _peak("bf16", _VPU_V5P, _SCALING_ROOFLINE, _VPU_SAYS, unit="vector", secondary=True)
+    return _peak(
+        "bf16",
+        _VPU_V5P * mxu_bf16 / (459 * T),
+        _SCALING_ROOFLINE,
+        _VPU_SAYS,
+        unit="vector",
+        secondary=True,
+        derivation=f"scaled from v5p by the MXU peaks: 7e12 x {mxu_bf16 / T:g} / 459 TFLOP/s "
+        "(assumes v5p's VPU-to-MXU ratio; a rough estimate)",
+    )
+
+
+def _bf16_vector_as_fp32(fp32, url, says, why):
+    """A bf16 vector peak taken as the chip's fp32 vector (or FP32) rate, with the reason."""
+    return _peak(
+        "bf16",
+        fp32,
+        url,
+        says,
+        unit="vector",
+        derivation=f"no bf16 vector figure is published; the fp32 rate is used: {why}",
     )
 
 
@@ -58,11 +129,12 @@ def _pcie(gen: int, url: str = _PCIE, says: str | None = None) -> Link:
     """A x16 PCIe link, one way: 16 lanes x transfer rate x encoding efficiency / 8 bits."""
     gts = {3: 8, 4: 16, 5: 32}[gen]
     one_way = 16 * gts * 1e9 * (128 / 130) / 8
-    text = says or (
-        f"PCIe Gen{gen}: {gts} GT/s per lane, 128b/130b encoding; "
-        f"x16 = {one_way / 1e9:.1f} GB/s each way"
+    text = says or f"PCIe Gen{gen}: {gts} GT/s per lane, 128b/130b encoding"
+    derivation = (
+        f"one way = 16 lanes x {gts} GT/s x 128/130 / 8 bits = {one_way / 1e9:.1f} GB/s "
+        "(the PCIe rate after encoding; a sheet's figure adds both directions and rounds)"
     )
-    return Link(f"PCIe Gen{gen} x16", one_way, Source(url, text))
+    return Link(f"PCIe Gen{gen} x16", one_way, Source(url, text, derivation=derivation))
 
 
 # -- Google TPUs: no sparse figures are quoted --------------------------------
@@ -74,6 +146,7 @@ _TPUS = [
         peaks=(
             _peak("bf16", 275 * T, _V4, "Peak compute per chip (bf16): 275 TFLOPs"),
             _peak("int8", 275 * T, _V4, "Peak compute per chip (int8): 275 TOPs"),
+            _tpu_vpu(275 * T),
         ),
         hbm_bytes=32 * GiB,
         hbm_bytes_per_s=1200 * G,
@@ -99,7 +172,9 @@ _TPUS = [
             ),
         ),
         host_link=Link(
-            "PCIe", 1.6e10, Source(_SCALING, "PCIe host link ~1.6e10 bytes/s per TPU, one way")
+            "PCIe",
+            1.6e10,
+            Source(_SCALING, "PCIe bandwidth for TPU v4 is 16GB / second each way"),
         ),
     ),
     Chip(
@@ -109,6 +184,7 @@ _TPUS = [
         peaks=(
             _peak("bf16", 197 * T, _V5E, "Peak compute per chip (bf16): 197 TFLOPs"),
             _peak("int8", 394 * T, _V5E, "Peak compute per chip (Int8): 394 TOPs"),
+            _tpu_vpu(197 * T),
         ),
         hbm_bytes=16 * G,
         hbm_bytes_per_s=819 * G,
@@ -135,7 +211,9 @@ _TPUS = [
             vendor_one_way_bytes_per_s=400 * G / 4 / 2,
         ),
         host_link=Link(
-            "PCIe", 1.6e10, Source(_SCALING, "PCIe host link ~1.6e10 bytes/s per TPU, one way")
+            "PCIe",
+            1.5e10,
+            Source(_SCALING, "PCIe bandwidth is typically around `1.5e10` bytes / second per chip"),
         ),
         notes="HBM bandwidth is 8.19e11 B/s (819 GBps); some texts round it to 8.1e11 or 8.2e11. "
         "Google quotes ICI as 400 GBps bidirectional per chip over 4 ports (5e10 B/s per "
@@ -149,6 +227,7 @@ _TPUS = [
         peaks=(
             _peak("bf16", 459 * T, _V5P, "Peak compute per chip (bf16): 459 TFLOPs"),
             _peak("int8", 918 * T, _V5P, "Peak compute per chip (Int8): 918 TOPs"),
+            _tpu_vpu(459 * T),
         ),
         hbm_bytes=95 * G,
         hbm_bytes_per_s=2765 * G,
@@ -173,7 +252,9 @@ _TPUS = [
             vendor_one_way_bytes_per_s=1200 * G / 6 / 2,
         ),
         host_link=Link(
-            "PCIe", 1.6e10, Source(_SCALING, "PCIe host link ~1.6e10 bytes/s per TPU, one way")
+            "PCIe",
+            1.5e10,
+            Source(_SCALING, "PCIe bandwidth is typically around `1.5e10` bytes / second per chip"),
         ),
         notes="Google's page gives no ICI port count for v5p; the one-way per-port figure "
         "divides 1200 GBps by 6 ports (a 3D torus: two neighbours per axis) and 2 directions.",
@@ -185,6 +266,7 @@ _TPUS = [
         peaks=(
             _peak("bf16", 918 * T, _V6E, "Peak compute per chip (bf16): 918 TFLOPs"),
             _peak("int8", 1836 * T, _V6E, "Peak compute per chip (Int8): 1836 TOPs"),
+            _tpu_vpu(918 * T),
         ),
         hbm_bytes=32 * G,
         hbm_bytes_per_s=1638 * G,
@@ -213,7 +295,7 @@ _TPUS = [
         host_link=Link(
             "PCIe",
             3.2e10,
-            Source(_SCALING, "PCIe host link ~3.2e10 bytes/s per TPU on v6e, one way"),
+            Source(_SCALING, "Trillium (TPU v6e) has 32GB/s, about 2x higher than v5."),
         ),
         notes="Some texts print 9.1e14 or 9.2e14 for bf16; Google's page says 918 TFLOPs, kept here. "
         "Google quotes ICI as 800 GBps bidirectional per chip over 4 ports.",
@@ -225,16 +307,22 @@ _TPUS = [
         peaks=(
             _peak("bf16", 2307 * T, _TPU7X, "Peak compute per chip (bf16): 2307 TFLOPs"),
             _peak("fp8", 4614 * T, _TPU7X, "Peak compute per chip (fp8): 4614 TFLOPs"),
+            _tpu_vpu(2307 * T),
         ),
         hbm_bytes=192 * GiB,
         hbm_bytes_per_s=7.37 * T,
         memory_kind="HBM3e",
         memory_source=Source(
-            _TPU7X_BLOG,
-            "HBM capacity per chip (GiB): 192 (Cloud TPU docs); "
-            "7.37 TB/s HBM bandwidth per chip (Google's Ironwood announcement)",
+            _TPU7X,
+            "HBM capacity per chip: 192 GiB (Cloud TPU page); "
+            "7.37 TB/s HBM bandwidth per chip (Google's Ironwood announcement, "
+            + _TPU7X_BLOG
+            + ")",
         ),
-        notes="ICI per-link figures for TPU7x are not yet published by Google; "
+        notes="Google prints TPU7x's memory twice: 192 GiB on the Cloud TPU page, '192 GB' in the "
+        "Ironwood announcement. The catalog keeps 192 GiB (206.2e9 bytes, shown as 206.2 GB); "
+        "a reader who takes the announcement's 192e9 bytes is 7 % lower. "
+        "ICI per-link figures for TPU7x are not yet published by Google; "
         "only a secondary source quotes ~1.2 TB/s per chip, so no link is stored.",
     ),
 ]
@@ -301,7 +389,7 @@ _NVIDIA = [
         host_link=_pcie(
             4,
             _A100,
-            "PCIe Gen4: 64 GB/s (both directions together; 32 GB/s each way before encoding)",
+            "PCIe Gen4: 64 GB/s",
         ),
     ),
     Chip(
@@ -373,7 +461,7 @@ _NVIDIA = [
             topology="switch",
             domain_chips=8,
         ),
-        host_link=_pcie(5, _H100, "PCIe Gen5: 128GB/s (both directions together)"),
+        host_link=_pcie(5, _H100, "PCIe Gen5: 128GB/s"),
         notes="Dense bf16 is 1,979/2 = 989.5 TFLOP/s, usually rounded to 989 TFLOP/s; "
         "the 1.98e15 often quoted is the 2:4-sparse figure.",
     ),
@@ -382,40 +470,49 @@ _NVIDIA = [
         vendor="NVIDIA",
         aliases=("h100pcie",),
         peaks=(
-            _peak("fp64", 26 * T, _H100, "H100 PCIe FP64: 26 teraFLOPS", unit="vector"),
-            _peak("fp32", 51 * T, _H100, "H100 PCIe FP32: 51 teraFLOPS", unit="vector"),
+            _peak("fp64", 26 * T, _H100_PCIE, "FP64: 26 TFLOPS", unit="vector"),
+            _peak("fp32", 51 * T, _H100_PCIE, "FP32: 51 TFLOPS", unit="vector"),
+            _peak(
+                "bf16",
+                102 * T,
+                _H100_PCIE,
+                "FP32: 51 TFLOPS",
+                unit="vector",
+                derivation="2 x the FP32 figure: Hopper's CUDA cores run bf16 at twice their fp32 "
+                "rate (H100 SXM5: 133.8 = 2 x 66.9 TFLOPS in the Hopper whitepaper)",
+            ),
             _peak(
                 "tf32",
                 378 * T,
-                _H100,
+                _H100_PCIE,
                 f"TF32 Tensor Core: 756 teraFLOPS*; {_SPARSE_NOTE}",
                 sparse=756 * T,
             ),
             _peak(
                 "bf16",
                 756.5 * T,
-                _H100,
+                _H100_PCIE,
                 f"BFLOAT16 Tensor Core: 1,513 teraFLOPS*; {_SPARSE_NOTE}",
                 sparse=1513 * T,
             ),
             _peak(
                 "fp16",
                 756.5 * T,
-                _H100,
+                _H100_PCIE,
                 f"FP16 Tensor Core: 1,513 teraFLOPS*; {_SPARSE_NOTE}",
                 sparse=1513 * T,
             ),
             _peak(
                 "fp8",
                 1513 * T,
-                _H100,
+                _H100_PCIE,
                 f"FP8 Tensor Core: 3,026 teraFLOPS*; {_SPARSE_NOTE}",
                 sparse=3026 * T,
             ),
             _peak(
                 "int8",
                 1513 * T,
-                _H100,
+                _H100_PCIE,
                 f"INT8 Tensor Core: 3,026 TOPS*; {_SPARSE_NOTE}",
                 sparse=3026 * T,
             ),
@@ -423,7 +520,10 @@ _NVIDIA = [
         hbm_bytes=80 * G,
         hbm_bytes_per_s=2.0 * T,
         memory_kind="HBM2e",
-        memory_source=Source(_H100, "H100 PCIe: GPU memory 80GB, GPU memory bandwidth 2TB/s"),
+        memory_source=Source(
+            _H100_PCIE,
+            "80 GB HBM2e ... memory bandwidth greater than 2,000 gigabytes per second (GBps)",
+        ),
         interconnect=Link(
             "NVLink bridge",
             25 * G,
@@ -434,7 +534,7 @@ _NVIDIA = [
             topology="switch",
             domain_chips=2,
         ),
-        host_link=_pcie(5, _H100, "PCIe Gen5: 128GB/s (both directions together)"),
+        host_link=_pcie(5, _H100_PCIE, "PCIe Gen5: 128GB/s"),
     ),
     Chip(
         name="H200",
@@ -443,6 +543,15 @@ _NVIDIA = [
         peaks=(
             _peak("fp64", 34 * T, _H200, "H200 SXM FP64: 34 TFLOPS", unit="vector"),
             _peak("fp32", 67 * T, _H200, "H200 SXM FP32: 67 TFLOPS", unit="vector"),
+            _peak(
+                "bf16",
+                133.8 * T,
+                _HOPPER,
+                "H100 SXM5: Peak BF16 (non-Tensor) 133.8 TFLOPS",
+                unit="vector",
+                derivation="the H100 SXM5 figure: the H200 is the same GH100 die at the same "
+                "clocks (its FP32 and tensor figures equal the H100 SXM's)",
+            ),
             _peak(
                 "tf32",
                 494.5 * T,
@@ -491,7 +600,7 @@ _NVIDIA = [
             topology="switch",
             domain_chips=8,
         ),
-        host_link=_pcie(5, _H200, "PCIe Gen5: 128GB/s (both directions together)"),
+        host_link=_pcie(5, _H200, "PCIe Gen5: 128GB/s"),
     ),
     Chip(
         name="B200",
@@ -502,49 +611,52 @@ _NVIDIA = [
                 "fp32",
                 75 * T,
                 _B200,
-                "HGX B200 (8 GPUs): FP32 600 TFLOPS, i.e. 75 TFLOPS per GPU",
+                "HGX B200 (8 GPUs): FP32 600 TFLOPS",
                 unit="vector",
+            ),
+            _bf16_vector_as_fp32(
+                75 * T, _B200, "HGX B200 (8 GPUs): FP32 600 TFLOPS", _BLACKWELL_WHY + " (600 / 8)"
             ),
             _peak(
                 "tf32",
                 1125 * T,
                 _B200,
-                f"HGX B200 (8 GPUs): TF32 Tensor Core 18 PFLOPS*, i.e. 2.25 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                f"HGX B200 (8 GPUs): TF32 Tensor Core 18 PFLOPS*; {_SPARSE_NOTE}",
                 sparse=2250 * T,
             ),
             _peak(
                 "bf16",
                 2250 * T,
                 _B200,
-                f"HGX B200 (8 GPUs): FP16/BF16 36 PFLOPS*, i.e. 4.5 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                f"HGX B200 (8 GPUs): FP16/BF16 36 PFLOPS*; {_SPARSE_NOTE}",
                 sparse=4500 * T,
             ),
             _peak(
                 "fp16",
                 2250 * T,
                 _B200,
-                f"HGX B200 (8 GPUs): FP16/BF16 36 PFLOPS*, i.e. 4.5 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                f"HGX B200 (8 GPUs): FP16/BF16 36 PFLOPS*; {_SPARSE_NOTE}",
                 sparse=4500 * T,
             ),
             _peak(
                 "fp8",
                 4500 * T,
                 _B200,
-                f"HGX B200 (8 GPUs): FP8 72 PFLOPS*, i.e. 9 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                f"HGX B200 (8 GPUs): FP8 72 PFLOPS*; {_SPARSE_NOTE}",
                 sparse=9000 * T,
             ),
             _peak(
                 "int8",
                 4500 * T,
                 _B200,
-                f"HGX B200 (8 GPUs): INT8 72 POPS*, i.e. 9 POPS* per GPU; {_SPARSE_NOTE}",
+                f"HGX B200 (8 GPUs): INT8 72 POPS*; {_SPARSE_NOTE}",
                 sparse=9000 * T,
             ),
             _peak(
                 "fp4",
                 9000 * T,
                 _B200,
-                f"HGX B200 (8 GPUs): FP4 144 PFLOPS*, i.e. 18 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                f"HGX B200 (8 GPUs): FP4 144 PFLOPS*; {_SPARSE_NOTE}",
                 sparse=18000 * T,
             ),
         ),
@@ -553,7 +665,7 @@ _NVIDIA = [
         memory_kind="HBM3e",
         memory_source=Source(
             _B200,
-            "HGX B200: total memory 1.4TB for 8 GPUs (180 GB each), memory bandwidth 62TB/s (7.7 TB/s each)",
+            "HGX B200: total memory 1.4TB (180 GB each), memory bandwidth 62TB/s (7.7 TB/s each)",
         ),
         interconnect=Link(
             "NVLink 5",
@@ -575,49 +687,55 @@ _NVIDIA = [
                 "fp32",
                 80 * T,
                 _GB200,
-                "GB200 NVL72 (72 GPUs): FP32 5,760 TFLOPS, i.e. 80 TFLOPS per GPU",
+                "GB200 NVL72 (72 GPUs): FP32 5,760 TFLOPS",
                 unit="vector",
+            ),
+            _bf16_vector_as_fp32(
+                80 * T,
+                _GB200,
+                "GB200 NVL72 (72 GPUs): FP32 5,760 TFLOPS",
+                _BLACKWELL_WHY + " (5,760 / 72)",
             ),
             _peak(
                 "tf32",
                 1250 * T,
                 _GB200,
-                f"GB200 NVL72: TF32 Tensor Core 180 PFLOPS* for 72 GPUs, i.e. 2.5 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                f"GB200 NVL72 (72 GPUs): TF32 Tensor Core 180 PFLOPS*; {_SPARSE_NOTE}",
                 sparse=2500 * T,
             ),
             _peak(
                 "bf16",
                 2500 * T,
                 _GB200,
-                f"GB200 NVL72: FP16/BF16 Tensor Core 360 PFLOPS* for 72 GPUs, i.e. 5 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                f"GB200 NVL72 (72 GPUs): FP16/BF16 Tensor Core 360 PFLOPS*; {_SPARSE_NOTE}",
                 sparse=5000 * T,
             ),
             _peak(
                 "fp16",
                 2500 * T,
                 _GB200,
-                f"GB200 NVL72: FP16/BF16 Tensor Core 360 PFLOPS* for 72 GPUs, i.e. 5 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                f"GB200 NVL72 (72 GPUs): FP16/BF16 Tensor Core 360 PFLOPS*; {_SPARSE_NOTE}",
                 sparse=5000 * T,
             ),
             _peak(
                 "fp8",
                 5000 * T,
                 _GB200,
-                f"GB200 NVL72: FP8 Tensor Core 720 PFLOPS* for 72 GPUs, i.e. 10 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                f"GB200 NVL72 (72 GPUs): FP8 Tensor Core 720 PFLOPS*; {_SPARSE_NOTE}",
                 sparse=10000 * T,
             ),
             _peak(
                 "int8",
                 5000 * T,
                 _GB200,
-                f"GB200 NVL72: INT8 Tensor Core 720 POPS* for 72 GPUs, i.e. 10 POPS* per GPU; {_SPARSE_NOTE}",
+                f"GB200 NVL72 (72 GPUs): INT8 Tensor Core 720 POPS*; {_SPARSE_NOTE}",
                 sparse=10000 * T,
             ),
             _peak(
                 "fp4",
                 10000 * T,
                 _GB200,
-                f"GB200 NVL72: FP4 Tensor Core 1,440 PFLOPS* for 72 GPUs, i.e. 20 PFLOPS* per GPU; {_SPARSE_NOTE}",
+                f"GB200 NVL72 (72 GPUs): FP4 Tensor Core 1,440 PFLOPS*; {_SPARSE_NOTE}",
                 sparse=20000 * T,
             ),
         ),
@@ -625,7 +743,9 @@ _NVIDIA = [
         hbm_bytes_per_s=8 * T,
         memory_kind="HBM3e",
         memory_source=Source(
-            _GB200, "GB200 NVL72: up to 13.4 TB HBM3e at 576 TB/s for 72 GPUs (186 GB, 8 TB/s each)"
+            _GB200,
+            "GB200 NVL72 (72 GPUs): up to 13.4 TB HBM3e, 576 TB/s",
+            derivation="per GPU = the rack figure / 72: 186 GB and 8 TB/s",
         ),
         interconnect=Link(
             "NVLink 5",
@@ -642,54 +762,56 @@ _NVIDIA = [
     ),
 ]
 
-# -- AMD Instinct: spec pages print dense and "with structured sparsity" figures -
-_AMD_SPARSE = "(with structured sparsity: 2x)"
-_NVIDIA_STYLE_IF = (
-    "AMD Infinity Fabric: 7 links, 128 GB/s peak per link (64 GB/s each way); "
+# -- AMD Instinct: spec pages print dense figures and, apart, "with structured sparsity" ones -
+_IF_MI300 = (
+    "AMD Infinity Fabric: 7 links, 128 GB/s peak per link; "
+    "8 GPUs fully connected (a link to each of the other 7)"
+)
+_IF_MI355 = (
+    "AMD Infinity Fabric: 7 links, 153.6 GB/s peak per link; "
     "8 GPUs fully connected (a link to each of the other 7)"
 )
 
 
-def _amd(name, url, aliases, bf16, fp8, fp32, fp64, hbm_gb, tbps, mem_kind):
-    fp64_peak = (
-        () if fp64 is None else (_peak("fp64", fp64 * T, url, f"Peak FP64 matrix: {fp64} TFLOPs"),)
+def _amd_pair(dtype, dense, sparse, url, unit_word="TFLOPs"):
+    """A dense figure and the separately printed structured-sparsity one, both as printed."""
+    label = dtype.upper()
+    return _peak(
+        dtype,
+        dense * T,
+        url,
+        f"Peak {label}: {dense:,} {unit_word}; "
+        f"Peak {label} with Structured Sparsity: {sparse:,} {unit_word}",
+        sparse=sparse * T,
     )
+
+
+def _amd(name, url, aliases, figures, hbm_gb, tbps, mem_kind, link_gb=128, link_says=_IF_MI300):
+    """An AMD Instinct chip. `figures`: dtype -> (dense, sparse) TFLOP/s as printed, plus
+    "fp32" and optionally "fp64" -> the FP32/FP64 matrix figure."""
+    fp32, fp64 = figures["fp32"], figures.get("fp64")
+    fp64_peak = (
+        () if fp64 is None else (_peak("fp64", fp64 * T, url, f"Peak FP64 Matrix: {fp64} TFLOPs"),)
+    )
+    pairs = tuple(
+        _amd_pair(d, *figures[d], url, "TOPs" if d == "int8" else "TFLOPs")
+        for d in ("bf16", "fp16", "fp8", "int8")
+    )
+    vector = _bf16_vector_as_fp32(
+        fp32 * T,
+        url,
+        f"Peak FP32 Vector: {fp32} TFLOPs",
+        "AMD prints FP32 vector and matrix rates, no bf16 vector rate",
+    )
+    one_way = link_gb / 2
     return Chip(
         name=name,
         vendor="AMD",
         aliases=aliases,
         peaks=fp64_peak
-        + (
-            _peak("fp32", fp32 * T, url, f"Peak FP32 matrix: {fp32} TFLOPs"),
-            _peak(
-                "bf16",
-                bf16 * T,
-                url,
-                f"Peak BF16: {bf16} TFLOPs; {2 * bf16:.1f} TFLOPs {_AMD_SPARSE}",
-                sparse=2 * bf16 * T,
-            ),
-            _peak(
-                "fp16",
-                bf16 * T,
-                url,
-                f"Peak FP16: {bf16} TFLOPs; {2 * bf16:.1f} TFLOPs {_AMD_SPARSE}",
-                sparse=2 * bf16 * T,
-            ),
-            _peak(
-                "fp8",
-                fp8 * T,
-                url,
-                f"Peak FP8: {fp8} TFLOPs; {2 * fp8:.1f} TFLOPs {_AMD_SPARSE}",
-                sparse=2 * fp8 * T,
-            ),
-            _peak(
-                "int8",
-                fp8 * T,
-                url,
-                f"Peak INT8: {fp8} TOPs; {2 * fp8:.1f} TOPs {_AMD_SPARSE}",
-                sparse=2 * fp8 * T,
-            ),
-        ),
+        + (_peak("fp32", fp32 * T, url, f"Peak FP32 Matrix: {fp32} TFLOPs"),)
+        + pairs
+        + (vector,),
         hbm_bytes=hbm_gb * G,
         hbm_bytes_per_s=tbps * T,
         memory_kind=mem_kind,
@@ -698,52 +820,49 @@ def _amd(name, url, aliases, bf16, fp8, fp32, fp64, hbm_gb, tbps, mem_kind):
         ),
         interconnect=Link(
             "Infinity Fabric",
-            64 * G,
-            Source(url, _NVIDIA_STYLE_IF),
+            one_way * G,
+            Source(
+                url,
+                link_says,
+                derivation=f"one way = {link_gb:g} GB/s per link (both directions) / 2",
+            ),
             count=7,
             topology="mesh",
             domain_chips=8,
         ),
-        host_link=_pcie(5, url, "PCIe Gen 5 x16: 128 GB/s (both directions together)"),
+        host_link=_pcie(5, url, "PCIe Gen 5 x16: 128 GB/s"),
     )
 
 
+_MI300_FIGURES = {
+    "bf16": (1307.4, 2614.9),
+    "fp16": (1307.4, 2614.9),
+    "fp8": (2614.9, 5229.8),
+    "int8": (2614.9, 5229.8),
+    "fp32": 163.4,
+    "fp64": 163.4,
+}
 _AMD_CHIPS = [
     _amd(
-        "MI300X",
-        _MI300X,
-        ("mi300x", "mi300", "instinctmi300x"),
-        1307.4,
-        2614.9,
-        163.4,
-        163.4,
-        192,
-        5.3,
-        "HBM3",
+        "MI300X", _MI300X, ("mi300x", "mi300", "instinctmi300x"), _MI300_FIGURES, 192, 5.3, "HBM3"
     ),
-    _amd(
-        "MI325X",
-        _MI325X,
-        ("mi325x", "instinctmi325x"),
-        1307.4,
-        2614.9,
-        163.4,
-        163.4,
-        256,
-        6.0,
-        "HBM3E",
-    ),
+    _amd("MI325X", _MI325X, ("mi325x", "instinctmi325x"), _MI300_FIGURES, 256, 6.0, "HBM3E"),
     _amd(
         "MI355X",
         _MI355X,
         ("mi355x", "instinctmi355x"),
-        2516.6,
-        5033.2,
-        157.3,
-        None,
+        {
+            "bf16": (2516.6, 5033.2),
+            "fp16": (2516.6, 5033.2),
+            "fp8": (5033.2, 10066.4),
+            "int8": (5033.2, 10066.4),
+            "fp32": 157.3,
+        },
         288,
         8.0,
         "HBM3E",
+        link_gb=153.6,
+        link_says=_IF_MI355,
     ),
 ]
 
@@ -911,6 +1030,15 @@ _CONSUMER = [
             ),
             _peak(
                 "bf16",
+                104.8 * T,
+                _RTX_BW,
+                "GeForce RTX 5090: Peak FP32 TFLOPS (non-Tensor) 104.8",
+                unit="vector",
+                derivation="the FP32 figure: GeForce cards print their bf16 (non-Tensor) rate equal "
+                "to FP32 (RTX 3090: 35.6 and 35.6; RTX 4090: 82.6 and 82.6)",
+            ),
+            _peak(
+                "bf16",
                 209.5 * T,
                 _RTX_BW,
                 "Peak BF16 Tensor TFLOPS with FP32 Accumulate: 209.5/419 (dense/sparse)",
@@ -938,6 +1066,15 @@ _CONSUMER = [
         aliases=("t4", "teslat4", "colabt4"),
         peaks=(
             _peak("fp32", 8.1 * T, _T4, "Single-Precision: 8.1 TFLOPS", unit="vector"),
+            _peak(
+                "fp16",
+                8.1 * T,
+                _T4,
+                "Single-Precision: 8.1 TFLOPS",
+                unit="vector",
+                derivation="no fp16 vector figure is published; the fp32 rate is used (Turing can "
+                "pack two fp16 per lane, so the true rate may be up to 2x higher)",
+            ),
             _peak("fp16", 65 * T, _T4, "Mixed-Precision (FP16/FP32): 65 TFLOPS"),
             _peak("int8", 130 * T, _T4, "INT8: 130 TOPS", accumulate="int32"),
         ),
@@ -945,9 +1082,7 @@ _CONSUMER = [
         hbm_bytes_per_s=320 * G,
         memory_kind="GDDR6",
         memory_source=Source(_T4, "GPU Memory: 16 GB GDDR6, 320+ GB/s"),
-        host_link=_pcie(
-            3, _T4, "Interconnect Bandwidth: 32 GB/sec (PCIe Gen3 x16, both directions together)"
-        ),
+        host_link=_pcie(3, _T4, "Interconnect Bandwidth: 32 GB/sec"),
         notes="T4 (Turing) has no bf16 tensor cores; use fp16.",
     ),
     Chip(
@@ -956,6 +1091,15 @@ _CONSUMER = [
         aliases=("l4", "colabl4"),
         peaks=(
             _peak("fp32", 30.3 * T, _L4, "FP32: 30.3 teraFLOPs", unit="vector"),
+            _peak(
+                "bf16",
+                30.3 * T,
+                _L4,
+                "FP32: 30.3 teraFLOPs",
+                unit="vector",
+                derivation="the FP32 figure: the L4 is an Ada chip, and Ada prints bf16 (non-Tensor) "
+                "equal to FP32 (RTX 4090: 82.6 and 82.6 in the Ada whitepaper)",
+            ),
             _peak(
                 "tf32",
                 60 * T,
@@ -996,7 +1140,7 @@ _CONSUMER = [
         hbm_bytes_per_s=300 * G,
         memory_kind="GDDR6",
         memory_source=Source(_L4, "GPU memory: 24GB; GPU memory bandwidth: 300GB/s"),
-        host_link=_pcie(4, _L4, "Interconnect: PCIe Gen4 x16 64GB/s (both directions together)"),
+        host_link=_pcie(4, _L4, "Interconnect: PCIe Gen4 x16 64GB/s"),
     ),
 ]
 

@@ -84,7 +84,7 @@ def dot(N, dtype="bf16") -> Cost:
     """Dot product of two length-N vectors: N multiplies and N - 1 adds (~2N FLOPs).
 
     Reads 2N elements and writes one: bytes = (2N + 1) * bytes per element.
-    The intensity tends to 1/2 FLOP per byte in bf16: bandwidth-bound on every chip.
+    The intensity tends to 1/2 FLOP per byte in bf16: memory-bound on every chip.
     """
     check_size("N", N)
     size = bytes_per_element(dtype)
@@ -94,7 +94,13 @@ def dot(N, dtype="bf16") -> Cost:
 def elementwise(
     N, dtype="bf16", flops_per_element=1, inputs=2, outputs=1, name="elementwise"
 ) -> Cost:
-    """An elementwise op on N elements (default: z = x + y, 1 FLOP, 2 reads, 1 write)."""
+    """An elementwise op on N elements (default: z = x + y, 1 FLOP, 2 reads, 1 write).
+
+    It runs on the vector units. FLOP convention: a vendor's vector peak counts a fused
+    multiply-add as 2 FLOPs, so an op made only of adds or maxes (1 FLOP per instruction)
+    reaches at most half of that peak. Transcendentals (exp, tanh, ...) run on separate
+    special-function units at a lower rate; counting each as one FLOP makes the time too low.
+    """
     check_size("N", N)
     check_size("flops_per_element", flops_per_element)
     check_size("inputs", inputs)
@@ -152,7 +158,7 @@ def per_example_matmul(B, D, F, dtype="bf16", activations=None, weights=None, ou
 
     FLOPs 2BDF as for a shared matmul, but the weights are B times larger
     (B*D*F elements), so the intensity stays below about 2/(bytes per weight)
-    FLOPs per byte whatever B is: always bandwidth-bound.
+    FLOPs per byte whatever B is: always memory-bound.
     """
     for name, value in (("B", B), ("D", D), ("F", F)):
         check_size(name, value)

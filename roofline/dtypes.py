@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 
-__all__ = ["DTYPE_BYTES", "canonical_dtype", "bytes_per_element"]
+__all__ = ["DTYPE_BYTES", "MATH_DTYPE", "canonical_dtype", "bytes_per_element"]
 
 #: Bytes per element of each number format the book uses.
 DTYPE_BYTES = {
@@ -15,9 +15,15 @@ DTYPE_BYTES = {
     "fp16": 2,
     "fp8": 1,
     "int8": 1,
-    "fp4": 0.5,
+    "fp4": 0.5,  # the 4-bit values alone; a block-scaled format adds its scales:
+    "nvfp4": 0.5 + 1 / 16,  # 4 bits + one 8-bit (e4m3) scale per 16 elements = 0.5625 B
+    "mxfp4": 0.5 + 1 / 32,  # 4 bits + one 8-bit (e8m0) scale per 32 elements = 0.53125 B
     "int4": 0.5,
 }
+
+#: Formats whose arithmetic runs at another format's peak: the block scales of NVFP4 and MXFP4
+#: change the bytes, not the tensor cores' fp4 rate.
+MATH_DTYPE = {"nvfp4": "fp4", "mxfp4": "fp4"}
 
 _ALIASES = {
     "float64": "fp64",
@@ -37,8 +43,6 @@ _ALIASES = {
     "float8_e4m3fn": "fp8",
     "float8_e5m2": "fp8",
     "float4": "fp4",
-    "nvfp4": "fp4",
-    "mxfp4": "fp4",
     "i8": "int8",
     "i4": "int4",
 }

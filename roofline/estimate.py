@@ -35,9 +35,21 @@ def _bandwidth(chip, bandwidth_bytes_per_s):
 
 
 def critical_intensity(
-    chip, dtype="bf16", sparse=False, bandwidth_bytes_per_s=None, accumulate=None, unit=None
+    chip,
+    dtype="bf16",
+    sparse=False,
+    bandwidth_bytes_per_s=None,
+    accumulate=None,
+    unit=None,
+    efficiency=1.0,
+    bandwidth_efficiency=1.0,
 ):
     """The ridge point in FLOPs/byte: peak FLOP/s divided by memory bandwidth (bytes/s).
+
+    With `efficiency` and `bandwidth_efficiency` (fractions of peak FLOP/s and of nominal
+    bandwidth that real kernels reach, see `roofline.achievable`) it is the **achieved-rate
+    ridge**: (efficiency x peak) / (bandwidth_efficiency x bandwidth). The defaults (1) give
+    the spec ridge.
 
     An operation whose intensity is above it is compute-bound on this chip, below it
     memory-bound. Pass `bandwidth_bytes_per_s` for another memory level or link,
@@ -46,8 +58,18 @@ def critical_intensity(
     units' (matmuls) where the chip has them.
     """
     chip = get_chip(chip)
+    _check_fraction("efficiency", efficiency)
+    _check_fraction("bandwidth_efficiency", bandwidth_efficiency)
     peak = chip.peak_flops_per_s(dtype, sparse=sparse, accumulate=accumulate, unit=unit)
-    return peak / _bandwidth(chip, bandwidth_bytes_per_s)
+    return (efficiency * peak) / (bandwidth_efficiency * _bandwidth(chip, bandwidth_bytes_per_s))
+
+
+def _check_fraction(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise ValueError(
+            f"{name} is the fraction of the datasheet rate a real kernel reaches, 0 < e <= 1 "
+            f"(e.g. 0.8 for 80 %), got {value!r}"
+        )
 
 
 def attainable_flops_per_s(
@@ -96,11 +118,16 @@ class Term:
 
 
 #: What an estimate can be bound by, in the order ties are broken (compute wins a tie).
-BOUNDS = ("compute", "memory", "link")
+#: "overhead": a fixed per-kernel cost (launch latency) outlasts every roof.
+BOUNDS = ("compute", "memory", "link", "overhead")
 #: Words readers and exercises use for the same bound ("bandwidth" is the book's older word
 #: for "memory": bytes from the chip's own memory).
 BOUND_SYNONYMS = {
     "bandwidth": "memory",
+    "memorybound": "memory",
+    "bandwidthbound": "memory",
+    "latency": "overhead",
+    "launch": "overhead",
     "hbm": "memory",
     "mem": "memory",
     "math": "compute",
@@ -134,6 +161,9 @@ class Estimate:
     data_kind: str = "memory"
     """What `t_comms` waits for: "memory" (the chip's own memory, the default) or "link"
     (an estimate whose bytes all come over a link)."""
+    overhead_s: object = 0
+    """A fixed time per kernel that no roof covers (launch latency), seconds; added to both
+    bounds. 0 unless `estimate(..., overhead_s=...)` was given one."""
 
     @property
     def terms(self) -> tuple:
@@ -145,11 +175,16 @@ class Estimate:
 
     @property
     def times(self) -> dict:
-        """resource name -> seconds, for every resource."""
+        """resource name -> seconds, for every resource (and "overhead" when there is one)."""
         out = {"math": self.t_math, self.memory_name: self.t_comms}
         for term in self.extra:
             out[term.resource] = term.seconds
+        if self._has_overhead():
+            out["overhead"] = self.overhead_s
         return out
+
+    def _has_overhead(self) -> bool:
+        return not (isinstance(self.overhead_s, (int, float)) and self.overhead_s == 0)
 
     @property
     def t_memory(self):
@@ -167,14 +202,15 @@ class Estimate:
 
     @property
     def t_lower(self):
-        """Perfect overlap of every resource: the largest time."""
-        return _max_all(self._all_times())
+        """Perfect overlap of every resource: the largest time (plus the fixed overhead)."""
+        return _max_all(self._all_times()) + self.overhead_s
 
     @property
     def t_upper(self):
         """No overlap at all: the sum of every resource's time (at most k times t_lower for k
-        resources). Both are bounds of the model at peak rates, not of real kernels."""
-        total = 0
+        resources), plus the fixed overhead. Both are bounds of the model at the rates given
+        (datasheet peaks unless efficiencies were passed), not of real kernels."""
+        total = self.overhead_s
         for t in self._all_times():
             total = total + t
         return total
@@ -183,17 +219,18 @@ class Estimate:
     def slowest(self):
         """Name of the resource with the largest time ("math", "HBM", "ICI (ring)", ...)."""
         names = ["math", self.memory_name] + [t.resource for t in self.extra]
-        return self._argmax(names)
+        return self._argmax(names + ["overhead"])
 
     @property
     def bound(self):
         """ "compute", "memory" or "link": the kind of the slowest resource (ties go to compute,
-        then memory). Numpy arrays give an array of these words."""
+        then memory); "overhead" when the fixed per-kernel overhead outlasts every roof (a tiny
+        operation: neither roof binds). Numpy arrays give an array of these words."""
         kinds = ["compute", self.data_kind] + [t.kind for t in self.extra]
-        return self._argmax(kinds)
+        return self._argmax(kinds + ["overhead"])
 
     def _argmax(self, labels):
-        times = self._all_times()
+        times = self._all_times() + [self.overhead_s]
         if any(is_symbolic(t) for t in times):
             raise TypeError(
                 "the bound of a symbolic estimate depends on the symbols' values; "
@@ -261,6 +298,8 @@ class Estimate:
                 else f"{term.resource} ({term.kind})"
             )
             rows.append((label, text + ")"))
+        if self._has_overhead():
+            rows.append(("fixed overhead (per kernel)", quantity(self.overhead_s, format_time)))
         rows.append(("lower bound (overlap)", quantity(self.t_lower, format_time)))
         rows.append(("upper bound (no overlap)", quantity(self.t_upper, format_time)))
         try:
@@ -303,10 +342,11 @@ def _max_all(values):
 def _peak_for(chip, dtype, sparse, unit, accumulate=None):
     """(peak FLOP/s, what it is) for a cost on `unit` ("matrix", "vector" or None)."""
     if unit == "vector" and not chip.has_peak(dtype, "vector"):
-        # No vector figure published: the matrix peak is higher, so times stay lower bounds.
+        # No vector figure for this dtype (e.g. fp8 on a GPU, a chip you defined): the matrix
+        # peak is higher, so times stay lower bounds.
         return (
             chip.peak_flops_per_s(dtype, sparse=sparse, accumulate=accumulate),
-            "matrix (no vector figure published: a looser bound)",
+            "matrix (no vector figure for this dtype: a looser bound)",
         )
     peak = chip.peak(dtype, accumulate, unit)
     return chip.peak_flops_per_s(
@@ -323,32 +363,33 @@ def estimate(
     bandwidth_kind="memory",
     unit=None,
     efficiency=1.0,
+    bandwidth_efficiency=1.0,
+    overhead_s=0.0,
 ) -> Estimate:
     """Time bounds for `cost` on `chip`: t_math = FLOPs / peak, t_comms = bytes / bandwidth.
 
     `dtype` picks the peak (defaults to the dtype the cost's math runs in); the dense peak
     is used unless `sparse=True`. The peak is that of the execution unit the cost runs on
     (`unit`, default `cost.unit`: matmuls on the matrix units, dot products and elementwise
-    ops on the vector units; where the vendor publishes no vector figure the matrix peak is
-    used, which keeps the times lower bounds, and `peak_unit` says so), with the cost's
-    accumulate precision (`cost.accumulate`; None: the fp32-accumulate figure).
+    ops on the vector units, whose figure may be derived or, on TPUs, a secondary estimate:
+    `peak_unit` and the catalog's `Source` say so), with the cost's accumulate precision
+    (`cost.accumulate`; None: the fp32-accumulate figure).
     `bandwidth_bytes_per_s` replaces the chip's memory bandwidth (for another memory level or
-    a link); say which with `bandwidth_kind` ("memory" or "link"). `efficiency` (0 < e <= 1)
-    is the fraction of the peak FLOP/s a real kernel reaches (its MFU); 1 = datasheet peak.
+    a link); say which with `bandwidth_kind` ("memory" or "link").
+    Peak and achievable: `efficiency` (0 < e <= 1) is the fraction of the peak FLOP/s a real
+    kernel reaches (its MFU), `bandwidth_efficiency` the fraction of the nominal bandwidth
+    (published values in `roofline.achievable`); 1 = datasheet rates. `overhead_s` is a
+    fixed time per kernel (launch latency, e.g. `roofline.achievable.KERNEL_LAUNCH_S`) added
+    to both bounds: it keeps a tiny operation from being predicted to take nanoseconds.
     """
     if not isinstance(cost, Cost):
         raise TypeError(f"estimate needs a Cost from roofline.matmul, dot, ... got {cost!r}")
     if bandwidth_kind not in ("memory", "link"):
         raise ValueError(f"bandwidth_kind is 'memory' or 'link', got {bandwidth_kind!r}")
-    if (
-        isinstance(efficiency, bool)
-        or not isinstance(efficiency, (int, float))
-        or not 0 < efficiency <= 1
-    ):
-        raise ValueError(
-            f"efficiency is the fraction of peak a kernel reaches, 0 < e <= 1 "
-            f"(e.g. 0.8 for 80 %), got {efficiency!r}"
-        )
+    _check_fraction("efficiency", efficiency)
+    _check_fraction("bandwidth_efficiency", bandwidth_efficiency)
+    if isinstance(overhead_s, bool) or not isinstance(overhead_s, (int, float)) or overhead_s < 0:
+        raise ValueError(f"overhead_s is a time in seconds, 0 or more, got {overhead_s!r}")
     chip = get_chip(chip)
     dtype = canonical_dtype(dtype if dtype is not None else cost.dtype)
     peak, peak_unit = _peak_for(
@@ -359,7 +400,7 @@ def estimate(
         getattr(cost, "accumulate", None),
     )
     peak = peak * efficiency
-    bandwidth = _bandwidth(chip, bandwidth_bytes_per_s)
+    bandwidth = _bandwidth(chip, bandwidth_bytes_per_s) * bandwidth_efficiency
     memory_name = chip.memory_kind if bandwidth_bytes_per_s is None else bandwidth_kind
     return Estimate(
         cost,
@@ -371,6 +412,7 @@ def estimate(
         memory_name=memory_name,
         data_kind=bandwidth_kind,
         peak_unit=peak_unit,
+        overhead_s=overhead_s,
     )
 
 
@@ -662,9 +704,12 @@ def check_below_roof(
 ):
     """Raise ValueError if a (intensity, FLOP/s) point lies above the roofline.
 
-    A point above the roof cannot be real: it means a units, sparsity or counting
-    error (a sparse peak used as dense, bytes counted in GB, FLOPs counted once per
-    multiply-add). `tolerance` allows for rounding in spec figures.
+    A point above the roof of the memory its bytes really crossed cannot be real: it means a
+    units, sparsity or counting error (a sparse peak used as dense, bytes counted in GB, FLOPs
+    counted once per multiply-add). One exception is legitimate: bytes counted as if they came
+    from HBM while the data sat in on-chip memory (L2, VMEM) are checked against the wrong roof;
+    pass that level's bandwidth as `bandwidth_bytes_per_s`. `tolerance` allows for rounding in
+    spec figures.
     """
     roof = attainable_flops_per_s(
         intensity, chip, dtype, bandwidth_bytes_per_s=bandwidth_bytes_per_s
@@ -675,6 +720,7 @@ def check_below_roof(
         raise ValueError(
             f"{format_flops_rate(flops_per_s)} at intensity {intensity:.3g} FLOPs/B is above the "
             f"roofline ({format_flops_rate(roof)}) of {get_chip(chip).name}: check units "
-            "(GB vs bytes), sparse vs dense peaks, and whether a multiply-add counts as 2 FLOPs"
+            "(GB vs bytes), sparse vs dense peaks, and whether a multiply-add counts as 2 FLOPs; "
+            "if the data sat in on-chip memory (L2, VMEM), compare with that level's bandwidth"
         )
     return roof

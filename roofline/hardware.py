@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .dtypes import canonical_dtype
+from .dtypes import MATH_DTYPE, canonical_dtype
 
 __all__ = ["Source", "Peak", "Link", "Chip", "UNITS"]
 
@@ -22,10 +22,28 @@ UNITS = ("matrix", "vector")
 
 @dataclass(frozen=True)
 class Source:
-    """Where a figure comes from: a URL and what that source says, in its own terms."""
+    """Where a figure comes from: a URL, what that source prints, and how the stored figure
+    follows from it.
+
+    `says` holds the source's own words (its label and number as printed, nothing added).
+    `derivation` is empty when the stored figure is the printed one; otherwise it says how the
+    catalog computed it (a per-GPU figure from a system total, a dense figure as half the
+    printed 2:4-sparse one, a one-way figure from a bidirectional total, an estimate scaled
+    from another chip). `secondary` marks a figure that is not the vendor's own (a textbook's
+    or a third party's estimate): pages that show it say so. `verified` is False for a
+    placeholder nobody has checked against the source; the catalog ships none.
+    """
 
     url: str
     says: str
+    derivation: str = ""
+    secondary: bool = False
+    verified: bool = True
+
+    @property
+    def derived(self) -> bool:
+        """True when the stored figure is computed from the printed one (see `derivation`)."""
+        return bool(self.derivation)
 
 
 @dataclass(frozen=True)
@@ -209,6 +227,9 @@ class Chip:
         """
         name = canonical_dtype(dtype)
         matches = [p for p in self.peaks if p.dtype == name]
+        if not matches and name in MATH_DTYPE:  # NVFP4/MXFP4 run at the fp4 rate
+            name = MATH_DTYPE[name]
+            matches = [p for p in self.peaks if p.dtype == name]
         if not matches:
             raise ValueError(f"{self.name} has no {name} figure; it has {', '.join(self.dtypes)}")
         if unit is not None:
@@ -307,6 +328,8 @@ class Chip:
             said = ([] if p.accumulate == "fp32" else [f"{p.accumulate} acc."]) + (
                 ["vector units"] if p.unit == "vector" else []
             )
+            if p.source.secondary:
+                said.append("secondary estimate")
             label = f"{p.dtype} peak" + (f" ({', '.join(said)})" if said else "")
             text = f"{format_flops_rate(p.dense_flops_per_s)} dense"
             if p.sparse_flops_per_s is not None:

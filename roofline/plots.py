@@ -70,7 +70,7 @@ _SERIES_COLOURS = (
 )
 #: One line style per bandwidth of the same chip (fastest first).
 _LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
-#: Fills of the shaded regions, from bandwidth-bound (left) to compute-bound (right).
+#: Fills of the shaded regions, from memory-bound (left) to compute-bound (right).
 _REGION_COLOURS = ("sky blue", "yellow", "orange", "bluish green", "reddish purple")
 
 #: A point may exceed its roof by this factor before it is flagged (rounding in spec sheets),
@@ -590,7 +590,7 @@ def roofline_figure(
         ``fig.roofline_violations``).
     ax: draw into this matplotlib Axes instead of a new figure.
     intensity_range: (low, high) in FLOPs/byte; default: two decades around the ridges.
-    shade_regions: with one chip and one dtype, shade the bandwidth-bound and compute-bound
+    shade_regions: with one chip and one dtype, shade the memory-bound and compute-bound
         regions, split exactly at the ridge point(s).
     """
     import numpy as np
@@ -962,15 +962,15 @@ def _region_labels(names, n_edges):
     labels = []
     for i in range(n_edges + 1):
         if n_edges == 1:
-            labels.append("bandwidth-bound" if i == 0 else "compute-bound")
+            labels.append("memory-bound" if i == 0 else "compute-bound")
         elif i == 0:
-            labels.append("bandwidth-bound from every level")
+            labels.append("memory-bound from every level")
         elif i == n_edges:
             labels.append("compute-bound from every level")
         else:
             labels.append(
                 f"compute-bound from {' / '.join(names[:i])}, "
-                f"bandwidth-bound from {' / '.join(names[i:])}"
+                f"memory-bound from {' / '.join(names[i:])}"
             )
     return labels
 
@@ -1005,7 +1005,7 @@ def _shade_regions(ax, lo, hi, ridges, names):
         regions.append((bounds[i], bounds[i + 1], label))
         width = math.log(x1 / x0) / math.log(hi / lo)  # share of the axis
         if i == 0:
-            short = "bandwidth-bound"
+            short = "memory-bound"
         elif i == len(edges):
             short = "compute-bound"
         else:
@@ -1014,7 +1014,7 @@ def _shade_regions(ax, lo, hi, ridges, names):
                 if width < 0.45
                 else (
                     f"compute-bound from {names[i - 1].split(' (')[0]},\n"
-                    f"bandwidth-bound from {names[i].split(' (')[0]}"
+                    f"memory-bound from {names[i].split(' (')[0]}"
                 )
             )
         if width < 0.12 or (width < 0.25 and short != "mixed"):
@@ -1452,7 +1452,7 @@ def decode_throughput_figure(
     decode step), solid while the batch's KV cache fits next to the weights and dotted
     beyond. The **memory wall** (`max_batch`, one per T) is the largest batch that fits;
     the **compute wall** (`decode_critical_batch` of the weight matmuls) is the batch
-    from which the weight matmuls stop being bandwidth-bound. Log-log axes. The figure
+    from which the weight matmuls stop being memory-bound. Log-log axes. The figure
     carries ``fig.roofline_walls``: {"memory": {T: batch}, "compute": batch}.
     """
     import numpy as np

@@ -137,7 +137,7 @@ def tile_bytes(bm, bk, bn, dtype="bf16", accumulator="fp32", buffers=2):
 def largest_square_tile(on_chip_bytes, bk, dtype="bf16", accumulator="fp32", buffers=2) -> int:
     """The largest side t with tile_bytes(t, bk, t) <= on_chip_bytes (0 if none fits).
 
-    Solves acc*t^2 + 2*buffers*bk*e*t = on_chip_bytes for t and rounds down.
+    Solves acc*t^2 + 2*buffers*bk*(bytes per element)*t = on_chip_bytes for t, rounds down.
     `on_chip_bytes` may be a chip name: its on-chip memory per core or SM.
     """
     if isinstance(on_chip_bytes, str) or hasattr(on_chip_bytes, "peaks"):

@@ -185,7 +185,7 @@ def test_matmul_regime_exercises_transfer_to_other_batches_and_dtypes():
     assert int8 == pytest.approx(hand_matmul_intensity(128, 8192, 8192, bytes_per_element=1))
     assert raw_ridge("TPU v5p") < int8 < raw_ridge("TPU v5p", "int8")
     assert raw_ridge("TPU v5p", "int8") == pytest.approx(918e12 / 2.765e12)
-    assert get_exercise("intensity-matmul-regime-int8-v5p").expected() == "bandwidth"
+    assert get_exercise("intensity-matmul-regime-int8-v5p").expected() == "memory"
     assert "ridge" in check("intensity-matmul-regime-int8-v5p", "compute").message
 
 
@@ -234,7 +234,7 @@ def test_q8_region_boundary_is_the_ridge_point(chip, dtype):
     (lo, boundary, left), (boundary2, hi, right) = regions
     assert boundary == boundary2
     assert boundary == pytest.approx(raw_ridge(chip, dtype), rel=1e-12)
-    assert "bandwidth" in left and "compute" in right
+    assert "memory" in left and "compute" in right
     # the two roofs meet there: W * I* == P
     c = rl.get_chip(chip)
     assert c.hbm_bytes_per_s * boundary == pytest.approx(c.peak(dtype).dense_flops_per_s)
@@ -258,7 +258,7 @@ def test_q8_two_bandwidths_two_ridges_three_regions():
     assert regions[1][0] < 1000 < regions[1][1]
     # the exercise moves to the v6e: 3000 lies between 918/1.638 = 560 and 918e12/90e9 = 10200
     assert raw_ridge("TPU v6e") < 3000 < raw_ridge("TPU v6e", bandwidth=90e9)
-    assert get_exercise("plot-three-regions-v6e").expected() == "bandwidth"
+    assert get_exercise("plot-three-regions-v6e").expected() == "link"
 
 
 def test_q2_linear_axes_pass_through_origin_log_axes_have_no_zero():
@@ -404,8 +404,8 @@ def test_exercise_mistakes_are_diagnosed():
     assert "fp32" in check("time-read-weights-mi300x", 280e9 / 5.3e12).message
     assert math.isclose(140e9 / 5.3e12, 26.4e-3, rel_tol=0.01)
     # the ratio of the bounds at t_comms = t_math / 4: 1 + 1/4
-    assert check("time-bound-ratio-symbolic", ("1 + x", 1.25)).correct
-    assert not check("time-bound-ratio-symbolic", ("1 + x", 2)).correct
+    assert check("time-bound-ratio-symbolic", ("1 + r", 1.25)).correct
+    assert not check("time-bound-ratio-symbolic", ("1 + r", 2)).correct
 
 
 # ------------------------------------------------------------------ introduction and appendix

@@ -34,15 +34,20 @@ def dense_from_says(chip_name: str, dtype: str, accumulate: str = "fp32") -> flo
     pair = re.search(r"([\d.,]+)/([\d.,]+) \(dense/sparse\)", says)
     if pair:
         return _number(pair.group(1)) * 1e12
-    starred = re.search(
-        r"([\d.,]+) (teraFLOPS|TFLOPS|TOPS|PFLOPS|POPS)\* per GPU", says
-    ) or re.search(r"([\d.,]+) (teraFLOPS|TFLOPS|TOPS|PFLOPS|POPS)\*", says)
+    starred = re.search(r"([\d.,]+) (teraFLOPS|TFLOPS|TOPS|PFLOPS|POPS)\*", says)
     if starred and "1/2 lower without sparsity" in says:
         scale = 1e15 if starred.group(2).startswith("P") else 1e12
-        return _number(starred.group(1)) * scale / 2
+        return _number(starred.group(1)) * scale / 2 / _gpus_in_system(says)
     plain = re.search(r":\s*([\d.,]+) (?:TFLOPs|TOPs|TFLOPS|teraFLOPS)", says)
     assert plain, f"cannot read a figure from {says!r}"
     return _number(plain.group(1)) * 1e12
+
+
+def _gpus_in_system(says: str) -> int:
+    """A system sheet ("HGX B200 (8 GPUs)", "GB200 NVL72 (72 GPUs)") gives totals: per GPU
+    is the total over this count (1 for a single-GPU sheet)."""
+    system = re.search(r"\((\d+) GPUs\)", says)
+    return int(system.group(1)) if system else 1
 
 
 def bandwidth_from_says(chip_name: str) -> float:
@@ -53,7 +58,8 @@ def bandwidth_from_says(chip_name: str) -> float:
     )
     assert match, f"cannot read a bandwidth from {says!r}"
     scale = 1e12 if match.group(2) == "TB/s" else 1e9
-    return _number(match.group(1)) * scale
+    per_gpu = 1 if "each" in match.group(0) else _gpus_in_system(says)
+    return _number(match.group(1)) * scale / per_gpu
 
 
 # ---------------------------------------------------------------- chapter 4: formulas
@@ -206,7 +212,7 @@ def test_every_catalog_chip_has_a_critical_batch_in_its_main_dtype():
         ("matmul-intensity-fp8-bf16-out", 2 * B * D * F / (B * D + D * F + 2 * B * F)),
         # int8 weights, bf16 math: ridge / 2 (H200: 989.5 TFLOP/s dense, 4.8 TB/s)
         ("matmul-critical-batch-h200-int8w", 989.5e12 / 4.8e12 / 2),
-        ("matmul-regime-v5e", "bandwidth"),
+        ("matmul-regime-v5e", "memory"),
         # 2BDF = I*(2BD + DF + 2BF) with D = F = 4096, I* = 989.5e12 / 3.35e12
         (
             "matmul-exact-critical-int8-h100",

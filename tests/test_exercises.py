@@ -459,7 +459,7 @@ _TEXTS = [
     "1 GiFLOP/s",
     "3 ;4",
     "2*B*D*F",
-    "1 + x; 2",
+    "1 + r; 2",
 ]
 
 
@@ -636,10 +636,10 @@ ISSUE_TABLE = [
     ("time-1e12-flops-h100", None, "989 TFLOP/s", False, "asks for a time"),
     ("time-1e12-flops-h100", None, "5 Gbps", False, "lower-case b is a bit"),
     # questions in two parts
-    # x = 1/4: 1 + x = 1.25; 2 is the largest ratio (x = 1), not this one
-    ("time-bound-ratio-symbolic", None, "1 + x; 1.25", True, "(2) the ratio at x = 1/4: right"),
-    ("time-bound-ratio-symbolic", None, "1 + x; 2", False, "(2) the ratio at x = 1/4: not yet"),
-    ("time-bound-ratio-symbolic", None, "1 + x", False, "asks for 2 answers"),
+    # r = 1/4: 1 + r = 1.25; 2 is the largest ratio (r = 1), not this one
+    ("time-bound-ratio-symbolic", None, "1 + r; 1.25", True, "(2) the ratio at r = 1/4: right"),
+    ("time-bound-ratio-symbolic", None, "1 + r; 2", False, "(2) the ratio at r = 1/4: not yet"),
+    ("time-bound-ratio-symbolic", None, "1 + r", False, "asks for 2 answers"),
     # 2^24 fp64 elements copied in 100 ms: STREAM 2 x 8 x 2^24 / 0.1 = 2.68 GB/s, mbw half of it
     ("measure-copy-bandwidth", None, "2.68 GB/s; 1.34 GB/s", True, "(1) STREAM: right"),
     ("measure-copy-bandwidth", None, "1.34 GB/s; 1.34 GB/s", False, "counts the bytes copied once"),

@@ -61,7 +61,7 @@ def test_regions_split_exactly_at_the_ridge():
     (a0, a1), (b0, b1) = _regions(fig)
     assert a1 == pytest.approx(ridge, rel=1e-12)
     assert b0 == pytest.approx(ridge, rel=1e-12)
-    assert [label for *_, label in fig.roofline_regions] == ["bandwidth-bound", "compute-bound"]
+    assert [label for *_, label in fig.roofline_regions] == ["memory-bound", "compute-bound"]
     boundary = [line for line in fig.axes[0].get_lines() if line.get_gid() == "region-boundary"]
     assert boundary and boundary[0].get_xdata()[0] == pytest.approx(ridge, rel=1e-12)
 

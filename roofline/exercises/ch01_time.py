@@ -78,18 +78,18 @@ register(
         title="Which bound? (chapter 1)",
         question=(
             "An operation does 1e12 bf16 FLOPs and moves 1e10 bytes to and from HBM on an "
-            "H100 SXM. Is it compute-bound or bandwidth-bound?"
+            "H100 SXM. Is it compute-bound or memory-bound?"
         ),
         answer=_regime,
         kind="choice",
-        choices=("compute", "bandwidth"),
+        choices=("compute", "memory"),
         params={"flops": 1e12, "bytes": 1e10, "chip": "H100 SXM"},
         hints=(
             "Compute t_math = FLOPs / peak and t_comms = bytes / bandwidth; the larger one wins.",
         ),
         mistakes=lambda p: [
             Mistake(
-                "bandwidth" if _regime(p) == "compute" else "compute",
+                "memory" if _regime(p) == "compute" else "compute",
                 "Compare the two times, not the two counts: 1e12 FLOPs is more than 1e10 bytes, but the "
                 "chip does FLOPs far faster than it moves bytes.",
             )
@@ -130,54 +130,54 @@ register(
         id="time-bound-ratio-symbolic",
         title="The ratio of the bounds (chapter 1)",
         question=(
-            "Write t_upper / t_lower as a formula in x, where x = t_comms / t_math and the "
-            "math takes longer (0 < x <= 1). How far apart are the bounds (their ratio) for an "
+            "Write t_upper / t_lower as a formula in r, where r = t_comms / t_math and the "
+            "math takes longer (0 < r <= 1). How far apart are the bounds (their ratio) for an "
             "operation whose bytes take a quarter of its math time? Answer both, as "
             "(formula, ratio)."
         ),
-        answer=lambda p: ("1 + x", 1 + p["x"]),
+        answer=lambda p: ("1 + r", 1 + p["r"]),
         kind="parts",
-        params={"x": 0.25},
+        params={"r": 0.25},
         parts=(
             Exercise(
                 id="time-bound-ratio-symbolic/formula",
                 title="the formula",
-                question="t_upper / t_lower as a formula in x",
-                answer=lambda p: "1 + x",
+                question="t_upper / t_lower as a formula in r",
+                answer=lambda p: "1 + r",
                 kind="symbolic",
-                symbols=("x",),
+                symbols=("r",),
                 hints=(
                     "With the math slower, t_lower = t_math and t_upper = t_math + t_comms = "
-                    "t_math (1 + x).",
+                    "t_math (1 + r).",
                 ),
                 mistakes=lambda p: [
                     Mistake(
-                        "(1 + x)/x",
+                        "(1 + r)/r",
                         "That is the case where the bytes take longer "
                         "(t_lower = t_comms); here the math is slower.",
                     ),
                     Mistake(
-                        "x", "That is t_comms / t_math itself; divide t_upper, the sum, by t_lower."
+                        "r", "That is t_comms / t_math itself; divide t_upper, the sum, by t_lower."
                     ),
                 ],
             ),
             Exercise(
                 id="time-bound-ratio-symbolic/quarter",
-                title="the ratio at x = 1/4",
+                title="the ratio at r = 1/4",
                 question="t_upper / t_lower when t_comms = t_math / 4",
-                answer=lambda p: 1 + p["x"],
+                answer=lambda p: 1 + p["r"],
                 kind="number",
                 tolerance=0.01,
-                hints=("Put x = 1/4 into your formula.",),
+                hints=("Put r = 1/4 into your formula.",),
                 mistakes=lambda p: [
                     Mistake(
-                        (1 + p["x"]) / p["x"],
-                        "That is (1 + x)/x, the case where the bytes take "
+                        (1 + p["r"]) / p["r"],
+                        "That is (1 + r)/r, the case where the bytes take "
                         "longer; here the math is slower, t_lower = t_math.",
                     ),
                     Mistake(
                         2,
-                        "2 is the largest the ratio can be, at equal times (x = 1); here the "
+                        "2 is the largest the ratio can be, at equal times (r = 1); here the "
                         "bytes take only a quarter of the math time.",
                     ),
                 ],
@@ -186,8 +186,8 @@ register(
         ),
         hints=(
             "With the math slower, t_lower = t_math and t_upper = t_math + t_comms = "
-            "t_math (1 + x).",
-            "Then put x = 1/4 into it.",
+            "t_math (1 + r).",
+            "Then put r = 1/4 into it.",
         ),
     )
 )

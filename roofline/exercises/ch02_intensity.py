@@ -158,11 +158,11 @@ for _id, _chip, _dtype, _B, _title in (
             question=(
                 f"A{'n' if _dtype == 'int8' else ''} {_dtype} matmul with B = {_B}, "
                 f"D = F = 8192 runs on a {_chip}, operands in HBM. "
-                "Compute-bound or bandwidth-bound?"
+                "Compute-bound or memory-bound?"
             ),
             answer=_matmul_regime,
             kind="choice",
-            choices=("compute", "bandwidth"),
+            choices=("compute", "memory"),
             params={"B": _B, "D": 8192, "F": 8192, "dtype": _dtype, "chip": _chip},
             hints=(
                 "The matmul's intensity is 2BDF FLOPs over (BD + DF + BF) elements times the "

@@ -149,7 +149,7 @@ register(
 
 
 def _link_regime(p):
-    return "compute" if p["intensity"] >= _ici_ridge(p) else "bandwidth"
+    return "compute" if p["intensity"] >= _ici_ridge(p) else "link"
 
 
 register(
@@ -159,17 +159,18 @@ register(
         question=(
             "On a TPU v6e, an operation of intensity 3000 FLOPs/B is compute-bound when its "
             "operands sit in HBM. If they come over one ICI link instead, is it compute-bound "
-            "or bandwidth-bound?"
+            "or bound by the link?"
         ),
         answer=_link_regime,
         kind="choice",
-        choices=("compute", "bandwidth"),
-        choice_words={"link": "bandwidth"},  # the question's own word: its bandwidth is the link's
+        choices=("compute", "link"),
+        # "bandwidth-bound" and "memory-bound" name the same slanted roof: here the link's
+        choice_words={"bandwidth": "link", "memory": "link"},
         params={"chip": "TPU v6e", "intensity": 3000},
         hints=("Compare 3000 with the ICI ridge point, not with the HBM one.",),
         mistakes=lambda p: [
             Mistake(
-                "compute" if _link_regime(p) == "bandwidth" else "bandwidth",
+                "compute" if _link_regime(p) == "link" else "link",
                 "That holds against the HBM ridge point; against the link's ridge "
                 "point the answer flips. It sits in the middle region.",
             )

@@ -122,10 +122,10 @@ register(
         id="matmul-regime-v5e",
         title="Which regime? (chapter 4)",
         question="On a TPU v5e, is a bf16 matmul with B = 64, D = F = 4096 compute-bound or "
-        "bandwidth-bound?",
+        "memory-bound?",
         answer=lambda p: estimate(matmul(p["B"], p["D"], p["F"]), p["chip"]).bound,
         kind="choice",
-        choices=("compute", "bandwidth"),
+        choices=("compute", "memory"),
         params={"chip": "TPU v5e", "B": 64, "D": 4096, "F": 4096},
         hints=(
             "Compare the matmul's intensity (about B when B << D, F) with the chip's ridge point.",
