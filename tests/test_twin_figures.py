@@ -53,7 +53,7 @@ def test_numref_with_its_own_text_keeps_it():
     assert twin.roles("{numref}`Fig. %s <fig-ch07-layer-on-two-rooflines>`").startswith(
         "[Fig. 11]("
     )
-    assert twin.roles("{numref}`fig-ch07-layer-on-two-rooflines`").startswith("[Figure 10](")
+    assert twin.roles("{numref}`fig-ch07-layer-on-two-rooflines`").startswith("[Figure 11](")
 
 
 def test_setup_cell_installs_the_tag_and_falls_back_to_the_branch():
