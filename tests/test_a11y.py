@@ -23,11 +23,11 @@ from __future__ import annotations
 import json
 import re
 import time
+import unicodedata
 from pathlib import Path
 
-import pytest
-
 import notebooks
+import pytest
 from test_browser import (
     _load,
     _make_driver,
@@ -335,7 +335,8 @@ def _page_titles_and_solutions(book_html: Path, pages: list[str]) -> tuple[list[
 
 
 def _squash(text: str) -> str:
-    return re.sub(r"[\s\u00ad-]+", "", text).lower()
+    """Text compared without spaces, hyphens or ligatures (the PDF's "ﬂ" is "fl")."""
+    return re.sub(r"[\s\u00ad-]+", "", unicodedata.normalize("NFKC", text)).lower()
 
 
 def test_pdf_holds_every_chapter_and_no_solution(book_html, tmp_path):
