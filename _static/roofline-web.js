@@ -81,7 +81,7 @@
       if (scrolls && !box.hasAttribute("data-rx-scroll")) {
         box.setAttribute("data-rx-scroll", "");
         box.setAttribute("tabindex", "0");
-        if (box.tagName !== "TABLE" && !box.matches("mjx-container")) box.setAttribute("role", "region");
+        if (box.tagName !== "TABLE") box.setAttribute("role", "region");   // a name needs a role
         if (!box.hasAttribute("aria-label")) box.setAttribute("aria-label", scrollerName(box));
       } else if (!scrolls && box.hasAttribute("data-rx-scroll")) {
         box.removeAttribute("data-rx-scroll");
