@@ -45,10 +45,11 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 REPORT = Path(os.environ.get("ROOFLINE_A11Y_REPORT", ROOT / "_build" / "a11y" / "axe-totals.json"))
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 WIDTHS = (1280, 390)
-#: A keyboard reader reaches the next explorer control or answer box within this many Tabs
-#: (the page header and chapter list come first: about 30 stops; chapter 6 needed 246 Tabs to
-#: its explorer while every formula was a Tab stop).
-MAX_TABS_BETWEEN_TARGETS = 90
+#: A keyboard reader reaches the next explorer control or answer box within this many Tabs:
+#: the page header and chapter list come first (about 30 stops), then the links of the prose
+#: (chapter 5's spec-sheet sections hold about 90). Chapter 6 needed 246 Tabs to its explorer
+#: while every formula was a Tab stop; 86 without.
+MAX_TABS_BETWEEN_TARGETS = 150
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.xdist_group("book")]
 
@@ -208,9 +209,13 @@ def test_axe_finds_no_serious_or_critical_violation(audit):
 def test_no_formula_is_a_tab_stop(audit):
     stops = {page: v["formulas"] for page, v in audit.items() if v["formulas"]["stops"]}
     assert not stops, f"formulas a Tab reaches (MathJax's menu?): {stops}"
-    assert sum(v["formulas"]["formulas"] for v in audit.values()) > 100, "the book has formulas"
-    wide = {page: v["formulas"]["scrolling"] for page, v in audit.items()}
-    assert sum(wide.values()) <= 3, f"formulas that scroll at 1280 px: {wide}"
+    formulas = sum(v["formulas"]["formulas"] for v in audit.values())
+    assert formulas > 100, "the book has formulas"
+    # a formula wider than the column scrolls and is then a Tab stop: only a few are that wide
+    wide = {
+        page: v["formulas"]["scrolling"] for page, v in audit.items() if v["formulas"]["scrolling"]
+    }
+    assert sum(wide.values()) <= 0.02 * formulas, f"formulas that scroll at 1280 px: {wide}"
 
 
 def test_every_slider_says_its_value_with_a_unit(audit):
