@@ -24,7 +24,7 @@
  *    - a box that scrolls sideways (a table, code, a wide formula) is a Tab stop with a name,
  *      so that the arrow keys can scroll it; it stops being one when the window is wide enough;
  *    - "Show code cell source" is named by its visible text (MyST-NB labels every such toggle
- *      "Toggle hidden content");
+ *      "Toggle hidden content"), and so is the sidebar's search field ("Search... Ctrl+K");
  *    - each solution's button is named after its exercise ("Solution to exercise 12");
  *    - each exercise's title is a heading one level below the section it sits in, so a screen
  *      reader's heading list jumps from exercise to exercise.
@@ -93,6 +93,10 @@
   }
 
   function nameToggles() {
+    // the sidebar's search field shows "Search... Ctrl+K" but was named "Search" (WCAG 2.5.3)
+    document.querySelectorAll(".search-button-field[aria-label]").forEach(function (button) {
+      button.removeAttribute("aria-label");
+    });
     document.querySelectorAll("details.hide > summary[aria-label]").forEach(function (summary) {
       summary.removeAttribute("aria-label");   // named by its visible "Show code cell source"
     });

@@ -155,6 +155,11 @@ def _visit(driver, url: str, axe_source: str) -> dict:
     _load(driver, url)
     _wait_for_math(driver)
     driver.execute_script(axe_source)
+    # no colour transitions (the theme fades colours for 0.15 s): axe measures the final colours
+    driver.execute_script(
+        "document.head.insertAdjacentHTML('beforeend', '<style>*, *::before, *::after "
+        "{transition: none !important; animation: none !important}</style>')"
+    )
     visit = {"axe": {}, "clipped": {}}
     for width in WIDTHS:
         _set_width(driver, width)
