@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: book test check lint notebooks teacher-book clean bench reference-measurement
+.PHONY: book test check lint notebooks teacher-book clean bench reference-measurement pdf pdf-teacher
 
 $(STAMP): pyproject.toml requirements-lock.txt
 	@$(PYTHON) tools/check_python.py
@@ -40,6 +40,15 @@ notebooks: $(STAMP)
 ## The book without solutions, for teachers to hand out (into _build/teacher/_build/html).
 teacher-book: $(STAMP)
 	$(BIN)/python tools/build_book.py --no-solutions
+
+## The printed edition: one PDF of the whole book (headless Chromium prints each page of
+## _toc.yml with the print stylesheet: no solutions, no answer boxes), _build/rooflines.pdf.
+pdf: book
+	$(BIN)/python tools/book_pdf.py --html _build/html --out _build/rooflines.pdf
+
+## The same from the teacher's book (built without solutions), _build/rooflines-teacher.pdf.
+pdf-teacher: teacher-book
+	$(BIN)/python tools/book_pdf.py --html _build/teacher/_build/html --out _build/rooflines-teacher.pdf
 
 ## Performance figures (build time, import time, widget and checker latency).
 bench: $(STAMP)

@@ -1,7 +1,7 @@
 """Sphinx extension for the book's web edition (`_config.yml`, `sphinx.local_extensions`).
 
 Book-only code: it lives in the book's `_ext/` folder, not in the `roofline` package a
-student installs. It does four things.
+student installs. It does five things.
 
 1. No sphinx-thebe. Jupyter Book 1 always loads sphinx-thebe, even with
    `launch_buttons.thebe: false`. sphinx-thebe adds an inline script
@@ -34,6 +34,11 @@ student installs. It does four things.
    own copy of `roofline/web/answerbox.js` (Colab shows every output in a frame of its own);
    on a page of the web edition those copies are dropped and `_static/roofline-answerbox.js`
    is loaded once (chapter 4 has nine boxes: nine copies of 27 kB before).
+5. Formulas that are not Tab stops. MathJax 3's context menu (its `ui/menu` component, part of
+   `tex-chtml.js`) gives every formula `tabindex="0"`, so a keyboard reader tabbed through every
+   formula on the way to the next link or control (issue 25: 161 of the 246 Tabs to chapter
+   6's explorer). `options.enableMenu: false` drops the menu and its Tab stops; the assistive
+   MathML that screen readers read (`a11y/assistive-mml`) stays on.
 """
 
 from __future__ import annotations
@@ -93,6 +98,15 @@ def _drop_thebe(app) -> None:
 def _drop_widget_state(app, pagename, templatename, context, doctree) -> None:
     metadata = getattr(app.env, "nb_metadata", None) or {}
     metadata.get(pagename, {}).get("js_files", {}).pop("ipywidgets_state", None)
+
+
+# ---------------------------------------------------------------- 4: MathJax without Tab stops
+def _mathjax_without_menu(app, config) -> None:
+    mathjax = dict(config.mathjax3_config or {})
+    options = dict(mathjax.get("options") or {})
+    options["enableMenu"] = False
+    mathjax["options"] = options
+    config.mathjax3_config = mathjax
 
 
 # ---------------------------------------------------------------- 3: icons
@@ -258,4 +272,5 @@ def setup(app):
     app.connect("build-finished", _write_icons)
     app.connect("html-page-context", _one_answerbox_script)
     app.connect("build-finished", _write_answerbox_script)
+    app.connect("config-inited", _mathjax_without_menu)
     return {"version": "2", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -19,6 +19,17 @@
  *    sphinx-togglebutton makes the title open the solution, but a click on the link part
  *    jumped to the exercise instead (and threw an error). Here a click anywhere on a
  *    dropdown's title only opens or closes it.
+ *
+ * 3. What a keyboard and a screen reader need (issue 25, WCAG 2.1 AA):
+ *    - a box that scrolls sideways (a table, code, a wide formula) is a Tab stop with a name,
+ *      so that the arrow keys can scroll it; it stops being one when the window is wide enough;
+ *    - "Show code cell source" is named by its visible text (MyST-NB labels every such toggle
+ *      "Toggle hidden content"), and so is the sidebar's search field ("Search... Ctrl+K");
+ *    - each solution's button is named after its exercise ("Solution to exercise 12");
+ *    - each exercise's title is a heading one level below the section it sits in, so a screen
+ *      reader's heading list jumps from exercise to exercise.
+ *    (MathJax's menu, which made every formula a Tab stop, is switched off by
+ *    _ext/web_edition.py; the assistive MathML stays.)
  */
 (function () {
   "use strict";
@@ -50,10 +61,86 @@
     }, true);
   }
 
+  var SCROLLERS = ".bd-article table:not(.indextable), .bd-article div.highlight > pre, " +
+    ".bd-article .cell_output pre, .bd-article span.math, .bd-article div.math mjx-container";
+
+  function scrollerName(box) {
+    if (box.tagName === "TABLE") {
+      var caption = box.querySelector("caption, th");
+      return "Table" + (caption ? ": " + caption.textContent.trim().slice(0, 60) : "") +
+        " (scrolls sideways)";
+    }
+    if (box.matches(".math, mjx-container")) return "Wide formula (scrolls sideways)";
+    if (box.closest(".cell_output")) return "Cell output (scrolls sideways)";
+    return "Code (scrolls sideways)";
+  }
+
+  function markScrollers() {
+    document.querySelectorAll(SCROLLERS).forEach(function (box) {
+      var scrolls = box.scrollWidth > box.clientWidth + 1;
+      if (scrolls && !box.hasAttribute("data-rx-scroll")) {
+        box.setAttribute("data-rx-scroll", "");
+        box.setAttribute("tabindex", "0");
+        if (box.tagName !== "TABLE") box.setAttribute("role", "region");   // a name needs a role
+        if (!box.hasAttribute("aria-label")) box.setAttribute("aria-label", scrollerName(box));
+      } else if (!scrolls && box.hasAttribute("data-rx-scroll")) {
+        box.removeAttribute("data-rx-scroll");
+        box.removeAttribute("tabindex");
+        if (box.getAttribute("role") === "region") box.removeAttribute("role");
+        if (/scrolls sideways\)$/.test(box.getAttribute("aria-label") || "")) box.removeAttribute("aria-label");
+      }
+    });
+  }
+
+  function nameToggles() {
+    // the sidebar's search field shows "Search... Ctrl+K" but was named "Search" (WCAG 2.5.3)
+    document.querySelectorAll(".search-button-field[aria-label]").forEach(function (button) {
+      button.removeAttribute("aria-label");
+    });
+    document.querySelectorAll("details.hide > summary[aria-label]").forEach(function (summary) {
+      summary.removeAttribute("aria-label");   // named by its visible "Show code cell source"
+    });
+    document.querySelectorAll(".dropdown > .admonition-title .toggle-button").forEach(function (button) {
+      var title = button.closest(".admonition-title").textContent.replace(/\s+/g, " ").trim();
+      var match = /^Solution to\s*Exercise\s+([\w.-]+)/i.exec(title);
+      var name = match ? "Solution to exercise " + match[1] : (title ? "Show or hide: " + title : "");
+      if (name) button.setAttribute("aria-label", name);
+    });
+  }
+
+  function exerciseHeadings() {
+    var level = 1;
+    var items = document.querySelectorAll(
+      ".bd-article h1, .bd-article h2, .bd-article h3, .bd-article h4, .bd-article h5, " +
+      ".bd-article .exercise > .admonition-title");
+    items.forEach(function (item) {
+      if (/^H[1-6]$/.test(item.tagName)) { level = Number(item.tagName[1]); return; }
+      item.setAttribute("role", "heading");
+      item.setAttribute("aria-level", String(Math.min(level + 1, 6)));
+    });
+  }
+
   function start() {
     forwardToggles(".primary-toggle");
     forwardToggles(".secondary-toggle");
     solutionTitles();
+    exerciseHeadings();
+    // after sphinx-togglebutton has added its buttons (it runs on DOMContentLoaded too)
+    setTimeout(nameToggles, 0);
+    markScrollers();
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+      MathJax.startup.promise.then(markScrollers);
+    } else {
+      window.addEventListener("load", function () {
+        if (window.MathJax && MathJax.startup && MathJax.startup.promise) MathJax.startup.promise.then(markScrollers);
+        else markScrollers();
+      });
+    }
+    var timer = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(timer);
+      timer = setTimeout(markScrollers, 150);
+    });
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -66,11 +66,12 @@ def link(url: str, text: str) -> Raw:
     return Raw(f'<a href="{html.escape(url)}">{html.escape(text)}</a>')
 
 
-def table(header, rows):
+def table(header, rows, caption=None):
     """A small HTML table that looks the same on the web page, in Jupyter and in Colab.
 
     Cells are escaped unless they are `Raw`; numbers should already be formatted
-    by `roofline.units`.
+    by `roofline.units`. `caption` (text, escaped) is written under the table: the place for a
+    note that would otherwise stretch a cell (and the table) wide.
     """
     import html
 
@@ -82,6 +83,8 @@ def table(header, rows):
 
     head = "".join(cell(h, "th") for h in header)
     body = "".join("<tr>" + "".join(cell(c, "td") for c in row) + "</tr>" for row in rows)
+    below = "" if caption is None else f"<caption>{html.escape(str(caption))}</caption>"
     return HTML(
-        f"<table class='roofline-table'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        f"<table class='roofline-table'>{below}<thead><tr>{head}</tr></thead>"
+        f"<tbody>{body}</tbody></table>"
     )

@@ -58,6 +58,38 @@ PALETTE = {
     "reddish purple": "#CC79A7",
 }
 
+#: Text drawn in a figure reaches this WCAG contrast ratio on the figure's white background
+#: (AA for normal text is 4.5:1; the web page shows every figure on a white card, dark mode too).
+LABEL_CONTRAST = 4.5
+
+
+def _relative_luminance(colour: str) -> float:
+    """WCAG 2.1 relative luminance of a "#rrggbb" colour (0 black .. 1 white)."""
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_on_white(colour: str) -> float:
+    """WCAG contrast ratio of a "#rrggbb" colour against white (1 .. 21)."""
+    return 1.05 / (_relative_luminance(colour) + 0.05)
+
+
+def label_colour(colour: str) -> str:
+    """The colour for text in a series colour: the same hue, darkened (each channel scaled by
+    the same factor) until it reaches LABEL_CONTRAST on white; a dark enough colour is kept.
+    Lines and markers keep the palette colour (WCAG asks 3:1 of graphics, 4.5:1 of text)."""
+    original, colour = colour, colour.lower()
+    scale = 1.0
+    while True:
+        candidate = "#" + "".join(
+            f"{round(int(colour[i : i + 2], 16) * scale):02x}" for i in (1, 3, 5)
+        )
+        if contrast_on_white(candidate) >= LABEL_CONTRAST + 0.05 or scale <= 0:
+            return candidate if scale < 1.0 else original
+        scale = round(scale - 0.02, 2)
+
+
 #: Order in which chips (or dtypes) get their colours; yellow is kept for shading.
 _SERIES_COLOURS = (
     "blue",
@@ -750,7 +782,7 @@ def _draw_ceilings(ax, series, x, sparse, several, hi):
                     ha="right",
                     va="top",
                     fontsize=_fs(ax),
-                    color=colour,
+                    color=label_colour(colour),
                     bbox=_HALO,
                     gid=f"peak-label:{chip.name}:{dt}",
                 )
@@ -800,7 +832,7 @@ def _draw_ridges(ax, series, ridges):
                 ha="right",
                 va="bottom",
                 fontsize=_fs(ax),
-                color=colour,
+                color=label_colour(colour),
                 zorder=4,
                 bbox=_HALO,
                 gid=f"ridge-label:{r['chip']}:{r['dtype']}:{r['bandwidth']}",
@@ -884,7 +916,7 @@ def _draw_operations(ax, operations, first, sparse):
                     f"{_wrap(op.label)}:\n{note}",
                     op.intensity,
                     op.flops_per_s,
-                    color=PALETTE["vermillion"],
+                    color=label_colour(PALETTE["vermillion"]),
                     fontweight="bold",
                     bbox={
                         "boxstyle": "round,pad=0.2",
@@ -1252,7 +1284,7 @@ def _linear_roofline(ax, chip, dtype, peak, ridge):
         xytext=(4, -14),
         textcoords="offset points",
         fontsize=_fs(ax),
-        color=colour,
+        color=label_colour(colour),
     )
     ax.plot([0], [0], linestyle="none", marker="o", color=PALETTE["black"], markersize=4)
     ax.annotate(

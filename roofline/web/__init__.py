@@ -193,32 +193,58 @@ def explorer_script() -> str:
     return resources.files(__name__).joinpath("explorer.js").read_text(encoding="utf-8")
 
 
+#: The unit a slider's number field is written in: control -> (unit label, bytes/s or FLOPs/B per unit).
+NUMBER_UNITS = {"intensity": ("FLOPs/B", 1.0), "link_bytes_per_s": ("GB/s", 1e9)}
+#: Every control at least 24 CSS px tall (WCAG 2.2 target size, 2.5.8).
+_CONTROL_STYLE = (
+    "color:#000;background:#fff;border:1px solid #767676;border-radius:3px;max-width:100%;"
+    "min-height:24px;box-sizing:border-box"
+)
+
+
+def _shown(name: str, value) -> str:
+    """A control's value as the page writes it (aria-valuetext), with its unit."""
+    if name == "intensity":
+        return format_intensity(value)
+    if name == "link_bytes_per_s":
+        return format_bandwidth(value)
+    return f"{value:,.0f}"
+
+
 def _control_html(name: str, spec: dict, value) -> str:
+    """One control. A slider (log scale) comes with a number field beside it, for an exact
+    value typed or stepped with the arrow keys; its `aria-valuetext` is the value with its unit
+    (a screen reader would otherwise read the slider's log position)."""
     label = html.escape(spec["label"])
-    style = "color:#000;background:#fff;border:1px solid #888;border-radius:3px;max-width:100%"
     if spec["type"] == "select":
         chosen = "" if value is None else str(value)
         options = "".join(
-            f'<option value="{html.escape(v)}"{" selected" if v == chosen else ""}>{html.escape(t)}</option>'
+            f'<option value="{html.escape(v)}"{" selected" if v == chosen else ""}>'
+            f"{html.escape(t)}</option>"
             for v, t in spec["options"]
         )
-        control = f'<select data-control="{name}" aria-label="{label}" disabled style="{style}">{options}</select>'
+        control = (
+            f'<select data-control="{name}" aria-label="{label}" disabled '
+            f'style="{_CONTROL_STYLE}">{options}</select>'
+        )
         return f'<label style="max-width:100%">{label} {control}</label>'
     position = math.log2(value) if spec["scale"] == "log2" else math.log10(value)
-    shown = (
-        format_intensity(value)
-        if name == "intensity"
-        else format_bandwidth(value)
-        if name == "link_bytes_per_s"
-        else f"{value:,.0f}"
-    )
+    shown = html.escape(_shown(name, value))
+    unit, per_unit = NUMBER_UNITS.get(name, ("", 1.0))
+    number = value / per_unit
     return (
-        f'<label style="display:inline-flex;flex-wrap:wrap;align-items:center;gap:0 4px;'
-        f'max-width:100%">{label} '
+        f'<span class="rx-slider" style="display:inline-flex;flex-wrap:wrap;align-items:center;'
+        f'gap:0 4px;max-width:100%"><label style="display:inline-flex;align-items:center;'
+        f'gap:0 4px">{label} '
         f'<input type="range" data-control="{name}" min="{spec["min"]}" max="{spec["max"]}" '
-        f'step="{spec["step"]}" value="{position:.6g}" aria-label="{label}" disabled '
-        f'style="width:9em;max-width:40vw;margin:0"> '
-        f'<output data-for="{name}">{html.escape(shown)}</output></label>'
+        f'step="{spec["step"]}" value="{position:.6g}" aria-label="{label}" '
+        f'aria-valuetext="{shown}" disabled style="width:9em;max-width:40vw;margin:0;'
+        f'min-height:24px"></label> '
+        f'<input type="number" data-number="{name}" data-per-unit="{per_unit:g}" '
+        f'value="{number:.6g}" step="any" '
+        f'aria-label="{label}: exact value{" in " + unit if unit else ""}" disabled '
+        f'style="{_CONTROL_STYLE};width:7em">'
+        f"{' ' + html.escape(unit) if unit else ''}</span>"
     )
 
 
@@ -235,7 +261,8 @@ def explorer_html(data: dict, title: str, png: bytes, alt: str, text: str, note:
     script = explorer_script().replace("</", "<\\/")
     return (
         f'<div class="roofline-explorer" data-explorer="{html.escape(data["kind"])}" id="{uid}" '
-        f'style="max-width:680px;border:1px solid #ccc;border-radius:6px;padding:8px;'
+        f'role="group" aria-label="{html.escape(title)}" '
+        f'style="position:relative;max-width:680px;border:1px solid #ccc;border-radius:6px;padding:8px;'
         f'background:#fff;color:#000;color-scheme:light">\n'
         f'<p style="margin:0 0 4px 0"><strong>{html.escape(title)}</strong></p>\n'
         f'<div class="rx-controls" style="display:flex;flex-wrap:wrap;gap:4px 14px;'
@@ -245,6 +272,10 @@ def explorer_html(data: dict, title: str, png: bytes, alt: str, text: str, note:
         f'<div class="rx-figure" style="display:none;width:100%;overflow:hidden;contain:content"></div>\n'
         f'<pre class="roofline-explorer-caption" style="white-space:pre-wrap;margin:4px 0;'
         f'min-height:4.5em;color:#000;background:#fff">{html.escape(text)}</pre>\n'
+        # what a screen reader hears after a change (explorer.js fills it, once input pauses)
+        f'<p class="rx-live-region" role="status" aria-live="polite" aria-atomic="true" '
+        f'style="position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;'
+        f'clip:rect(0 0 0 0);white-space:nowrap;border:0"></p>\n'
         f'<p style="margin:0;font-size:90%"><em>{html.escape(note)}</em></p>\n'
         f'<script type="application/json" class="rx-data">{payload}</script>\n'
         f"<script>{script}</script>\n"

@@ -251,6 +251,15 @@
         var handler = function () { self._fromControl(name); };
         input.addEventListener(input.tagName === "SELECT" ? "change" : "input", handler);
       });
+      // the number field beside each slider: an exact value, committed on Enter, Tab or a step
+      this.numbers = {};
+      Array.prototype.forEach.call(root.querySelectorAll("[data-number]"), function (input) {
+        var name = input.getAttribute("data-number");
+        self.numbers[name] = input;
+        input.disabled = false;
+        input.addEventListener("change", function () { self._fromNumber(name); });
+      });
+      this.liveRegion = root.querySelector(".rx-live-region");
       var start = data.start;
       for (var k in start) this.values[k] = start[k];
       this._syncOptions();
@@ -288,6 +297,32 @@
       this._changed(name);
       this.render();
       this.timings.push(performance.now() - t0);
+      this._announce(name);
+    };
+    /* A value typed in (or stepped in) a slider's number field, in the field's unit
+     * (data-per-unit: bytes/s or FLOPs/B per unit), kept within the slider's range. */
+    Explorer.prototype._fromNumber = function (name) {
+      var input = this.numbers[name], s = this.spec(name);
+      var value = Number(input.value) * Number(input.getAttribute("data-per-unit") || 1);
+      if (isFinite(value) && value > 0) {
+        var base = s.scale === "log2" ? 2 : 10;
+        value = Math.min(Math.max(value, Math.pow(base, s.min)), Math.pow(base, s.max));
+        this.values[name] = s.integer ? Math.max(1, Math.round(value)) : value;
+        this._changed(name);
+        this.render();
+        this._announce(name);
+      } else {
+        this._syncOptions();   // not a positive number: the field shows the value in use again
+      }
+    };
+    /* What a screen reader hears once the reader pauses: the readout (a chip change names the
+     * chip first). A polite live region, updated 0.4 s after the last change. */
+    Explorer.prototype._announce = function (name) {
+      var region = this.liveRegion, text = this.readout.textContent.replace(/\n/g, ". ");
+      if (!region) return;
+      if (name === "chip") text = "Chip changed to " + this.values.chip + ". " + text;
+      clearTimeout(this._announceTimer);
+      this._announceTimer = setTimeout(function () { region.textContent = text; }, 400);
     };
     /* Keep dependent choices valid (dtype follows the chip, weights the dtype, n the chip). */
     Explorer.prototype._changed = function (name) {
@@ -348,8 +383,12 @@
         var s = this.spec(name);
         if (s && s.type === "range") {
           c[name].value = this._positionOf(name, v[name]);
-          var out = this.root.querySelector('output[data-for="' + name + '"]');
-          if (out) out.textContent = this.formatValue(name, v[name]);
+          c[name].setAttribute("aria-valuetext", this.formatValue(name, v[name]));
+          var field = this.numbers && this.numbers[name];
+          if (field) {
+            var shown = v[name] / Number(field.getAttribute("data-per-unit") || 1);
+            field.value = String(Number(shown.toPrecision(6)));
+          }
         }
       }
     };
