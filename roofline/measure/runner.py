@@ -677,33 +677,56 @@ class MeasureResult:
                 f"PARTIAL RESULT: interrupted during {self.interrupted_during}; "
                 "figures below are what was measured before that"
             )
+        lines += self._memory_table()
+        lines += self._matmul_table()
+        try:
+            chip = self.chip
+        except IncompleteMeasurement:
+            chip = None
+        if chip is not None:
+            lines += self._chip_table(chip)
+        lines.append("")
+        if self.accelerator is not None:
+            lines.append(self.accelerator.report())
+        elif self.accelerator_message:
+            lines.append(self.accelerator_message)
+        return "\n".join(lines)
+
+    def _memory_table(self) -> list[str]:
+        """Rows of the table for memory: each cache level's and main memory's bandwidth
+        (bytes/s) with the working sets (bytes) of its plateau, then each kernel's plateaus;
+        one line saying why when the sweep cannot name the levels."""
+        lines = []
         try:
             levels = self.levels()
         except IncompleteMeasurement as error:
-            lines.append(f"memory: {error}")
-            levels = None
-        if levels is not None:
-            lines.append("")
-            lines.append(f"{'memory level':<24} {'bandwidth':>12}  working sets")
-            for (name, _), p in zip(levels.named(), levels.caches):
-                lines.append(
-                    f"{name:<24} {format_bandwidth(p.bytes_per_s):>12}  "
-                    f"{format_bytes(p.min_working_set, binary=True)} - "
-                    f"{format_bytes(p.max_working_set, binary=True)}"
-                )
-            m = levels.main_memory
-            note = "" if levels.main_memory_reached else "  (no plateau yet: upper bound)"
+            return [f"memory: {error}"]
+        lines.append("")
+        lines.append(f"{'memory level':<24} {'bandwidth':>12}  working sets")
+        for (name, _), p in zip(levels.named(), levels.caches):
             lines.append(
-                f"{'main memory (DRAM)':<24} {format_bandwidth(m.bytes_per_s):>12}  "
-                f"{format_bytes(m.min_working_set, binary=True)} - "
-                f"{format_bytes(m.max_working_set, binary=True)}{note}"
+                f"{name:<24} {format_bandwidth(p.bytes_per_s):>12}  "
+                f"{format_bytes(p.min_working_set, binary=True)} - "
+                f"{format_bytes(p.max_working_set, binary=True)}"
             )
-            for kernel, (sizes, bws) in self.curves().items():
-                kl = memory_levels(sizes, bws)
-                lines.append(
-                    f"  {kernel:<6} plateaus: "
-                    + ", ".join(format_bandwidth(p.bytes_per_s) for p in kl.plateaus)
-                )
+        m = levels.main_memory
+        note = "" if levels.main_memory_reached else "  (no plateau yet: upper bound)"
+        lines.append(
+            f"{'main memory (DRAM)':<24} {format_bandwidth(m.bytes_per_s):>12}  "
+            f"{format_bytes(m.min_working_set, binary=True)} - "
+            f"{format_bytes(m.max_working_set, binary=True)}{note}"
+        )
+        for kernel, (sizes, bws) in self.curves().items():
+            kl = memory_levels(sizes, bws)
+            lines.append(
+                f"  {kernel:<6} plateaus: "
+                + ", ".join(format_bandwidth(p.bytes_per_s) for p in kl.plateaus)
+            )
+        return lines
+
+    def _matmul_table(self) -> list[str]:
+        """Rows of the table for the matmuls timed: dtype, n, threads, best and median FLOP/s."""
+        lines = []
         if self.matmuls:
             lines.append("")
             lines.append(f"{'matmul':<24} {'best':>14} {'median':>14}")
@@ -718,50 +741,46 @@ class MeasureResult:
                         f"{m.dtype + ' n=' + str(m.n) + on:<24} {format_flops_rate(m.best):>14} "
                         f"{format_flops_rate(m.median):>14}"
                     )
-        try:
-            chip = self.chip
-        except IncompleteMeasurement:
-            chip = None
-        if chip is not None:
-            from ..estimate import critical_intensity
+        return lines
 
+    def _chip_table(self, chip) -> list[str]:
+        """Rows of the table from the measured chip: one-thread ridge points (FLOPs/byte) per
+        dtype, the all-thread main memory, peaks and ridges, warnings on peaks, and each
+        operation's intensity, FLOP/s and measured against predicted time (s)."""
+        from ..estimate import critical_intensity
+
+        lines = [""]
+        for dtype in chip.dtypes:
+            lines.append(
+                f"ridge point {dtype}, 1 thread: {format_intensity(critical_intensity(chip, dtype))}"
+                f" (peak / {chip.memory_kind} bandwidth, both on one thread)"
+            )
+        if self.threaded_bandwidth:
             lines.append("")
-            for dtype in chip.dtypes:
+            lines.append(
+                f"all {self.threads} threads: main memory "
+                f"{format_bandwidth(self.threaded_main_memory())}"
+            )
+            for row in self._all_thread_rows():
                 lines.append(
-                    f"ridge point {dtype}, 1 thread: {format_intensity(critical_intensity(chip, dtype))}"
-                    f" (peak / {chip.memory_kind} bandwidth, both on one thread)"
+                    f"  matmul {row['dtype']} peak {format_flops_rate(row['peak_flops_per_s'])}, "
+                    f"ridge point {format_intensity(row['ridge'])} (both on {self.threads} threads)"
                 )
-            if self.threaded_bandwidth:
-                lines.append("")
+        lines += self.peak_warnings()
+        rows = self.predictions()
+        if rows:
+            lines.append("")
+            lines.append(
+                f"{'operation':<34} {'intensity':>14} {'achieved':>14} {'measured':>10} "
+                f"{'predicted':>10} {'meas/pred':>9}"
+            )
+            for r in rows:
                 lines.append(
-                    f"all {self.threads} threads: main memory "
-                    f"{format_bandwidth(self.threaded_main_memory())}"
+                    f"{r['label']:<34} {format_intensity(r['intensity']):>14} "
+                    f"{format_flops_rate(r['flops_per_s']):>14} {format_time(r['measured']):>10} "
+                    f"{format_time(r['predicted']):>10} {r['ratio']:>9.2f}"
                 )
-                for row in self._all_thread_rows():
-                    lines.append(
-                        f"  matmul {row['dtype']} peak {format_flops_rate(row['peak_flops_per_s'])}, "
-                        f"ridge point {format_intensity(row['ridge'])} (both on {self.threads} threads)"
-                    )
-            lines += self.peak_warnings()
-            rows = self.predictions()
-            if rows:
-                lines.append("")
-                lines.append(
-                    f"{'operation':<34} {'intensity':>14} {'achieved':>14} {'measured':>10} "
-                    f"{'predicted':>10} {'meas/pred':>9}"
-                )
-                for r in rows:
-                    lines.append(
-                        f"{r['label']:<34} {format_intensity(r['intensity']):>14} "
-                        f"{format_flops_rate(r['flops_per_s']):>14} {format_time(r['measured']):>10} "
-                        f"{format_time(r['predicted']):>10} {r['ratio']:>9.2f}"
-                    )
-        lines.append("")
-        if self.accelerator is not None:
-            lines.append(self.accelerator.report())
-        elif self.accelerator_message:
-            lines.append(self.accelerator_message)
-        return "\n".join(lines)
+        return lines
 
     def peak_warnings(self) -> list[str]:
         """Plain sentences for each peak this run did not measure, or may have measured
