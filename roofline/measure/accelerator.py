@@ -134,7 +134,7 @@ _TPU_KINDS = [  # JAX device_kind -> catalog name (longest patterns first)
 ]
 
 
-def catalog_chip_for(device_name: str):
+def catalog_chip_for(device_name: str | None):
     """The catalog `Chip` a device name denotes, or None when the catalog has no entry for it.
 
     Names as PyTorch (``torch.cuda.get_device_name()``) and JAX (``device_kind``)

@@ -25,6 +25,7 @@ import sys
 import time
 from pathlib import Path
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -151,6 +152,7 @@ def settings_for(
 ) -> dict:
     """Sizes and repeats for "full", "quick" or "tiny" (tests) runs."""
     llc = llc_bytes or last_level_cache_bytes()
+    s: dict[str, Any]  # sizes in bytes, counts, lists of kernels and dtypes: saved as JSON
     if mode == "full":
         s = dict(
             min_ws=32 * 2**10,
