@@ -97,6 +97,8 @@ def _bus_bw_bound(chip, nbytes, in_switch) -> float:
     """nccl-tests bus bandwidth bound of an 8-GPU all-reduce over the chip's switch:
     algorithm bandwidth V / t times 2(n-1)/n."""
     link = get_chip(chip).interconnect
+    if link is None:
+        raise ValueError(f"{chip} has no chip-to-chip link in the catalog")
     t = collective_time(
         "all-reduce",
         nbytes,
