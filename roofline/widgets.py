@@ -267,7 +267,7 @@ class Explorer:
             self._scenes.popitem(last=False)
         return state
 
-    def set(self, **values) -> "Explorer":
+    def set(self, **values) -> Explorer:
         """Move controls, e.g. ``.set(intensity=100)``; one redraw for all of them."""
         unknown = set(values) - set(self.controls)
         if unknown:

@@ -31,7 +31,7 @@ def _lines(fig, prefix):
 
 def _regions(fig):
     patches = [p for p in fig.axes[0].patches if (p.get_gid() or "").startswith("region:")]
-    return sorted(((p.get_x(), p.get_x() + p.get_width()) for p in patches))
+    return sorted((p.get_x(), p.get_x() + p.get_width()) for p in patches)
 
 
 def _dense_ridge(name, dtype="bf16", bandwidth=None):

@@ -18,10 +18,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import notebooks
 import pytest
 import yaml
-
-import notebooks
 
 ROOT = notebooks.ROOT
 SOURCES = notebooks.notebook_sources()

@@ -19,8 +19,9 @@ import re
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, TypedDict
+from typing import Any, TypedDict
 
 from .. import arith
 from ..units import RATE_DIGITS, format_si, parse_quantity_details
@@ -392,7 +393,7 @@ class Exercise:
         text = " ".join(self.question.split())
         return text if len(text) <= 60 else text[:57].rsplit(" ", 1)[0] + "..."
 
-    def check(self, answer, **params) -> "Feedback":
+    def check(self, answer, **params) -> Feedback:
         return check_answer(self, answer, self.resolve(params))
 
 

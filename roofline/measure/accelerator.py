@@ -120,7 +120,7 @@ class AcceleratorResult:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "AcceleratorResult":
+    def from_dict(cls, d: dict) -> AcceleratorResult:
         return cls(**d)
 
 

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import datetime
 import json
-import math
 import os
 import platform
 import socket
 import sys
 import time
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -304,7 +303,7 @@ class OperationSample(TimedSample):
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "OperationSample":
+    def from_dict(cls, d: dict) -> OperationSample:
         c = d["cost"]
         return cls(
             d["label"],
@@ -859,7 +858,7 @@ class MeasureResult:
             json.dump(self.to_dict(), f, indent=1)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "MeasureResult":
+    def from_dict(cls, d: dict) -> MeasureResult:
         if d.get("format") != "roofline-measurement":
             raise ValueError("this is not a file saved by `python -m roofline measure --json`")
         if d.get("version") != FORMAT_VERSION:
