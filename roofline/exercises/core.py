@@ -931,7 +931,6 @@ def normalise_choice(text: str, extra: dict | None = None) -> str:
 
 
 def _check_choice(exercise, answer, params) -> Feedback:
-    expected = str(exercise.answer(params))
     listed = ", ".join(repr(c) for c in exercise.choices)
     if _unanswered(answer):
         raise _Unreadable(f"No answer yet: type one of {listed}.")
