@@ -11,9 +11,7 @@ RUNS = 7
 
 
 def time_import(module: str) -> float:
-    code = (
-        "import time; t = time.perf_counter(); import %s; print(time.perf_counter() - t)" % module
-    )
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return float(out.stdout)
 

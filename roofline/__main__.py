@@ -27,6 +27,7 @@ def _positive(kind):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `python -m roofline` parser: `grade` in full; `autograder` and `measure` parse their own."""
     parser = argparse.ArgumentParser(
         prog="python -m roofline", description="Tools of the Rooflines book."
     )
@@ -34,6 +35,21 @@ def build_parser() -> argparse.ArgumentParser:
     from .exercises.grading import Limits
 
     d = Limits()
+    grade = _grade_parser(sub)
+    _add_grade_input_arguments(grade, d)
+    _add_grade_sandbox_arguments(grade, d)
+    _add_grade_report_arguments(grade)
+    sub.add_parser(
+        "autograder", help="build a Gradescope autograder zip (--set part1 --out F)", add_help=False
+    )
+    sub.add_parser(
+        "measure", help="measure this machine's roofline (roofline.measure)", add_help=False
+    )
+    return parser
+
+
+def _grade_parser(sub) -> argparse.ArgumentParser:
+    """The `grade` subcommand with its description and its sandbox/time/resume epilog."""
     grade = sub.add_parser(
         "grade",
         help="grade a folder of submitted homework notebooks (.ipynb)",
@@ -51,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--notebook-timeout is stopped. Answers recorded until then are graded.\n\n"
         "A rerun resumes from OUT.journal (pass --fresh to start over).",
     )
+    return grade
+
+
+def _add_grade_input_arguments(grade: argparse.ArgumentParser, d) -> None:
+    """What to grade and how fast: folder, output CSV, cell/notebook timeouts (s), jobs, set, roster."""
     grade.add_argument("submissions", type=Path, metavar="SUBMISSIONS_DIR")
     grade.add_argument(
         "--out", type=Path, default=Path("grades.csv"), help="CSV file (default grades.csv)"
@@ -87,6 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
         "flags ids not on it, roster students with no submission, and files named for "
         "another student",
     )
+
+
+def _add_grade_sandbox_arguments(grade: argparse.ArgumentParser, d) -> None:
+    """Sandbox choice and per-sandbox limits (memory/file/disk in MiB, CPU in s, counts, uid)."""
     grade.add_argument(
         "--sandbox",
         choices=("auto", "bwrap", "rlimits"),
@@ -137,6 +162,10 @@ def build_parser() -> argparse.ArgumentParser:
         default=64000,
         help="as root: first of --jobs unused uids the notebooks run as (default 64000)",
     )
+
+
+def _add_grade_report_arguments(grade: argparse.ArgumentParser) -> None:
+    """Outputs beyond the CSV (gradebook, weights, feedback files) and journal resume options."""
     grade.add_argument(
         "--summary",
         type=Path,
@@ -163,13 +192,6 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--fresh", action="store_true", help="ignore OUT.journal: run every notebook again"
     )
-    sub.add_parser(
-        "autograder", help="build a Gradescope autograder zip (--set part1 --out F)", add_help=False
-    )
-    sub.add_parser(
-        "measure", help="measure this machine's roofline (roofline.measure)", add_help=False
-    )
-    return parser
 
 
 def main(argv=None) -> int:

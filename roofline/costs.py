@@ -15,6 +15,7 @@ Bytes count each operand read from memory once and the result written once
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .dtypes import bytes_per_element, canonical_dtype
 from .validate import check_size
@@ -42,8 +43,8 @@ class Cost:
     default (fp32 accumulate where a sheet quotes several)."""
 
     name: str
-    flops: object
-    bytes: object
+    flops: Any  # number, numpy array or sympy expression
+    bytes: Any  # number, numpy array or sympy expression
     dtype: str = "bf16"
     unit: str | None = None
     accumulate: str | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, replace
+from typing import Any
 
 from .catalog import get_chip
 from .costs import Cost, ShardedMatmul, sharded_matmul
@@ -150,10 +151,10 @@ class Estimate:
 
     cost: Cost
     chip_name: str
-    peak_flops_per_s: object
-    bandwidth_bytes_per_s: object
-    t_math: object
-    t_comms: object
+    peak_flops_per_s: Any  # number, numpy array or sympy expression
+    bandwidth_bytes_per_s: Any  # number, numpy array or sympy expression
+    t_math: Any  # number, numpy array or sympy expression
+    t_comms: Any  # number, numpy array or sympy expression
     extra: tuple = ()
     memory_name: str = "memory"
     peak_unit: str = "matrix"

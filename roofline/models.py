@@ -29,6 +29,7 @@ import json
 import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import cast
 
 from .dtypes import bytes_per_element
 from .hardware import Source
@@ -150,12 +151,12 @@ class ModelConfig:
     def attention_width(self) -> int:
         """H x d_h: the width of the queries (PaLM's "attention width"; 12288 for PaLM 540B,
         whose d_model is 18432)."""
-        return self.heads * self.head_dim
+        return self.heads * cast(int, self.head_dim)  # __post_init__ fills head_dim
 
     @property
     def kv_width(self) -> int:
         """H_kv x d_h: the width of the keys (and of the values) of one token in one layer."""
-        return self.kv_heads * self.head_dim
+        return cast(int, self.kv_heads) * cast(int, self.head_dim)  # both filled by __post_init__
 
     @property
     def is_moe(self) -> bool:
@@ -556,8 +557,15 @@ _MODELS = [
     ),
 ]
 
+
+def _name(model: ModelConfig) -> str:
+    """The name of a catalog or registered model (`register_model` refuses one without)."""
+    assert model.name is not None, "catalog and registered models are named"
+    return model.name
+
+
 #: name -> ModelConfig, in the order the book lists them.
-MODELS: dict[str, ModelConfig] = {m.name: m for m in _MODELS}
+MODELS: dict[str, ModelConfig] = {_name(m): m for m in _MODELS}
 _ALIASES = {
     "Llama 3 8B": ("Meta-Llama-3-8B", "Llama 3.1 8B", "llama3-8b"),
     "Llama 3 70B": ("Meta-Llama-3-70B", "Llama 3.1 70B", "llama3-70b"),
@@ -579,8 +587,8 @@ def _key(name: str) -> str:
 def _index() -> dict[str, ModelConfig]:
     index = {}
     for model in list(MODELS.values()) + list(_USER_MODELS.values()):
-        index[_key(model.name)] = model
-        for alias in _ALIASES.get(model.name, ()):
+        index[_key(_name(model))] = model
+        for alias in _ALIASES.get(_name(model), ()):
             index.setdefault(_key(alias), model)
     return index
 

@@ -195,7 +195,7 @@ def _route(chip, size, stride, network_bytes_per_s) -> _Route:
     the interconnect when the whole group fits in one domain; else the network, in two
     levels when several members share a domain (the largest divisor of `size` that fits)."""
     link = chip.interconnect
-    domain = 1
+    domain: float = 1  # chips in one link domain; inf where the catalog sets no cap
     if link is not None and link.topology is not None:
         domain = link.domain_chips or math.inf
         if size * stride <= domain:
@@ -269,6 +269,7 @@ def _collective(kind, nbytes, n, route: _Route) -> float:
     if route.kind == "network" or kind == "all-to-all":  # the NIC is the narrowest step
         return collective_time(kind, nbytes, n, net, "switch", links=1)
     m, nodes, inner = route.per_node, n // route.per_node, route.inside
+    assert inner is not None, "a two-level route carries the links inside each node"
     if kind == "all-reduce":
         tops = tuple(_axis_topology(inner, a) for a in inner.axes) if inner.axes else None
         return hierarchical_all_reduce_time(
@@ -333,7 +334,7 @@ class TrainingStep:
     def slowest(self) -> str:
         """The resource (other than the bubble) that takes longest."""
         busy = {r: t for r, t in self.times.items() if self.kinds[r] != "bubble"}
-        return max(busy, key=busy.get)
+        return max(busy, key=lambda resource: busy[resource])
 
     @property
     def bound(self) -> str:

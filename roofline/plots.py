@@ -633,15 +633,7 @@ def roofline_figure(
     x = np.geomspace(lo, hi, 256)
 
     own_figure = ax is None
-    if own_figure:
-        entries = (
-            sum(len(levels) for *_, levels, _ in series)
-            if len(series) > 1 or len(series[0][3]) > 1
-            else 1
-        )
-        fig, ax = new_figure(height_for_legend(_legend_rows(entries)))
-    else:
-        fig = ax.figure
+    fig, ax = _roofline_canvas(ax, series)
     _style_axes(ax)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -662,14 +654,7 @@ def roofline_figure(
             loc="lower right", fontsize=_fs(ax), frameon=True, facecolor="white", framealpha=0.9
         )
     if title is None:
-        what = (
-            ", ".join(c.name for c in chip_list)
-            + " ("
-            + ", ".join(dtype_list)
-            + (", 2:4 sparse" if sparse else ", dense")
-            + ")"
-        )
-        title = f"Roofline: {what}"
+        title = _roofline_title(chip_list, dtype_list, sparse)
     if title:
         ax.set_title(title, fontsize=_fs(ax, "title"))
 
@@ -684,6 +669,33 @@ def roofline_figure(
     if True:  # every figure: in an explorer the legend sits in the axes, next to ridge values
         _lay_out_labels(fig, ax, ridge_labels, ax.roofline_peak_labels, labels)
     return fig
+
+
+def _roofline_canvas(ax, series):
+    """The (figure, axes) to draw on: the caller's ``ax``, or a new figure tall enough for a
+    legend below it (one entry per chip, dtype and bandwidth when there are several)."""
+    if ax is None:
+        entries = (
+            sum(len(levels) for *_, levels, _ in series)
+            if len(series) > 1 or len(series[0][3]) > 1
+            else 1
+        )
+        fig, ax = new_figure(height_for_legend(_legend_rows(entries)))
+    else:
+        fig = ax.figure
+    return fig, ax
+
+
+def _roofline_title(chip_list, dtype_list, sparse) -> str:
+    """The default title: "Roofline: " then the chips, the dtypes and dense or 2:4 sparse."""
+    what = (
+        ", ".join(c.name for c in chip_list)
+        + " ("
+        + ", ".join(dtype_list)
+        + (", 2:4 sparse" if sparse else ", dense")
+        + ")"
+    )
+    return f"Roofline: {what}"
 
 
 def _roofline_inputs(chips, dtype, sparse, operations):
@@ -855,25 +867,8 @@ def _draw_operations(ax, operations, first, sparse):
     labels, violations, ys = [], [], []
     for op in operations:
         if isinstance(op, Cost):
-            intensity = float(op.intensity)
-            y = float(
-                attainable_flops_per_s(
-                    intensity, chip, dtype, sparse=sparse, bandwidth_bytes_per_s=fastest_bw
-                )
-            )
-            ax.plot(
-                [intensity],
-                [y],
-                linestyle="none",
-                marker="D",
-                markersize=7,
-                color=PALETTE["black"],
-                zorder=6,
-                gid=f"operation:{op.name}",
-            )
-            labels.append(
-                _point_label(ax, f"{_wrap(op.name)}\n{format_intensity(intensity)}", intensity, y)
-            )
+            label, y = _draw_cost(ax, op, chip, dtype, sparse, fastest_bw)
+            labels.append(label)
             ys.append(y)
             continue
         # a measured / claimed point: compare with the highest roof of the first chip drawn
@@ -898,55 +893,84 @@ def _draw_operations(ax, operations, first, sparse):
                     "dtype": dtype,
                 }
             )
-            ax.plot(
-                [op.intensity],
-                [op.flops_per_s],
-                linestyle="none",
-                marker="X",
-                markersize=10,
-                color=PALETTE["vermillion"],
-                markeredgecolor=PALETTE["black"],
-                zorder=7,
-                gid=f"violation:{op.label}",
-            )
-            note = ABOVE_ROOF_NOTE.replace(", sparse", ",\nsparse", 1)
-            labels.append(
-                _point_label(
-                    ax,
-                    f"{_wrap(op.label)}:\n{note}",
-                    op.intensity,
-                    op.flops_per_s,
-                    color=label_colour(PALETTE["vermillion"]),
-                    fontweight="bold",
-                    bbox={
-                        "boxstyle": "round,pad=0.2",
-                        "facecolor": "white",
-                        "edgecolor": PALETTE["vermillion"],
-                        "linewidth": 0.8,
-                    },
-                )
-            )
+            labels.append(_draw_violation(ax, op))
         else:
-            ax.plot(
-                [op.intensity],
-                [op.flops_per_s],
-                linestyle="none",
-                marker="s",
-                markersize=6,
-                color=PALETTE["bluish green"],
-                markeredgecolor=PALETTE["black"],
-                zorder=6,
-                gid=f"point:{op.label}",
-            )
-            labels.append(
-                _point_label(
-                    ax,
-                    f"{_wrap(op.label)}\n{format_flops_rate(op.flops_per_s)}",
-                    op.intensity,
-                    op.flops_per_s,
-                )
-            )
+            labels.append(_draw_point(ax, op))
     return labels, violations, ys
+
+
+def _draw_cost(ax, op, chip, dtype, sparse, fastest_bw):
+    """A `Cost` as a black diamond on the chip's roof at its intensity (FLOPs/byte), using the
+    fastest bandwidth drawn (bytes/s). Returns (its label, its attainable FLOP/s)."""
+    intensity = float(op.intensity)
+    y = float(
+        attainable_flops_per_s(
+            intensity, chip, dtype, sparse=sparse, bandwidth_bytes_per_s=fastest_bw
+        )
+    )
+    ax.plot(
+        [intensity],
+        [y],
+        linestyle="none",
+        marker="D",
+        markersize=7,
+        color=PALETTE["black"],
+        zorder=6,
+        gid=f"operation:{op.name}",
+    )
+    label = _point_label(ax, f"{_wrap(op.name)}\n{format_intensity(intensity)}", intensity, y)
+    return label, y
+
+
+def _draw_violation(ax, op):
+    """A `Point` above its roof: a vermillion cross with a boxed, bold warning. Returns the label."""
+    ax.plot(
+        [op.intensity],
+        [op.flops_per_s],
+        linestyle="none",
+        marker="X",
+        markersize=10,
+        color=PALETTE["vermillion"],
+        markeredgecolor=PALETTE["black"],
+        zorder=7,
+        gid=f"violation:{op.label}",
+    )
+    note = ABOVE_ROOF_NOTE.replace(", sparse", ",\nsparse", 1)
+    return _point_label(
+        ax,
+        f"{_wrap(op.label)}:\n{note}",
+        op.intensity,
+        op.flops_per_s,
+        color=label_colour(PALETTE["vermillion"]),
+        fontweight="bold",
+        bbox={
+            "boxstyle": "round,pad=0.2",
+            "facecolor": "white",
+            "edgecolor": PALETTE["vermillion"],
+            "linewidth": 0.8,
+        },
+    )
+
+
+def _draw_point(ax, op):
+    """A `Point` at or under its roof: a green square labelled with its FLOP/s. Returns the label."""
+    ax.plot(
+        [op.intensity],
+        [op.flops_per_s],
+        linestyle="none",
+        marker="s",
+        markersize=6,
+        color=PALETTE["bluish green"],
+        markeredgecolor=PALETTE["black"],
+        zorder=6,
+        gid=f"point:{op.label}",
+    )
+    return _point_label(
+        ax,
+        f"{_wrap(op.label)}\n{format_flops_rate(op.flops_per_s)}",
+        op.intensity,
+        op.flops_per_s,
+    )
 
 
 def _wrap(text: str, width: int = 24) -> str:
@@ -1310,9 +1334,7 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
     operations: (label, B, D, F) tuples, each placed with `roofline.sharded_estimate` on
     `n` chips (topology: `roofline.sharded_topology` unless given).
     """
-    import numpy as np
-
-    from .estimate import sharded_estimate, sharded_topology
+    from .estimate import sharded_topology
 
     own = get_chip(chip)
     if own.interconnect is None:
@@ -1324,6 +1346,60 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
     memory_bw, link_bw = own.hbm_bytes_per_s, own.link_bytes_per_s
     x_star, y_star = peak / memory_bw, peak / link_bw
     ratio = memory_bw / link_bw
+
+    placed = _place_sharded(operations, own, n, dtype, chosen)
+
+    xs = [x_star] + [p[1] for p in placed]
+    ys = [y_star] + [p[2] for p in placed]
+    lo_x, hi_x = _decade_floor(min(xs) / 10), _decade_ceil(max(xs) * 10)
+    lo_y, hi_y = _decade_floor(min(ys) / 10), _decade_ceil(max(ys) * 10)
+
+    fig, ax = new_figure(height_for_legend(len(placed), base_in=FIG_HEIGHT_IN + 0.3))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo_x, hi_x)
+    ax.set_ylim(lo_y, hi_y)
+    _resource_regions(ax, x_star, y_star, ratio, (lo_x, hi_x), (lo_y, hi_y))
+    _resource_labels(ax, own, x_star, y_star, (lo_x, hi_x), (lo_y, hi_y))
+    _resource_points(ax, placed)
+
+    ax.set_xlabel(
+        f"Intensity against {own.memory_kind}\n(FLOPs per byte of the chip's memory traffic)",
+        fontsize=_fs(ax, "normal"),
+    )
+    ax.set_ylabel(
+        "Intensity against the link\n(FLOPs per byte on the busiest link)",
+        fontsize=_fs(ax, "normal"),
+    )
+    format_axis(ax.xaxis, "intensity")
+    format_axis(ax.yaxis, "intensity")
+    legend_below(ax)
+    ax.set_title(
+        title
+        if title is not None
+        else _wrap(f"{n} × {own.name}, {dtype}, D split, all-reduce on a {chosen}", 48),
+        fontsize=_fs(ax, "title"),
+    )
+    fig.roofline_description = _resource_description(n, own, dtype, x_star, y_star, placed)
+    fig.roofline_regions = [
+        ("compute", x_star, y_star),
+        ("memory", None, None),
+        ("link", None, None),
+    ]
+    fig.roofline_points = placed
+    fig.roofline_ridges = [
+        {"resource": "memory", "intensity": x_star},
+        {"resource": "link", "intensity": y_star},
+    ]
+    fig.roofline_violations = []
+    fig.set_layout_engine("constrained")
+    return fig
+
+
+def _place_sharded(operations, own, n, dtype, chosen):
+    """Each (label, B, D, F) placed with `roofline.sharded_estimate` on ``n`` chips: a list of
+    (label, FLOPs per byte of memory traffic, FLOPs per byte on the busiest link, bound)."""
+    from .estimate import sharded_estimate
 
     placed = []
     for item in operations:
@@ -1341,17 +1417,15 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
                 est.bound,
             )
         )
+    return placed
 
-    xs = [x_star] + [p[1] for p in placed]
-    ys = [y_star] + [p[2] for p in placed]
-    lo_x, hi_x = _decade_floor(min(xs) / 10), _decade_ceil(max(xs) * 10)
-    lo_y, hi_y = _decade_floor(min(ys) / 10), _decade_ceil(max(ys) * 10)
 
-    fig, ax = new_figure(height_for_legend(len(placed), base_in=FIG_HEIGHT_IN + 0.3))
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(lo_x, hi_x)
-    ax.set_ylim(lo_y, hi_y)
+def _resource_regions(ax, x_star, y_star, ratio, x_limits, y_limits):
+    """Shade where memory, the link or compute bounds the time (intensities in FLOPs/byte; ratio
+    = memory / link bandwidth) and draw both ridges and the memory-link tie diagonal."""
+    import numpy as np
+
+    (lo_x, hi_x), (lo_y, hi_y) = x_limits, y_limits
     grid = np.geomspace(lo_x, hi_x, 400)
     left = grid[grid <= x_star]
     fills = (
@@ -1375,6 +1449,11 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
     ax.axhline(y_star, color=PALETTE["black"], linewidth=1, linestyle=(0, (1, 2)), gid="ridge:link")
     diag = grid[grid <= x_star]
     ax.plot(diag, ratio * diag, color="#555555", linewidth=0.8, gid="tie:memory-link")
+
+
+def _resource_labels(ax, own, x_star, y_star, x_limits, y_limits):
+    """Name the three regions in their corners and write the two ridge values (FLOPs/byte)."""
+    (lo_x, hi_x), (lo_y, hi_y) = x_limits, y_limits
 
     def at(fx, fy):  # a point at fractions of the log axes
         return (lo_x * (hi_x / lo_x) ** fx, lo_y * (hi_y / lo_y) ** fy)
@@ -1415,6 +1494,9 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
         color=INK["muted"],
     )
 
+
+def _resource_points(ax, placed):
+    """Each placed operation as its own marker and colour, labelled with its bound."""
     markers = ("o", "s", "D", "^", "v", "P", "X")
     colours = [PALETTE[c] for c in _SERIES_COLOURS]
     for i, (label, x, y, bound) in enumerate(placed):
@@ -1431,48 +1513,21 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
             gid=f"operation:{label}",
         )
 
-    ax.set_xlabel(
-        f"Intensity against {own.memory_kind}\n(FLOPs per byte of the chip's memory traffic)",
-        fontsize=_fs(ax, "normal"),
-    )
-    ax.set_ylabel(
-        "Intensity against the link\n(FLOPs per byte on the busiest link)",
-        fontsize=_fs(ax, "normal"),
-    )
-    format_axis(ax.xaxis, "intensity")
-    format_axis(ax.yaxis, "intensity")
-    legend_below(ax)
-    ax.set_title(
-        title
-        if title is not None
-        else _wrap(f"{n} × {own.name}, {dtype}, D split, all-reduce on a {chosen}", 48),
-        fontsize=_fs(ax, "title"),
-    )
+
+def _resource_description(n, own, dtype, x_star, y_star, placed) -> str:
+    """Alt text of the resource figure: the axes, both ridges (FLOPs/byte) and every point."""
     where = "; ".join(
         f"{label} at {format_intensity(x)} against memory and {format_intensity(y)} "
         f"against the link: {bound}-bound"
         for label, x, y, bound in placed
     )
-    fig.roofline_description = (
+    return (
         f"Two intensities of a matmul split over {n} {own.name} chips ({dtype}): FLOPs per byte of "
         f"memory traffic across, FLOPs per byte on the busiest link up, both log scales. The memory "
         f"ridge at {format_intensity(x_star)} and the link ridge at {format_intensity(y_star)} split "
         f"the plane: compute-bound above and right of both; to the left the memory or the link is "
         f"slower, with a diagonal where they tie." + (f" Points: {where}." if where else "")
     )
-    fig.roofline_regions = [
-        ("compute", x_star, y_star),
-        ("memory", None, None),
-        ("link", None, None),
-    ]
-    fig.roofline_points = placed
-    fig.roofline_ridges = [
-        {"resource": "memory", "intensity": x_star},
-        {"resource": "link", "intensity": y_star},
-    ]
-    fig.roofline_violations = []
-    fig.set_layout_engine("constrained")
-    return fig
 
 
 def decode_throughput_figure(
@@ -1510,63 +1565,12 @@ def decode_throughput_figure(
     parts = []
     for index, T in enumerate(contexts):
         colour = PALETTE[_SERIES_COLOURS[index % len(_SERIES_COLOURS)]]
-        rates = np.array(
-            [
-                tf.step_time(model, int(b), T, chip, n_chips=n_chips, dtype=dtype).tokens_per_s
-                for b in batches
-            ]
-        )
-        wall = memory_walls[T]
-        fits = batches <= wall
-        ax.plot(
-            batches[fits],
-            rates[fits],
-            color=colour,
-            linewidth=2,
-            label=f"T = {T:,} tokens",
-            gid=f"throughput:{T}",
-        )
-        beyond = batches >= batches[fits][-1] if fits.any() else np.ones_like(fits)
-        ax.plot(
-            batches[beyond],
-            rates[beyond],
-            color=colour,
-            linewidth=1.5,
-            linestyle=":",
-            gid=f"throughput-beyond:{T}",
-        )
-        if wall >= 1:
-            at_wall = tf.step_time(model, wall, T, chip, n_chips=n_chips, dtype=dtype).tokens_per_s
-            ax.axvline(
-                wall, color=colour, linewidth=1, linestyle="--", zorder=1, gid=f"memory-wall:{T}"
+        parts.append(
+            _draw_context_curve(
+                ax, model, chip, T, batches, memory_walls[T], colour, n_chips, dtype
             )
-            ax.plot(
-                [wall],
-                [at_wall],
-                marker="o",
-                color=colour,
-                markerfacecolor="white",
-                markeredgewidth=2,
-                linestyle="none",
-                zorder=5,
-                label=f"memory wall, T = {T:,}: {wall:,} sequences fit",
-            )
-            parts.append(
-                f"With T = {T:,} tokens of context the KV cache of at most {wall:,} sequences "
-                f"fits next to the weights, where decode reaches {at_wall:,.0f} tokens/s."
-            )
-        else:
-            parts.append(f"With T = {T:,} not even the weights fit.")
-    if math.isfinite(compute_wall):
-        ax.axvline(
-            compute_wall,
-            color=PALETTE["black"],
-            linewidth=1.2,
-            linestyle="-.",
-            zorder=1,
-            label=f"compute wall: weight matmuls compute-bound, B = {compute_wall:.0f}",
-            gid="compute-wall",
         )
+    _draw_compute_wall(ax, compute_wall)
     ax.plot([], [], color="#555555", linestyle=":", label="dotted: the batch does not fit")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
@@ -1577,13 +1581,93 @@ def decode_throughput_figure(
     ax.set_ylabel("Decode throughput (tokens/s)", fontsize=_fs(ax, "normal"))
     ax.set_title(f"{model.name} decode on {chips} ({dtype})", fontsize=_fs(ax, "title"))
     legend_below(ax)
+    fig.roofline_description = _decode_description(model, chips, dtype, parts, compute_wall)
+    fig.roofline_walls = {"memory": memory_walls, "compute": compute_wall}
+    fig.roofline_regions = []
+    fig.roofline_violations = []
+    fig.set_layout_engine("constrained")
+    return fig
+
+
+def _draw_context_curve(ax, model, chip, T, batches, wall, colour, n_chips, dtype) -> str:
+    """Decode tokens/s against batch for context length ``T`` (tokens): solid while the KV cache
+    fits (batch <= ``wall`` sequences), dotted beyond, with the memory wall marked. Returns the
+    sentence of the alt text for this ``T``."""
+    import numpy as np
+
+    from . import transformer as tf
+
+    rates = np.array(
+        [
+            tf.step_time(model, int(b), T, chip, n_chips=n_chips, dtype=dtype).tokens_per_s
+            for b in batches
+        ]
+    )
+    fits = batches <= wall
+    ax.plot(
+        batches[fits],
+        rates[fits],
+        color=colour,
+        linewidth=2,
+        label=f"T = {T:,} tokens",
+        gid=f"throughput:{T}",
+    )
+    beyond = batches >= batches[fits][-1] if fits.any() else np.ones_like(fits)
+    ax.plot(
+        batches[beyond],
+        rates[beyond],
+        color=colour,
+        linewidth=1.5,
+        linestyle=":",
+        gid=f"throughput-beyond:{T}",
+    )
+    if wall >= 1:
+        at_wall = tf.step_time(model, wall, T, chip, n_chips=n_chips, dtype=dtype).tokens_per_s
+        ax.axvline(
+            wall, color=colour, linewidth=1, linestyle="--", zorder=1, gid=f"memory-wall:{T}"
+        )
+        ax.plot(
+            [wall],
+            [at_wall],
+            marker="o",
+            color=colour,
+            markerfacecolor="white",
+            markeredgewidth=2,
+            linestyle="none",
+            zorder=5,
+            label=f"memory wall, T = {T:,}: {wall:,} sequences fit",
+        )
+        return (
+            f"With T = {T:,} tokens of context the KV cache of at most {wall:,} sequences "
+            f"fits next to the weights, where decode reaches {at_wall:,.0f} tokens/s."
+        )
+    return f"With T = {T:,} not even the weights fit."
+
+
+def _draw_compute_wall(ax, compute_wall) -> None:
+    """A dash-dot vertical line at the batch from which the weight matmuls are compute-bound
+    (none when they never are)."""
+    if math.isfinite(compute_wall):
+        ax.axvline(
+            compute_wall,
+            color=PALETTE["black"],
+            linewidth=1.2,
+            linestyle="-.",
+            zorder=1,
+            label=f"compute wall: weight matmuls compute-bound, B = {compute_wall:.0f}",
+            gid="compute-wall",
+        )
+
+
+def _decode_description(model, chips, dtype, parts, compute_wall) -> str:
+    """Alt text of the decode figure: the axes, each context's memory wall and the compute wall."""
     compute_text = (
         f"The compute wall, the batch from which the weight matmuls are compute-bound, "
         f"is at B = {compute_wall:.0f}."
         if math.isfinite(compute_wall)
         else "The weight matmuls never become compute-bound."
     )
-    fig.roofline_description = (
+    return (
         f"Log-log plot of decode throughput in tokens per second against batch size for the "
         f"{model.name} model on {chips} in {dtype}, one curve per context length. Throughput rises "
         f"almost in proportion to the batch at first, then flattens as every sequence's KV-cache "
@@ -1593,11 +1677,6 @@ def decode_throughput_figure(
         + compute_text
         + " Dotted parts of the curves are batches whose KV cache does not fit in memory."
     )
-    fig.roofline_walls = {"memory": memory_walls, "compute": compute_wall}
-    fig.roofline_regions = []
-    fig.roofline_violations = []
-    fig.set_layout_engine("constrained")
-    return fig
 
 
 def alt_text(fig) -> str:

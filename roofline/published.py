@@ -17,6 +17,7 @@ repository (approximate).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -57,12 +58,12 @@ class Measurement:
     what: str
     unit: str
     measured: float
-    bound: object
+    bound: Callable[[], float]
     source: Source
     gap: str
     status: str = "V"
     stated_mfu: float | None = None
-    mfu: object = None
+    mfu: Callable[[], float] | None = None
 
 
 def _tokens_bound_training(*args, **kwargs) -> float:
@@ -97,6 +98,8 @@ def _bus_bw_bound(chip, nbytes, in_switch) -> float:
     """nccl-tests bus bandwidth bound of an 8-GPU all-reduce over the chip's switch:
     algorithm bandwidth V / t times 2(n-1)/n."""
     link = get_chip(chip).interconnect
+    if link is None:
+        raise ValueError(f"{chip} has no chip-to-chip link in the catalog")
     t = collective_time(
         "all-reduce",
         nbytes,
@@ -113,8 +116,9 @@ def _decode_tokens(*args, **kwargs) -> float:
     return serving_estimate(*args, **kwargs).tokens_per_s
 
 
-def _prefill_tokens(prompt, *args, **kwargs) -> float:
-    return prompt / serving_estimate(*args, prompt_len=prompt, **kwargs).ttft_s
+def _prefill_tokens(prompt, model, chip, n_chips=1, **kwargs) -> float:
+    """Prompt tokens per second of the first token's time (`serving_estimate`'s ttft_s, s)."""
+    return prompt / serving_estimate(model, chip, n_chips, prompt_len=prompt, **kwargs).ttft_s
 
 
 #: TPU v5e all-gather of bf16[2048, 8192] over a 4-chip axis without wraparound

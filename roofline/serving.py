@@ -130,7 +130,7 @@ class ServingEstimate:
 
     @property
     def slowest(self) -> str:
-        return max(self.times, key=self.times.get)
+        return max(self.times, key=lambda resource: self.times[resource])
 
     @property
     def bound(self) -> str:

@@ -273,7 +273,8 @@ def web_table() -> dict:
     [index into "labels" per resource], [GB (1e9 bytes) of each memory part], total GB], or the index of
     the reason the combination is refused.
     """
-    results, labels, kinds, reasons, capacity = [], [], {}, [], {}
+    results: list[int | list] = []  # an entry, or the index of the reason it is refused
+    labels, kinds, reasons, capacity = [], {}, [], {}
     parts = None
     for m in MODELS:
         for ch in CHIPS:

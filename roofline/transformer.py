@@ -36,9 +36,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from .catalog import get_chip
 from .costs import Cost, matmul
 from .dtypes import bytes_per_element, canonical_dtype
-from .catalog import get_chip
 from .estimate import Estimate, critical_intensity, estimate
 from .validate import check_size, is_symbolic
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any, NoReturn, TypedDict
 
 from .arith import NUMBER, ArithError, evaluate, parse, tokens
 
@@ -157,10 +158,34 @@ def format_intensity(flops_per_byte, digits: int = RATE_DIGITS) -> str:
 # JavaScript (`roofline.exercises.answerbox`), which follows the same steps with the
 # same tables, so a kernel and a web page read every answer the same way.
 
+
 #: The grammar's tables (JSON-ready). Prefixes: [spelling, factor, binary]; the short
 #: ones are case-sensitive (m is milli, M mega), the long ones are matched in lower case.
 #: Units: [spelling, base]; "exact" spellings match as typed, "folded" ones in lower case.
-GRAMMAR = {
+class Grammar(TypedDict):
+    """The shape of `GRAMMAR`. Rows are lists, not tuples, so that the table survives a JSON
+    round trip to the answer boxes' script unchanged."""
+
+    #: [symbol, factor (dimensionless), binary?] rows: "Ki", "k", "u", ...
+    short_prefixes: list[list[Any]]
+    #: [name, factor, binary?] rows: "kibi", "kilo", ...
+    long_prefixes: list[list[Any]]
+    #: [spelling, base unit] rows matched case-sensitively (FLOPS is a rate, FLOPs a count)
+    exact_units: list[list[str]]
+    #: [spelling, base unit] rows matched in lower case
+    folded_units: list[list[str]]
+    #: "numerator/denominator" base units -> kind of quantity
+    kinds: dict[str, str]
+    number: str
+    examples: str
+    expression_chars: str
+    infinity: list[str]
+    #: [old, new] replacements made before reading
+    replace: list[list[str]]
+    approximately: list[str]
+
+
+GRAMMAR: Grammar = {
     "short_prefixes": [
         ["Ki", 2.0**10, True],
         ["Mi", 2.0**20, True],
@@ -293,7 +318,7 @@ class _QuantityError(ValueError):
     pass
 
 
-def _fail(message):
+def _fail(message: str) -> NoReturn:
     raise _QuantityError(message)
 
 
@@ -352,7 +377,7 @@ def _evaluate(expression: str, text: str) -> float:
         raise  # unreachable: _fail raises
 
 
-def _unit_atom(part: str):
+def _unit_atom(part: str) -> tuple[float, str, bool] | None:
     """(factor, base unit, binary prefix?) of one side of a unit: 'TFLOP', 'GiB', 'ms'."""
     g = GRAMMAR
     for table, folded in ((g["exact_units"], False), (g["folded_units"], True)):
@@ -406,11 +431,12 @@ def parse_quantity_details(text: str) -> dict:
     words = ["/" if w.lower() == "per" else w for w in unit.split()]
     parts = "".join(words).split("/")
     atoms = [_unit_atom(p) for p in parts] if len(parts) <= 2 else [None]
+    known = [a for a in atoms if a is not None]
     kind = None
-    if None not in atoms:
-        key = "/".join(a[1] for a in atoms)
+    if len(known) == len(atoms):
+        key = "/".join(a[1] for a in known)
         kind = g["kinds"].get(key)
-        binary = any(a[2] for a in atoms)
+        binary = any(a[2] for a in known)
         if binary and "byte" not in key:
             kind = None
     if kind is None:
@@ -423,7 +449,7 @@ def parse_quantity_details(text: str) -> dict:
             f"unknown unit {unit!r} in {text!r}{hint}; use s, FLOP/s, B/s, B, FLOPs or FLOPs/B "
             "with an SI prefix such as m, \u00b5, k, M, G, T"
         )
-    factor = atoms[0][0] / (atoms[1][0] if len(atoms) == 2 else 1.0)
+    factor = known[0][0] / (known[1][0] if len(known) == 2 else 1.0)
     return {
         "value": number * factor,
         "kind": kind,

@@ -267,7 +267,7 @@ class Explorer:
             self._scenes.popitem(last=False)
         return state
 
-    def set(self, **values) -> "Explorer":
+    def set(self, **values) -> Explorer:
         """Move controls, e.g. ``.set(intensity=100)``; one redraw for all of them."""
         unknown = set(values) - set(self.controls)
         if unknown:
@@ -706,7 +706,7 @@ def _check_sharded(own: Chip, n, link_bytes_per_s):
             "link_bytes_per_s must be between 1e9 and 1e13 bytes/s (one way, per link)"
         )
     link, most = own.interconnect, _most_chips(own)
-    if n not in _n_options(own) and most:
+    if n not in _n_options(own) and most and link is not None:  # most is None without a link
         where = "one torus axis holds" if link.topology == "torus" else f"{link.name} joins"
         raise ValueError(f"{where} at most {most} {own.name} chips; pick n <= {most}")
     return n, link_bytes_per_s

@@ -4,10 +4,9 @@ from a clean output folder with warnings as errors."""
 import subprocess
 import sys
 
+import notebooks
 import pytest
 from nbclient import NotebookClient
-
-import notebooks
 
 ROOT = notebooks.ROOT
 SOURCES = notebooks.notebook_sources()

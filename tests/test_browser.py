@@ -33,9 +33,8 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import pytest
-
 import notebooks
+import pytest
 
 ROOT = notebooks.ROOT
 SOURCES = notebooks.notebook_sources()

@@ -19,10 +19,10 @@ import math
 import statistics
 
 import pytest
+from test_browser import ROOT, _make_driver
 
 import roofline as rl
 from roofline import widgets
-from test_browser import ROOT, _make_driver
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("explorers-browser")]
 

@@ -15,10 +15,10 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
-
 import lookup_share
 import notebooks
+import pytest
+
 import roofline as rl
 
 ROOT = notebooks.ROOT

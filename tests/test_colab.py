@@ -7,9 +7,8 @@ package registry) and reused; see tools/colab_check.py.
 
 import sys
 
-import pytest
-
 import notebooks
+import pytest
 
 sys.path.insert(0, str(notebooks.ROOT / "tools"))
 import colab_check  # noqa: E402

@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 import sympy
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import roofline as rl
 
@@ -112,7 +113,7 @@ def test_symbolic_estimate_refuses_to_guess_the_bound():
     est = rl.estimate(rl.matmul(B, D, F), "v5e")
     assert isinstance(est.t_lower, sympy.Max)
     with pytest.raises(TypeError, match="substitute"):
-        est.bound
+        _ = est.bound
 
 
 # ---- critical batch sizes: published worked values and an independent solve

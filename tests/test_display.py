@@ -83,7 +83,7 @@ def test_expect_error_refuses_a_block_that_does_not_fail():
 def test_expect_error_lets_other_kinds_through():
     with pytest.raises(ZeroDivisionError):
         with rl.book.expect_error(ValueError):
-            1 / 0
+            _ = 1 / 0
 
 
 def test_estimate_summary_lists_each_resource_and_the_bound():

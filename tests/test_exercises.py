@@ -8,19 +8,21 @@ import shutil
 import subprocess
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import roofline as rl
 from roofline.exercises import (
     Exercise,
     Feedback,
     Mistake,
+    answerbox,
     check,
+    core,
     get_exercise,
-    list_exercises,
     homework,
+    list_exercises,
 )
-from roofline.exercises import answerbox, core
 
 ALL = list_exercises()
 

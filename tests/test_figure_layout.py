@@ -3,8 +3,6 @@ no two pieces of text (titles, axis and tick labels, labels on the plot, legend 
 overlap, and no text falls outside the figure. Boxes are the renderer's own extents
 (`artist.get_window_extent(renderer)`), so what is checked is what is drawn."""
 
-import math
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -226,8 +224,9 @@ def test_decode_throughput_figure(chip, n_chips, contexts):
 
 
 def test_measured_figures():
-    from roofline.measure.figures import measured_roofline_figure, sweep_figure
     from test_measure import synthetic_result
+
+    from roofline.measure.figures import measured_roofline_figure, sweep_figure
 
     result = synthetic_result()
     _check(sweep_figure(result))

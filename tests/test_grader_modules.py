@@ -13,12 +13,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "data" / "submissions"))
-import make_samples
-
 from roofline.exercises import core, homework
 from roofline.exercises.grader import folder, kernel, probe, report, sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "data" / "submissions"))
+import make_samples  # noqa: E402 (found on the path set just above)
 
 HAVE_BWRAP = sys.platform.startswith("linux") and shutil.which("bwrap") is not None
 SHADOW = "list = dict = type = str = float = int = len = repr = isinstance = 0"

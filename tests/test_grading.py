@@ -219,8 +219,8 @@ def test_cli_rejects_bad_arguments(tmp_path):
 
 
 def test_measure_subcommand_is_dispatched_lazily():
-    from roofline.__main__ import main
     import roofline.measure.cli as cli
+    from roofline.__main__ import main
 
     calls = []
     original = cli.main

@@ -118,7 +118,7 @@ def _part2_by_hand(p):
     }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _draws(set_id):
     return tuple(homework.parameters(set_id, i, quiet=True) for i in IDS)
 

@@ -248,7 +248,7 @@ def test_interrupt_keeps_what_was_measured():
     assert len(result.bandwidth) >= 1 and all(s.times for s in result.bandwidth)
     assert "PARTIAL RESULT" in result.table()
     with pytest.raises(IncompleteMeasurement, match="no matmul"):
-        result.chip
+        _ = result.chip
 
 
 def test_interrupt_during_matmul_keeps_the_sweep():

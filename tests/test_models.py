@@ -55,9 +55,9 @@ def test_llama_counts_are_exact():
 
 
 def test_megatron_counts_agree_with_narayanan_formula():
-    for name, l, h in (("Megatron 1T", 128, 25600), ("Megatron 145.6B", 80, 12288)):
+    for name, L, h in (("Megatron 1T", 128, 25600), ("Megatron 145.6B", 80, 12288)):
         V, s = 51200, 2048
-        theirs = 12 * l * h**2 * (1 + 13 / (12 * h) + (V + s) / (12 * l * h))
+        theirs = 12 * L * h**2 * (1 + 13 / (12 * h) + (V + s) / (12 * L * h))
         # theirs counts biases and position embeddings (which ModelConfig leaves out)
         assert abs(rl.get_model(name).params - theirs) / theirs < 0.001
 

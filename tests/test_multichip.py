@@ -132,7 +132,7 @@ def relay_reduce_scatter(net, arrays):
                     running[h] = running.get(h, 0) + chunks[src][j][h]
                 flows[(j, d)] = running
                 net.send(src, net.neighbour(src, d), sum(v.nbytes for v in running.values()), d)
-    for (j, d), running in flows.items():
+    for (j, _direction), running in flows.items():
         for h, v in running.items():
             result[j][h] = result[j][h] + v
     return [np.concatenate([r["a"], r["b"]]) for r in result]

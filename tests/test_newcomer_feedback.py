@@ -6,9 +6,9 @@ Every expected value below is derived by hand in its comment, not taken from the
 import shutil
 
 import pytest
+from test_exercises import _node_cases
 
 from roofline.exercises import check, get_exercise, homework
-from test_exercises import _node_cases
 
 
 def _hw3_q6_bandwidth_fraction():

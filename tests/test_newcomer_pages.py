@@ -7,9 +7,8 @@ import re
 from pathlib import Path
 
 import jupytext
-import pytest
-
 import notebooks
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = notebooks.notebook_sources()

@@ -3,9 +3,8 @@
 import json
 import re
 
-import pytest
-
 import notebooks
+import pytest
 
 SOURCES = notebooks.notebook_sources()
 
@@ -44,8 +43,6 @@ def test_first_code_cell_is_colab_setup_from_config(md):
 
 # ---------------------------------------------------------------- the Colab edition (issue 14)
 import html as html_lib  # noqa: E402
-import re  # noqa: E402
-
 
 # What Colab would show as raw text: a MyST role, a directive fence, a directive option line,
 # a MyST target. (LaTeX such as \text{comms} has no backtick after its brace.)

@@ -31,7 +31,7 @@ def _lines(fig, prefix):
 
 def _regions(fig):
     patches = [p for p in fig.axes[0].patches if (p.get_gid() or "").startswith("region:")]
-    return sorted(((p.get_x(), p.get_x() + p.get_width()) for p in patches))
+    return sorted((p.get_x(), p.get_x() + p.get_width()) for p in patches)
 
 
 def _dense_ridge(name, dtype="bf16", bandwidth=None):
@@ -189,7 +189,7 @@ def test_linear_and_log_figure_answers_q2():
     left, right = fig.axes
     assert left.get_xscale() == "linear" and left.get_yscale() == "linear"
     assert right.get_xscale() == "log" and right.get_yscale() == "log"
-    (linear,) = [l for l in left.get_lines() if (l.get_gid() or "").startswith("roof-linear")]
+    (linear,) = [ln for ln in left.get_lines() if (ln.get_gid() or "").startswith("roof-linear")]
     assert linear.get_xdata()[0] == 0 and linear.get_ydata()[0] == 0  # through the origin
     assert right.get_xlim()[0] > 0  # a log axis has no zero
     ridge, _ = _dense_ridge("H100 SXM")

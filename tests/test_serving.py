@@ -117,7 +117,7 @@ def test_time_to_first_token_of_a_4096_token_prompt():
     prefill = tf.step_time(MODEL, 1, 4096, "H100 SXM", mode="prefill")
     assert prefill.tokens_per_s == pytest.approx(4096 / expected, rel=1e-9)
     with pytest.raises(ValueError, match="decode"):
-        prefill.per_token_latency_s
+        _ = prefill.per_token_latency_s
 
 
 def test_bad_input_gets_a_message_that_says_what_to_do():

@@ -18,10 +18,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import notebooks
 import pytest
 import yaml
-
-import notebooks
 
 ROOT = notebooks.ROOT
 SOURCES = notebooks.notebook_sources()
@@ -282,7 +281,7 @@ def test_explorers_and_answer_boxes_are_complete(book_html, pages):
     from roofline.exercises import get_exercise
 
     problems = []
-    for path, page in pages.items():
+    for path in pages:
         text = path.read_text(encoding="utf-8")
         for block in _blocks(text, "roofline-explorer"):
             where = f"{path.relative_to(book_html)} explorer"
@@ -313,7 +312,7 @@ def test_explorers_and_answer_boxes_are_complete(book_html, pages):
 def _blocks(text: str, css_class: str) -> list[str]:
     """The HTML of each <div class="... css_class ..."> element, up to its matching </div>."""
     blocks = []
-    for match in re.finditer(r'<div\b[^>]*class="[^"]*\b%s\b[^"]*"' % re.escape(css_class), text):
+    for match in re.finditer(rf'<div\b[^>]*class="[^"]*\b{re.escape(css_class)}\b[^"]*"', text):
         depth, position = 0, match.start()
         for tag in re.finditer(r"<(/?)div\b", text[match.start() :]):
             depth += -1 if tag.group(1) else 1

@@ -5,12 +5,10 @@ exercises transfer (few answers can be copied from the chapter's own printout)."
 from __future__ import annotations
 
 import re
-from pathlib import Path
-
-import pytest
 
 import lookup_share
 import notebooks
+import pytest
 
 ROOT = notebooks.ROOT
 CHAPTERS = sorted((ROOT / "chapters").glob("*.md"))

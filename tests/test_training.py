@@ -7,13 +7,13 @@ import pytest
 import roofline as rl
 
 
-def gpt(l, h, a, V, name=None):
+def gpt(L, h, a, V, name=None):
     """A GPT-style model as Narayanan et al. count it: d_ff = 4h, multi-head attention."""
-    return rl.ModelConfig(l, h, a, 4 * h, V, name=name)
+    return rl.ModelConfig(L, h, a, 4 * h, V, name=name)
 
 
 @pytest.mark.parametrize(
-    "l, h, a, s, V",
+    "L, h, a, s, V",
     [
         (128, 25600, 160, 2048, 51200),  # their 1T model
         (80, 12288, 96, 2048, 51200),  # their 145.6B model
@@ -21,23 +21,23 @@ def gpt(l, h, a, V, name=None):
         (4, 256, 4, 8192, 1000),  # long context, small width: the s/(6h) term matters
     ],
 )
-def test_narayanan_eq3_flops_with_recomputation(l, h, a, s, V):
+def test_narayanan_eq3_flops_with_recomputation(L, h, a, s, V):
     B = 3072
-    eq3 = 96 * B * s * l * h**2 * (1 + s / (6 * h) + V / (16 * l * h))
-    ours = rl.training_flops_per_token(gpt(l, h, a, V), s, recompute="full") * B * s
+    eq3 = 96 * B * s * L * h**2 * (1 + s / (6 * h) + V / (16 * L * h))
+    ours = rl.training_flops_per_token(gpt(L, h, a, V), s, recompute="full") * B * s
     assert ours == pytest.approx(eq3, rel=1e-12)
 
 
 def test_without_recomputation_is_six_n_plus_attention():
-    l, h, s, V = 80, 12288, 2048, 51200
-    N = 12 * l * h**2 + V * h  # matmul weights: 12 l h^2 and the output head
-    assert rl.training_flops_per_token(gpt(l, h, 96, V), s) == pytest.approx(
-        6 * N + 12 * l * h * s, rel=1e-12
+    L, h, s, V = 80, 12288, 2048, 51200
+    N = 12 * L * h**2 + V * h  # matmul weights: 12 l h^2 and the output head
+    assert rl.training_flops_per_token(gpt(L, h, 96, V), s) == pytest.approx(
+        6 * N + 12 * L * h * s, rel=1e-12
     )
-    causal = rl.training_flops_per_token(gpt(l, h, 96, V), s, causal=True)
-    assert causal == pytest.approx(6 * N + 6 * l * h * s, rel=1e-12)
-    selective = rl.training_flops_per_token(gpt(l, h, 96, V), s, recompute="selective")
-    assert selective == pytest.approx(6 * N + 16 * l * h * s, rel=1e-12)
+    causal = rl.training_flops_per_token(gpt(L, h, 96, V), s, causal=True)
+    assert causal == pytest.approx(6 * N + 6 * L * h * s, rel=1e-12)
+    selective = rl.training_flops_per_token(gpt(L, h, 96, V), s, recompute="selective")
+    assert selective == pytest.approx(6 * N + 16 * L * h * s, rel=1e-12)
 
 
 def test_palm_flops_use_attention_width_not_d_model():
@@ -218,8 +218,8 @@ def test_published_runs_take_longer_than_the_bound():
     counting error."""
     # Narayanan et al., 1T model: 163 TFLOP/s per A100 by their Eq. 3 (with recomputation),
     # batch 3072 of 2048 on 3072 GPUs, TP 8 x PP 64 (so dp 6), 8 HDR 200 Gb/s NICs per node
-    l, h, s, V, B = 128, 25600, 2048, 51200, 3072
-    eq3 = 96 * B * s * l * h**2 * (1 + s / (6 * h) + V / (16 * l * h))
+    L, h, s, V, B = 128, 25600, 2048, 51200, 3072
+    eq3 = 96 * B * s * L * h**2 * (1 + s / (6 * h) + V / (16 * L * h))
     measured_s = eq3 / (3072 * 163e12)
     step = rl.training_step(
         "Megatron 1T", "A100", 3072, B * s, s, "tp=8,pp=64,dp=6", "bf16", "full", None, 25e9

@@ -6,9 +6,8 @@ installs the tagged version the text was built from."""
 import json
 import re
 
-import pytest
-
 import notebooks
+import pytest
 
 SOURCES = notebooks.notebook_sources()
 

@@ -4,7 +4,8 @@ import math
 import re
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 import roofline as rl
 from roofline.units import parse_quantity
@@ -149,6 +150,7 @@ def test_parse_quantity_refuses_with_a_reason(bad, says):
 
 def test_the_grammar_is_plain_data_the_page_can_read():
     import json
+
     from roofline.units import GRAMMAR
 
     assert json.loads(json.dumps(GRAMMAR)) == GRAMMAR

@@ -424,7 +424,7 @@ def figure_numbers() -> dict[str, int]:
     return numbers
 
 
-def figure_caption(twin: "_Twin", cell) -> str | None:
+def figure_caption(twin: _Twin, cell) -> str | None:
     """The markdown written under a figure's cell in the twin: "**Figure N:** caption"
     (Colab ignores the cell's mystnb metadata, which the web page turns into the caption)."""
     figure = cell.metadata.get("mystnb", {}).get("figure", {})

@@ -2,7 +2,7 @@
 
 from .. import get_chip, sharded_critical_D, sharded_estimate
 from .core import Exercise, Mistake, register
-from .links import vendor_link_answers
+from .links import chip_link, vendor_link_answers
 
 
 def _one_way(chip):
@@ -267,7 +267,9 @@ register(
             ),
             Mistake(
                 sharded_critical_D(
-                    p["chip"], n=p["n"], link_bytes_per_s=2 * get_chip(p["chip"]).link_bytes_per_s
+                    p["chip"],
+                    n=p["n"],
+                    link_bytes_per_s=2 * chip_link(p["chip"]).one_way_bytes_per_s,
                 ),
                 "You used the bidirectional figure (1.8 TB/s per GPU counts both directions).",
             ),

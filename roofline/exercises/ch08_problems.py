@@ -13,7 +13,7 @@ from .. import (
 )
 from .ch02_intensity import FOLKLORE_GPU_RIDGE
 from .core import Exercise, Mistake, register
-from .links import vendor_link_answers
+from .links import chip_link, vendor_link_answers
 
 register(
     Exercise(
@@ -187,7 +187,7 @@ register(
             *vendor_link_answers(_two_chip_critical_d, p, "number"),
             Mistake(
                 sharded_critical_D(
-                    p["chip"], n=2, link_bytes_per_s=2 * get_chip(p["chip"]).link_bytes_per_s
+                    p["chip"], n=2, link_bytes_per_s=2 * chip_link(p["chip"]).one_way_bytes_per_s
                 ),
                 "You used the bidirectional figure for one direction.",
             ),
@@ -204,15 +204,15 @@ register(
         kind="number",
         params={"chip": "H100 SXM"},
         hints=(
-            f"{get_chip('H100 SXM').interconnect.count} links x "
+            f"{chip_link('H100 SXM').count} links x "
             f"{format_bandwidth(get_chip('H100 SXM').link_bytes_per_s)} each way = the one-way total; "
-            f"the spec sheet's {format_bandwidth(get_chip('H100 SXM').interconnect.bidirectional_total_bytes_per_s)} "
+            f"the spec sheet's {format_bandwidth(chip_link('H100 SXM').bidirectional_total_bytes_per_s)} "
             "counts both ways.",
         ),
         mistakes=lambda p: [
             Mistake(
                 sharded_critical_D(
-                    p["chip"], n=2, link_bytes_per_s=2 * get_chip(p["chip"]).link_bytes_per_s
+                    p["chip"], n=2, link_bytes_per_s=2 * chip_link(p["chip"]).one_way_bytes_per_s
                 ),
                 "You used 900 GB/s, both directions together; one direction carries half.",
             ),

@@ -19,8 +19,9 @@ import re
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, TypedDict
 
 from .. import arith
 from ..units import RATE_DIGITS, format_si, parse_quantity_details
@@ -212,7 +213,7 @@ BASE_UNIT_NAMES = {
 class Mistake:
     """A wrong answer students typically give, and what to tell them when they do."""
 
-    value: object
+    value: Any  # a number, or for a symbolic exercise the wrong formula
     message: str
     tag: str = ""
 
@@ -279,7 +280,7 @@ class Exercise:
 
     id: str
     question: str
-    answer: Callable[[dict], object]
+    answer: Callable[[dict], Any]  # a number, a sympy expression, a choice or a tuple of parts
     kind: str = "number"
     params: dict = field(default_factory=dict)
     tolerance: float = 0.02
@@ -392,7 +393,7 @@ class Exercise:
         text = " ".join(self.question.split())
         return text if len(text) <= 60 else text[:57].rsplit(" ", 1)[0] + "..."
 
-    def check(self, answer, **params) -> "Feedback":
+    def check(self, answer, **params) -> Feedback:
         return check_answer(self, answer, self.resolve(params))
 
 
@@ -577,7 +578,7 @@ def _as_details(answer) -> dict:
             "That is bytes (b'...'); type the number itself, or text such as '1.01 ms'."
         )
     if sympy is not None and isinstance(answer, sympy.Basic):
-        free = getattr(answer, "free_symbols", set())
+        free: set = getattr(answer, "free_symbols", set())
         if free:
             raise _Unreadable(
                 f"That expression still contains {', '.join(sorted(map(str, free)))}; "
@@ -836,7 +837,7 @@ def _numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
             continue
         if _close(value, float(mistake.value), exercise.tolerance):
             return mistake.tag == ACCEPTED, mistake.message, mistake.message
-    if bare and value != 0:
+    if bare and value != 0 and wanted is not None:  # bare already implies a unit is wanted
         return (
             False,
             ADD_UNIT_MESSAGE.format(
@@ -930,7 +931,6 @@ def normalise_choice(text: str, extra: dict | None = None) -> str:
 
 
 def _check_choice(exercise, answer, params) -> Feedback:
-    expected = str(exercise.answer(params))
     listed = ", ".join(repr(c) for c in exercise.choices)
     if _unanswered(answer):
         raise _Unreadable(f"No answer yet: type one of {listed}.")
@@ -1014,7 +1014,15 @@ def parts_message(verdicts, parts) -> str:
 # ---------------------------------------------------------------- symbolic answers
 #: The formula grammar, shared with the answer boxes' script: characters allowed,
 #: functions, the largest power.
-FORMULA_GRAMMAR = {
+class FormulaGrammar(TypedDict):
+    """The shape of `FORMULA_GRAMMAR`."""
+
+    chars: str
+    functions: list[str]
+    max_power: int
+
+
+FORMULA_GRAMMAR: FormulaGrammar = {
     "chars": "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 +-*/^()._",
     "functions": ["sqrt"],
     "max_power": 64,

@@ -28,6 +28,7 @@ from .homework import (
     register_question,
     tie_ratio,
 )
+from .links import chip_link
 
 SET_ID = "part2"
 CHIPS = (
@@ -102,7 +103,7 @@ def topology(p) -> str:
 
 def _links(p) -> int:
     """Links one chip has into the switch (the all-reduce uses them all at once); 1 otherwise."""
-    return get_chip(p["chip"]).link_count if topology(p) == "switch" else 1
+    return chip_link(p["chip"]).count if topology(p) == "switch" else 1
 
 
 def link_bytes(p):
@@ -117,7 +118,7 @@ def _out_of_chip(p):
 
 
 def _one_way(p) -> float:
-    return get_chip(p["chip"]).interconnect.one_way_bytes_per_s
+    return chip_link(p["chip"]).one_way_bytes_per_s
 
 
 def gradient_allreduce_s(p, dtype_bytes=2):
@@ -128,7 +129,7 @@ def gradient_allreduce_s(p, dtype_bytes=2):
 
 def describe(p: dict) -> list:
     chip = get_chip(p["chip"])
-    link = chip.interconnect
+    link = chip_link(chip)
     topo = topology(p)
     rows = [
         ("chip", chip.name),

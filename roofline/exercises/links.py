@@ -9,10 +9,20 @@ from __future__ import annotations
 import dataclasses
 
 from ..catalog import get_chip
+from ..hardware import Link
 from ..units import format_bandwidth, format_intensity
 from .core import ACCEPTED, Mistake, _show, collide
 
-__all__ = ["vendor_link_answers"]
+__all__ = ["chip_link", "vendor_link_answers"]
+
+
+def chip_link(chip) -> Link:
+    """The chip-to-chip link of `chip` (a name or `Chip`); ValueError when the catalog gives it
+    none (every exercise about links draws chips that have one)."""
+    chip = get_chip(chip)
+    if chip.interconnect is None:
+        raise ValueError(f"{chip.name} has no chip-to-chip link in the catalog; pick one with one")
+    return chip.interconnect
 
 
 def vendor_chip(chip):
@@ -47,7 +57,7 @@ def vendor_link_answers(answer, p: dict, kind: str | None = None, tolerance=0.02
     book, vendor = float(answer(p)), float(answer(dict(p, chip=other)))
     if collide(vendor, book, tolerance):
         return []
-    link = get_chip(p["chip"]).interconnect
+    link = chip_link(p["chip"])
     message = (
         f"Right with Google's figure, {format_bandwidth(link.vendor_one_way_bytes_per_s)} per "
         f"link one way. The book uses How To Scale Your Model's "

@@ -120,7 +120,7 @@ class AcceleratorResult:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "AcceleratorResult":
+    def from_dict(cls, d: dict) -> AcceleratorResult:
         return cls(**d)
 
 
@@ -134,7 +134,7 @@ _TPU_KINDS = [  # JAX device_kind -> catalog name (longest patterns first)
 ]
 
 
-def catalog_chip_for(device_name: str):
+def catalog_chip_for(device_name: str | None):
     """The catalog `Chip` a device name denotes, or None when the catalog has no entry for it.
 
     Names as PyTorch (``torch.cuda.get_device_name()``) and JAX (``device_kind``)
@@ -251,21 +251,29 @@ def _measure_torch(device_name, n, copy_bytes, repeats, inner, timer, catalog):
     result = AcceleratorResult(
         "torch", device_name, dtype, n, catalog_name=catalog.name if catalog else None
     )
+    result.matmul_times = _torch_matmul_times(torch, dev, tdtype, n, repeats, inner, timer)
+    elements = copy_bytes // 2 // 4
+    result.copy_bytes = 2 * elements * 4
+    result.copy_times = _torch_copy_times(torch, dev, elements, repeats, inner, timer)
+    torch.cuda.empty_cache()
+    return result
+
+
+def _torch_matmul_times(torch, dev, tdtype, n, repeats, inner, timer) -> list[float]:
+    """Seconds per n x n matmul on the GPU; its three matrices are freed when this returns
+    (before the copy allocates its own)."""
     a = torch.randn(n, n, device=dev, dtype=tdtype)
     b = torch.randn(n, n, device=dev, dtype=tdtype)
     c = torch.empty(n, n, device=dev, dtype=tdtype)
-    result.matmul_times = _time(
-        lambda: torch.matmul(a, b, out=c), torch.cuda.synchronize, repeats, inner, timer
-    )
-    del a, b, c
-    elements = copy_bytes // 2 // 4
+    return _time(lambda: torch.matmul(a, b, out=c), torch.cuda.synchronize, repeats, inner, timer)
+
+
+def _torch_copy_times(torch, dev, elements, repeats, inner, timer) -> list[float]:
+    """Seconds per device-to-device copy of `elements` fp32 values (read once, written once);
+    both buffers are freed when this returns."""
     src = torch.ones(elements, device=dev, dtype=torch.float32)
     dst = torch.empty_like(src)
-    result.copy_bytes = 2 * elements * 4
-    result.copy_times = _time(lambda: dst.copy_(src), torch.cuda.synchronize, repeats, inner, timer)
-    del src, dst
-    torch.cuda.empty_cache()
-    return result
+    return _time(lambda: dst.copy_(src), torch.cuda.synchronize, repeats, inner, timer)
 
 
 def _measure_jax(device_name, n, copy_bytes, repeats, inner, timer, catalog):

@@ -76,7 +76,7 @@ class Levels:
     """What a sweep says about the memory hierarchy."""
 
     caches: tuple  # Plateau per cache level, fastest (smallest) first
-    main_memory: Plateau | None
+    main_memory: Plateau  # the last plateau, or the sweep's last run when it never levelled off
     main_memory_reached: bool
     overhead_points: int  # points dropped as call-overhead-bound at small sizes
 

@@ -143,7 +143,7 @@ class BandwidthSample(TimedSample):
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "BandwidthSample":
+    def from_dict(cls, d: dict) -> BandwidthSample:
         return cls(
             d["kernel"],
             int(d["n_elements"]),

@@ -81,7 +81,7 @@ def main(argv=None) -> int:
         )
     if not args.no_plot:
         try:
-            result.chip
+            _ = result.chip  # raises when the run measured no peak or no bandwidth
         except IncompleteMeasurement as error:
             print(f"no plot: {error}", file=sys.stderr)
         else:

@@ -91,40 +91,14 @@ def measured_roofline_figure(result, dtype: str = "fp64"):
 
     import numpy as np
 
-    from ..estimate import attainable_flops_per_s, critical_intensity
-    from ..plots import PALETTE, _fs, format_axis, height_for_legend, new_figure
-    from ..units import format_bandwidth, format_flops_rate, format_intensity
+    from ..estimate import attainable_flops_per_s
+    from ..plots import _fs, format_axis, height_for_legend, new_figure
 
     chip = result.chip
     peak = chip.peak_flops_per_s(dtype)
     levels = chip.memory_levels()
-    ridges = [
-        {
-            "threads": 1,
-            "level": name,
-            "bytes_per_s": bw,
-            "peak_flops_per_s": peak,
-            "intensity": critical_intensity(chip, dtype, bandwidth_bytes_per_s=bw),
-        }
-        for name, bw in levels.items()
-    ]
-    all_chip = None
-    if result.threads > 1 and result.threaded_bandwidth:
-        try:
-            all_chip = result.chip_all_threads
-            all_peak = all_chip.peak_flops_per_s(dtype)
-        except Exception:  # the all-thread step stopped early or missed this dtype
-            all_chip = None
-    if all_chip is not None:
-        ridges.append(
-            {
-                "threads": result.threads,
-                "level": "DRAM",
-                "bytes_per_s": all_chip.hbm_bytes_per_s,
-                "peak_flops_per_s": all_peak,
-                "intensity": critical_intensity(all_chip, dtype),
-            }
-        )
+    all_chip, all_peak = _all_thread_chip(result, dtype)
+    ridges = _measured_ridges(result, dtype, all_chip, all_peak)
     points = result.points()
     xs = [r["intensity"] for r in ridges] + [p.intensity for p in points]
     lo = 10.0 ** math.floor(math.log10(min(xs) / 3))
@@ -135,9 +109,103 @@ def measured_roofline_figure(result, dtype: str = "fp64"):
     fig, ax = new_figure(height_for_legend(entries + 2))
     ax.set_xscale("log")
     ax.set_yscale("log")
+    _draw_measured_roofs(ax, x, result, dtype, all_chip, all_peak)
+    above = _draw_measured_points(ax, chip, dtype, points)
+    tops = [peak] + ([all_peak] if all_chip is not None else []) + [p.flops_per_s for p in points]
+    bottoms = [float(attainable_flops_per_s(lo, chip, dtype))] + [p.flops_per_s for p in points]
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(
+        10.0 ** math.floor(math.log10(min(bottoms) / 2)),
+        10.0 ** math.ceil(math.log10(max(tops) * 2)),
+    )
+    format_axis(ax.xaxis, "intensity")
+    format_axis(ax.yaxis, "flops_rate")
+    ax.set_xlabel("Arithmetic intensity (FLOPs/byte)", fontsize=_fs(ax, "normal"))
+    ax.set_ylabel("Attainable performance (FLOP/s)", fontsize=_fs(ax, "normal"))
+    ax.set_title(f"{result.host}, measured ({dtype})", fontsize=_fs(ax, "title"))
+    # the legend stays an Axes legend (below the plot, anchored under the axis label), every
+    # label in it: nothing is written on the plot, so no label can cover another
+    ax.legend(
+        loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, fontsize=_fs(ax), frameon=False
+    )
+    fig.roofline_description = _measured_description(
+        result, dtype, all_chip, all_peak, points, above
+    )
+    fig.roofline_ridges = ridges
+    fig.roofline_violations = above
+    return fig
+
+
+def _all_thread_chip(result, dtype: str):
+    """The chip as measured on all threads and its peak (FLOP/s) in ``dtype``, or (None, None)
+    when the run used one thread, measured no all-thread bandwidth, or stopped early."""
+    if result.threads > 1 and result.threaded_bandwidth:
+        try:
+            all_chip = result.chip_all_threads
+            return all_chip, all_chip.peak_flops_per_s(dtype)
+        except Exception:  # the all-thread step stopped early or missed this dtype
+            pass
+    return None, None
+
+
+def _measured_ridges(result, dtype: str, all_chip, all_peak) -> list[dict]:
+    """One dict per ridge point drawn: threads, memory level, bandwidth (bytes/s), peak
+    (FLOP/s) and ridge intensity (FLOPs/byte); one per memory level on one thread, then the
+    main-memory ridge on all threads when ``all_chip`` is given."""
+    from ..estimate import critical_intensity
+
+    chip = result.chip
+    peak = chip.peak_flops_per_s(dtype)
+    ridges = [
+        {
+            "threads": 1,
+            "level": name,
+            "bytes_per_s": bw,
+            "peak_flops_per_s": peak,
+            "intensity": critical_intensity(chip, dtype, bandwidth_bytes_per_s=bw),
+        }
+        for name, bw in chip.memory_levels().items()
+    ]
+    if all_chip is not None:
+        ridges.append(
+            {
+                "threads": result.threads,
+                "level": "DRAM",
+                "bytes_per_s": all_chip.hbm_bytes_per_s,
+                "peak_flops_per_s": all_peak,
+                "intensity": critical_intensity(all_chip, dtype),
+            }
+        )
+    return ridges
+
+
+def _ridge_marker(ax, ridge: float, peak: float, color) -> None:
+    """An open circle at the ridge point (intensity in FLOPs/byte, peak in FLOP/s)."""
+    ax.plot(
+        [ridge],
+        [peak],
+        marker="o",
+        color=color,
+        markerfacecolor="white",
+        markeredgewidth=2,
+        linestyle="none",
+        zorder=5,
+    )
+
+
+def _draw_measured_roofs(ax, x, result, dtype: str, all_chip, all_peak) -> None:
+    """The one-thread roofs (one line style per memory level, blue) with their ridge markers and
+    a legend entry for the matmul peak, then the all-thread DRAM roof (vermillion) if measured.
+    ``x`` is the intensity grid (FLOPs/byte)."""
+    from ..estimate import attainable_flops_per_s, critical_intensity
+    from ..plots import PALETTE
+    from ..units import format_bandwidth, format_flops_rate, format_intensity
+
+    chip = result.chip
+    peak = chip.peak_flops_per_s(dtype)
     one, many = PALETTE["blue"], PALETTE["vermillion"]
     styles = ("-", "--", ":", "-.")
-    for k, (name, bw) in enumerate(levels.items()):
+    for k, (name, bw) in enumerate(chip.memory_levels().items()):
         ridge = critical_intensity(chip, dtype, bandwidth_bytes_per_s=bw)
         ax.plot(
             x,
@@ -147,16 +215,7 @@ def measured_roofline_figure(result, dtype: str = "fp64"):
             linewidth=2,
             label=f"1 thread, {name}: {format_bandwidth(bw)}, ridge {format_intensity(ridge)}",
         )
-        ax.plot(
-            [ridge],
-            [peak],
-            marker="o",
-            color=one,
-            markerfacecolor="white",
-            markeredgewidth=2,
-            linestyle="none",
-            zorder=5,
-        )
+        _ridge_marker(ax, ridge, peak, one)
     ax.plot([], [], color="none", label=f"1 thread, matmul peak {format_flops_rate(peak)}")
     if all_chip is not None:
         ridge = critical_intensity(all_chip, dtype)
@@ -169,16 +228,17 @@ def measured_roofline_figure(result, dtype: str = "fp64"):
             label=f"{result.threads} threads, DRAM: {format_bandwidth(all_chip.hbm_bytes_per_s)}, "
             f"peak {format_flops_rate(all_peak)}, ridge {format_intensity(ridge)}",
         )
-        ax.plot(
-            [ridge],
-            [all_peak],
-            marker="o",
-            color=many,
-            markerfacecolor="white",
-            markeredgewidth=2,
-            linestyle="none",
-            zorder=5,
-        )
+        _ridge_marker(ax, ridge, all_peak, many)
+
+
+def _draw_measured_points(ax, chip, dtype: str, points) -> list[str]:
+    """Each measured operation as its own marker with a legend entry (name, FLOP/s); returns the
+    labels of those more than 2 % above the highest one-thread roof at their intensity."""
+    from ..estimate import attainable_flops_per_s
+    from ..plots import PALETTE
+    from ..units import format_flops_rate
+
+    levels = chip.memory_levels()
     greys = (
         PALETTE["black"],
         PALETTE["bluish green"],
@@ -206,30 +266,24 @@ def measured_roofline_figure(result, dtype: str = "fp64"):
             label=f"{p.label}: {format_flops_rate(p.flops_per_s)}"
             + (" (ABOVE the roof)" if flag else ""),
         )
-    tops = [peak] + ([all_peak] if all_chip is not None else []) + [p.flops_per_s for p in points]
-    bottoms = [float(attainable_flops_per_s(lo, chip, dtype))] + [p.flops_per_s for p in points]
-    ax.set_xlim(lo, hi)
-    ax.set_ylim(
-        10.0 ** math.floor(math.log10(min(bottoms) / 2)),
-        10.0 ** math.ceil(math.log10(max(tops) * 2)),
-    )
-    format_axis(ax.xaxis, "intensity")
-    format_axis(ax.yaxis, "flops_rate")
-    ax.set_xlabel("Arithmetic intensity (FLOPs/byte)", fontsize=_fs(ax, "normal"))
-    ax.set_ylabel("Attainable performance (FLOP/s)", fontsize=_fs(ax, "normal"))
-    ax.set_title(f"{result.host}, measured ({dtype})", fontsize=_fs(ax, "title"))
-    # the legend stays an Axes legend (below the plot, anchored under the axis label), every
-    # label in it: nothing is written on the plot, so no label can cover another
-    ax.legend(
-        loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, fontsize=_fs(ax), frameon=False
-    )
+    return above
+
+
+def _measured_description(result, dtype: str, all_chip, all_peak, points, above) -> str:
+    """Alt text of the measured roofline: the one-thread roofs and ridges, the all-thread roof
+    when measured, and every operation (intensity, FLOP/s, whether above its roof)."""
+    from ..estimate import critical_intensity
+    from ..units import format_bandwidth, format_flops_rate, format_intensity
+
+    chip = result.chip
+    peak = chip.peak_flops_per_s(dtype)
     text = (
         f"Log-log roofline of {result.host} measured in {dtype}. On one thread: a flat roof at the "
         f"matmul peak, {format_flops_rate(peak)}, and one slanted roof per memory level: "
         + "; ".join(
             f"{name} {format_bandwidth(bw)}, ridge point "
             f"{format_intensity(critical_intensity(chip, dtype, bandwidth_bytes_per_s=bw))}"
-            for name, bw in levels.items()
+            for name, bw in chip.memory_levels().items()
         )
         + "."
     )
@@ -248,7 +302,4 @@ def measured_roofline_figure(result, dtype: str = "fp64"):
         )
         + "."
     )
-    fig.roofline_description = text
-    fig.roofline_ridges = ridges
-    fig.roofline_violations = above
-    return fig
+    return text

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 import numpy as np
 
@@ -60,7 +61,7 @@ class MatmulSample(TimedSample):
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "MatmulSample":
+    def from_dict(cls, d: dict) -> MatmulSample:
         threads = d.get("threads")
         return cls(
             d["dtype"],
@@ -140,7 +141,16 @@ def measure_matmul(
 
 #: Matmul sizes for each mode: the first n tried, the largest, and the seconds one
 #: (dtype, thread count) may spend. Tiny (tests) measures one size.
-MATMUL_PLANS = {
+class MatmulPlan(TypedDict):
+    """One mode's matmul ramp: first and largest n, and the time budget (s) per dtype and
+    thread count."""
+
+    n_min: int
+    n_max: int
+    budget_s: float
+
+
+MATMUL_PLANS: dict[str, MatmulPlan] = {
     "full": {"n_min": 1024, "n_max": 8192, "budget_s": 6.0},
     "quick": {"n_min": 512, "n_max": 4096, "budget_s": 1.5},
     "tiny": {"n_min": 64, "n_max": 64, "budget_s": 1.0},
@@ -188,7 +198,7 @@ def ramp_matmul(
     plan = MATMUL_PLANS[mode]
     count = threads if threads is not None else blas_threads()
     cap = min(plan["n_max"], n_max or plan["n_max"])
-    n = min(first_matmul_size(mode, count), cap)
+    n: int | None = min(first_matmul_size(mode, count), cap)
     out = [] if samples is None else samples
     done, spent = [], 0.0
     while n is not None:

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import datetime
 import json
-import math
 import os
 import platform
 import socket
 import sys
 import time
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -151,6 +151,7 @@ def settings_for(
 ) -> dict:
     """Sizes and repeats for "full", "quick" or "tiny" (tests) runs."""
     llc = llc_bytes or last_level_cache_bytes()
+    s: dict[str, Any]  # sizes in bytes, counts, lists of kernels and dtypes: saved as JSON
     if mode == "full":
         s = dict(
             min_ws=32 * 2**10,
@@ -302,7 +303,7 @@ class OperationSample(TimedSample):
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "OperationSample":
+    def from_dict(cls, d: dict) -> OperationSample:
         c = d["cost"]
         return cls(
             d["label"],
@@ -677,33 +678,56 @@ class MeasureResult:
                 f"PARTIAL RESULT: interrupted during {self.interrupted_during}; "
                 "figures below are what was measured before that"
             )
+        lines += self._memory_table()
+        lines += self._matmul_table()
+        try:
+            chip = self.chip
+        except IncompleteMeasurement:
+            chip = None
+        if chip is not None:
+            lines += self._chip_table(chip)
+        lines.append("")
+        if self.accelerator is not None:
+            lines.append(self.accelerator.report())
+        elif self.accelerator_message:
+            lines.append(self.accelerator_message)
+        return "\n".join(lines)
+
+    def _memory_table(self) -> list[str]:
+        """Rows of the table for memory: each cache level's and main memory's bandwidth
+        (bytes/s) with the working sets (bytes) of its plateau, then each kernel's plateaus;
+        one line saying why when the sweep cannot name the levels."""
+        lines = []
         try:
             levels = self.levels()
         except IncompleteMeasurement as error:
-            lines.append(f"memory: {error}")
-            levels = None
-        if levels is not None:
-            lines.append("")
-            lines.append(f"{'memory level':<24} {'bandwidth':>12}  working sets")
-            for (name, _), p in zip(levels.named(), levels.caches):
-                lines.append(
-                    f"{name:<24} {format_bandwidth(p.bytes_per_s):>12}  "
-                    f"{format_bytes(p.min_working_set, binary=True)} - "
-                    f"{format_bytes(p.max_working_set, binary=True)}"
-                )
-            m = levels.main_memory
-            note = "" if levels.main_memory_reached else "  (no plateau yet: upper bound)"
+            return [f"memory: {error}"]
+        lines.append("")
+        lines.append(f"{'memory level':<24} {'bandwidth':>12}  working sets")
+        for (name, _), p in zip(levels.named(), levels.caches):
             lines.append(
-                f"{'main memory (DRAM)':<24} {format_bandwidth(m.bytes_per_s):>12}  "
-                f"{format_bytes(m.min_working_set, binary=True)} - "
-                f"{format_bytes(m.max_working_set, binary=True)}{note}"
+                f"{name:<24} {format_bandwidth(p.bytes_per_s):>12}  "
+                f"{format_bytes(p.min_working_set, binary=True)} - "
+                f"{format_bytes(p.max_working_set, binary=True)}"
             )
-            for kernel, (sizes, bws) in self.curves().items():
-                kl = memory_levels(sizes, bws)
-                lines.append(
-                    f"  {kernel:<6} plateaus: "
-                    + ", ".join(format_bandwidth(p.bytes_per_s) for p in kl.plateaus)
-                )
+        m = levels.main_memory
+        note = "" if levels.main_memory_reached else "  (no plateau yet: upper bound)"
+        lines.append(
+            f"{'main memory (DRAM)':<24} {format_bandwidth(m.bytes_per_s):>12}  "
+            f"{format_bytes(m.min_working_set, binary=True)} - "
+            f"{format_bytes(m.max_working_set, binary=True)}{note}"
+        )
+        for kernel, (sizes, bws) in self.curves().items():
+            kl = memory_levels(sizes, bws)
+            lines.append(
+                f"  {kernel:<6} plateaus: "
+                + ", ".join(format_bandwidth(p.bytes_per_s) for p in kl.plateaus)
+            )
+        return lines
+
+    def _matmul_table(self) -> list[str]:
+        """Rows of the table for the matmuls timed: dtype, n, threads, best and median FLOP/s."""
+        lines = []
         if self.matmuls:
             lines.append("")
             lines.append(f"{'matmul':<24} {'best':>14} {'median':>14}")
@@ -718,50 +742,46 @@ class MeasureResult:
                         f"{m.dtype + ' n=' + str(m.n) + on:<24} {format_flops_rate(m.best):>14} "
                         f"{format_flops_rate(m.median):>14}"
                     )
-        try:
-            chip = self.chip
-        except IncompleteMeasurement:
-            chip = None
-        if chip is not None:
-            from ..estimate import critical_intensity
+        return lines
 
+    def _chip_table(self, chip) -> list[str]:
+        """Rows of the table from the measured chip: one-thread ridge points (FLOPs/byte) per
+        dtype, the all-thread main memory, peaks and ridges, warnings on peaks, and each
+        operation's intensity, FLOP/s and measured against predicted time (s)."""
+        from ..estimate import critical_intensity
+
+        lines = [""]
+        for dtype in chip.dtypes:
+            lines.append(
+                f"ridge point {dtype}, 1 thread: {format_intensity(critical_intensity(chip, dtype))}"
+                f" (peak / {chip.memory_kind} bandwidth, both on one thread)"
+            )
+        if self.threaded_bandwidth:
             lines.append("")
-            for dtype in chip.dtypes:
+            lines.append(
+                f"all {self.threads} threads: main memory "
+                f"{format_bandwidth(self.threaded_main_memory())}"
+            )
+            for row in self._all_thread_rows():
                 lines.append(
-                    f"ridge point {dtype}, 1 thread: {format_intensity(critical_intensity(chip, dtype))}"
-                    f" (peak / {chip.memory_kind} bandwidth, both on one thread)"
+                    f"  matmul {row['dtype']} peak {format_flops_rate(row['peak_flops_per_s'])}, "
+                    f"ridge point {format_intensity(row['ridge'])} (both on {self.threads} threads)"
                 )
-            if self.threaded_bandwidth:
-                lines.append("")
+        lines += self.peak_warnings()
+        rows = self.predictions()
+        if rows:
+            lines.append("")
+            lines.append(
+                f"{'operation':<34} {'intensity':>14} {'achieved':>14} {'measured':>10} "
+                f"{'predicted':>10} {'meas/pred':>9}"
+            )
+            for r in rows:
                 lines.append(
-                    f"all {self.threads} threads: main memory "
-                    f"{format_bandwidth(self.threaded_main_memory())}"
+                    f"{r['label']:<34} {format_intensity(r['intensity']):>14} "
+                    f"{format_flops_rate(r['flops_per_s']):>14} {format_time(r['measured']):>10} "
+                    f"{format_time(r['predicted']):>10} {r['ratio']:>9.2f}"
                 )
-                for row in self._all_thread_rows():
-                    lines.append(
-                        f"  matmul {row['dtype']} peak {format_flops_rate(row['peak_flops_per_s'])}, "
-                        f"ridge point {format_intensity(row['ridge'])} (both on {self.threads} threads)"
-                    )
-            lines += self.peak_warnings()
-            rows = self.predictions()
-            if rows:
-                lines.append("")
-                lines.append(
-                    f"{'operation':<34} {'intensity':>14} {'achieved':>14} {'measured':>10} "
-                    f"{'predicted':>10} {'meas/pred':>9}"
-                )
-                for r in rows:
-                    lines.append(
-                        f"{r['label']:<34} {format_intensity(r['intensity']):>14} "
-                        f"{format_flops_rate(r['flops_per_s']):>14} {format_time(r['measured']):>10} "
-                        f"{format_time(r['predicted']):>10} {r['ratio']:>9.2f}"
-                    )
-        lines.append("")
-        if self.accelerator is not None:
-            lines.append(self.accelerator.report())
-        elif self.accelerator_message:
-            lines.append(self.accelerator_message)
-        return "\n".join(lines)
+        return lines
 
     def peak_warnings(self) -> list[str]:
         """Plain sentences for each peak this run did not measure, or may have measured
@@ -838,7 +858,7 @@ class MeasureResult:
             json.dump(self.to_dict(), f, indent=1)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "MeasureResult":
+    def from_dict(cls, d: dict) -> MeasureResult:
         if d.get("format") != "roofline-measurement":
             raise ValueError("this is not a file saved by `python -m roofline measure --json`")
         if d.get("version") != FORMAT_VERSION:
@@ -941,94 +961,40 @@ def measure(
         if k not in KERNELS:
             raise ValueError(f"unknown kernel {k!r}; choose from {', '.join(KERNELS)}")
     check_memory(bytes_needed(settings), available_bytes, what=f"the {mode} measurement")
-    now = datetime.datetime.now().astimezone()
-    settings["load_average"] = load_average()
-    settings["cores"] = os.cpu_count() or 1
-    result = MeasureResult(
-        host=socket.gethostname() or "this machine",
-        date=now.strftime("%Y-%m-%d %H:%M"),
-        cpu=cpu_model(),
-        settings=dict(settings, kernels=list(kernels)),
-        memory_bytes=float(physical_memory_bytes()),
-    )
+    result = _new_result(settings, kernels)
     sizes = sweep_sizes(settings["min_ws"], settings["max_ws"], settings["per_octave"])
     plan = _operation_plan(settings) if operations else []
     threads = blas_threads() if all_threads else 1
     threaded = threads > 1
-    threaded_kernels = [k for k in kernels if k in settings["threaded_kernels"]] or list(kernels)[
-        :1
-    ]
-    threaded_dtypes = [d for d in dtypes if d in settings["threaded_dtypes"]] or list(dtypes)[:1]
-    steps = (
-        len(sizes) * len(kernels)
-        + len(dtypes)
-        + len(plan)
-        + (1 if accelerator else 0)
-        + (len(threaded_dtypes) + len(threaded_kernels) if threaded else 0)
-    )
+    threaded_kernels, threaded_dtypes = _all_thread_work(kernels, dtypes, settings)
+    steps = len(sizes) * len(kernels) + len(dtypes) + len(plan) + (1 if accelerator else 0)
+    steps += len(threaded_dtypes) + len(threaded_kernels) if threaded else 0
     bar = Progress(steps, sys.stderr.isatty() if progress is None else progress)
     start = time.perf_counter()
     label = "start"
+
+    def step(text: str) -> None:
+        """Show the step on the progress bar and remember it for an interrupt's message."""
+        nonlocal label
+        label = text
+        bar.step(text)
+
     try:
-        for ws in sizes:
-            for k in kernels:
-                label = f"bandwidth: {k}, {format_bytes(ws, binary=True)}"
-                bar.step(label)
-                sample = BandwidthSample(k, max(1, ws // (KERNELS[k].arrays * 8)))
-                result.bandwidth.append(sample)
-                measure_kernel(
-                    k,
-                    ws,
-                    settings["repeats"],
-                    target_bytes=settings["target_bytes"],
-                    timer=timer,
-                    sample=sample,
-                )
+        _sweep_bandwidth(result, sizes, kernels, settings, timer, step)
         n_cap = largest_matmul_n(available_bytes)
         for dtype in dtypes:
-            label = f"matmul: {dtype}, 1 thread"
-            bar.step(label)
+            step(f"matmul: {dtype}, 1 thread")
             ramp_matmul(dtype, mode, 1, settings["matmul_repeats"], n_cap, timer, result.matmuls)
-        with limit_blas_threads(
-            1
-        ):  # np.dot and matmul on one thread, like the roof they are put on
-            for name, cost, ws, setup in plan:
-                label = f"operation: {name}"
-                bar.step(label)
-                op = OperationSample(name, cost, ws)
-                result.operations.append(op)
-                fn = setup()
-                t0 = time.perf_counter()
-                fn()
-                once = max(time.perf_counter() - t0, 1e-7)
-                inner = max(1, min(10_000, int(2e-3 / once)))
-                _time_calls(fn, settings["op_repeats"], inner, timer, op)
-                del fn
+        _time_operations(result, plan, settings, timer, step)
         if threaded:
             for dtype in threaded_dtypes:
-                label = f"matmul: {dtype}, {threads} threads"
-                bar.step(label)
+                step(f"matmul: {dtype}, {threads} threads")
                 ramp_matmul(
                     dtype, mode, threads, settings["matmul_repeats"], n_cap, timer, result.matmuls
                 )
-            for k in threaded_kernels:
-                label = f"bandwidth: {k}, main memory, {threads} threads"
-                bar.step(label)
-                ws = min(settings.get("threaded_ws", sizes[-1]), sizes[-1])
-                sample = BandwidthSample(k, max(1, ws // (KERNELS[k].arrays * 8)), threads=threads)
-                result.threaded_bandwidth.append(sample)
-                measure_kernel(
-                    k,
-                    ws,
-                    settings["repeats"],
-                    target_bytes=settings["target_bytes"],
-                    timer=timer,
-                    sample=sample,
-                    threads=threads,
-                )
+            _threaded_bandwidth(result, threaded_kernels, threads, sizes, settings, timer, step)
         if accelerator:
-            label = "accelerator"
-            bar.step(label)
+            step("accelerator")
             result.accelerator, result.accelerator_message = measure_accelerator(
                 quick=mode != "full"
             )
@@ -1038,10 +1004,93 @@ def measure(
         bar.close(f"interrupted during {label}: keeping what was measured")
     else:
         bar.close()
-    # drop samples the interrupt left without a single timing
+    _drop_untimed(result)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _all_thread_work(kernels, dtypes, settings: dict) -> tuple[list, list]:
+    """The kernels and dtypes the all-thread step measures: those the mode names, else the
+    first kernel and the first dtype asked for."""
+    threaded_kernels = [k for k in kernels if k in settings["threaded_kernels"]] or list(kernels)[
+        :1
+    ]
+    threaded_dtypes = [d for d in dtypes if d in settings["threaded_dtypes"]] or list(dtypes)[:1]
+    return threaded_kernels, threaded_dtypes
+
+
+def _new_result(settings: dict, kernels) -> MeasureResult:
+    """An empty result stamped with this host, the local time, the CPU model, the load average,
+    the core count and the physical memory (bytes); `settings` gains load_average and cores."""
+    now = datetime.datetime.now().astimezone()
+    settings["load_average"] = load_average()
+    settings["cores"] = os.cpu_count() or 1
+    return MeasureResult(
+        host=socket.gethostname() or "this machine",
+        date=now.strftime("%Y-%m-%d %H:%M"),
+        cpu=cpu_model(),
+        settings=dict(settings, kernels=list(kernels)),
+        memory_bytes=float(physical_memory_bytes()),
+    )
+
+
+def _sweep_bandwidth(result, sizes, kernels, settings, timer, step) -> None:
+    """The one-thread bandwidth sweep: every kernel at every working set (bytes), appended to
+    `result.bandwidth` (fp64 elements: working set / (arrays x 8 bytes))."""
+    for ws in sizes:
+        for k in kernels:
+            step(f"bandwidth: {k}, {format_bytes(ws, binary=True)}")
+            sample = BandwidthSample(k, max(1, ws // (KERNELS[k].arrays * 8)))
+            result.bandwidth.append(sample)
+            measure_kernel(
+                k,
+                ws,
+                settings["repeats"],
+                target_bytes=settings["target_bytes"],
+                timer=timer,
+                sample=sample,
+            )
+
+
+def _time_operations(result, plan, settings, timer, step) -> None:
+    """Time each planned operation on one BLAS thread, like the roof it is put on; each timing
+    repeats the call enough times (1 to 10,000) to last about 2 ms."""
+    with limit_blas_threads(1):  # np.dot and matmul on one thread, like the roof they are put on
+        for name, cost, ws, setup in plan:
+            step(f"operation: {name}")
+            op = OperationSample(name, cost, ws)
+            result.operations.append(op)
+            fn = setup()
+            t0 = time.perf_counter()
+            fn()
+            once = max(time.perf_counter() - t0, 1e-7)
+            inner = max(1, min(10_000, int(2e-3 / once)))
+            _time_calls(fn, settings["op_repeats"], inner, timer, op)
+            del fn
+
+
+def _threaded_bandwidth(result, kernels, threads, sizes, settings, timer, step) -> None:
+    """Main-memory bandwidth on all `threads`: each kernel on the mode's threaded working set
+    (bytes; at most the sweep's largest), appended to `result.threaded_bandwidth`."""
+    for k in kernels:
+        step(f"bandwidth: {k}, main memory, {threads} threads")
+        ws = min(settings.get("threaded_ws", sizes[-1]), sizes[-1])
+        sample = BandwidthSample(k, max(1, ws // (KERNELS[k].arrays * 8)), threads=threads)
+        result.threaded_bandwidth.append(sample)
+        measure_kernel(
+            k,
+            ws,
+            settings["repeats"],
+            target_bytes=settings["target_bytes"],
+            timer=timer,
+            sample=sample,
+            threads=threads,
+        )
+
+
+def _drop_untimed(result) -> None:
+    """Drop the samples an interrupt left without a single timing."""
     result.bandwidth = [s for s in result.bandwidth if s.times]
     result.matmuls = [m for m in result.matmuls if m.times]
     result.operations = [o for o in result.operations if o.times]
     result.threaded_bandwidth = [s for s in result.threaded_bandwidth if s.times]
-    result.seconds = time.perf_counter() - start
-    return result

@@ -68,7 +68,7 @@ def _snapshot(folder: Path, notebooks, copies: Path, done: dict) -> tuple[dict, 
     """({name: private copy}, {name: sha256 or None}); unreadable files get an error report."""
     private: dict[str, Path | None] = {}
     digests: dict[str, str | None] = {}
-    for i, (name, path) in enumerate(notebooks):
+    for i, (name, _path) in enumerate(notebooks):
         target = copies / f"{i}.ipynb"
         try:
             _copy_private(folder, name, target)

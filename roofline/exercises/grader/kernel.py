@@ -55,7 +55,7 @@ def parse_snapshot(reply_content) -> dict | None:
     if answers is not None:
         if not isinstance(answers, dict) or len(answers) > 100:
             return None
-        for key, value in answers.items():
+        for value in answers.values():
             if not (isinstance(value, dict) and isinstance(value.get("type"), str)):
                 return None
     length = report.get("id_length")
@@ -427,9 +427,13 @@ def _result(run: NotebookRun, sets: dict) -> dict:
     return {**sets, "notes": ordered, **run.report}
 
 
+#: The limits a notebook runs under unless the caller gives its own (frozen: safe to share).
+DEFAULT_LIMITS = Limits()
+
+
 def run_notebook(
     path: Path,
-    limits: Limits = Limits(),
+    limits: Limits = DEFAULT_LIMITS,
     kind: str = "bwrap",
     uid: int | None = None,
     base: Path | None = None,
