@@ -252,9 +252,10 @@ class Chip:
         for p in matches:
             if p.accumulate == acc:
                 return p
-        have = ", ".join(p.accumulate for p in matches)
+        accumulators = ", ".join(p.accumulate for p in matches)
         raise ValueError(
-            f"{self.name} has no {name} figure with {acc} accumulate; it has {have} accumulate"
+            f"{self.name} has no {name} figure with {acc} accumulate; it has {accumulators} "
+            "accumulate"
         )
 
     def peak_flops_per_s(

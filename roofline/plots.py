@@ -223,6 +223,7 @@ def _fs(ax, role="small") -> float:
 #: Tick formats by the quantity on the axis; every label comes from roofline.units.
 def _tick_formatter(kind):
     from matplotlib.ticker import FuncFormatter
+
     from .units import format_bytes, format_si, format_time
 
     def intensity(x, _pos=None):  # the axis label carries the unit (FLOPs/byte)
@@ -466,6 +467,7 @@ def place_labels(fig, labels, obstacles=(), spots=None, ignore=(), taken=None) -
                 best, best_cost = (offset, ha, va, box), cost
             if cost == (0, 0):
                 break
+        assert best is not None  # the first spot tried always sets it (its cost is finite)
         offset, ha, va, box = best
         label.set_position(offset)
         label.set_horizontalalignment(ha)
@@ -723,7 +725,7 @@ def _series_and_ridges(chip_list, dtype_list, sparse, bandwidths):
             colour = PALETTE[_SERIES_COLOURS[len(series) % len(_SERIES_COLOURS)]]
             series.append((chip, dt, chip.peak_flops_per_s(dt, sparse=sparse), levels, colour))
     ridges = []
-    for chip, dt, peak, levels, colour in series:
+    for chip, dt, peak, levels, _colour in series:
         for name, bw in levels.items():
             ridges.append(
                 {

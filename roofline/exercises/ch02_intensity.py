@@ -1,10 +1,9 @@
 """Exercises of chapter 2, "Arithmetic intensity"."""
 
 from .. import critical_intensity, dot, elementwise, estimate, matmul
-from ..units import format_intensity
 from ..dtypes import bytes_per_element
+from ..units import format_intensity
 from .core import Exercise, Mistake, register
-
 
 #: The ridge point often quoted for GPUs ("about 300 FLOPs/B"); a folklore figure, not a law.
 FOLKLORE_GPU_RIDGE = 300

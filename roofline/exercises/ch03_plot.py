@@ -6,7 +6,6 @@ from .. import attainable_flops_per_s, critical_intensity, get_chip
 from .core import Exercise, Mistake, register
 from .links import vendor_link_answers
 
-
 register(
     Exercise(
         id="plot-attainable-h100",

@@ -19,10 +19,18 @@ from .. import (
 from .core import Exercise, Mistake, register
 
 
-def _symbols():
+def _fp8_bf16_out_intensity():
+    """Intensity of an fp8 x fp8 matmul accumulated in fp32 and written back in bf16."""
+    B, D, F = _symbols()
+    return matmul(B, D, F, dtype="fp8", output="bf16", accumulate="fp32").intensity
+
+
+def _symbols() -> tuple:
+    """The symbols B, D, F (positive), as a 3-tuple."""
     import sympy
 
-    return sympy.symbols("B D F", positive=True)
+    B, D, F = sympy.symbols("B D F", positive=True)
+    return B, D, F
 
 
 register(
@@ -61,9 +69,7 @@ register(
         "accumulated in fp32 inside the matrix unit, and Y is written back in bf16. Write its "
         "arithmetic intensity (FLOPs per byte), reading X and W once and writing Y once, as a "
         "formula in B, D, F.",
-        answer=lambda p: (
-            matmul(*_symbols(), dtype="fp8", output="bf16", accumulate="fp32").intensity
-        ),
+        answer=lambda p: _fp8_bf16_out_intensity(),
         kind="symbolic",
         symbols=("B", "D", "F"),
         hints=(

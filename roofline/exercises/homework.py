@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from . import core
 
@@ -75,7 +75,7 @@ def tie_ratio(times) -> float:
     return first / second if second > 0 else float("inf")
 
 
-def draw_until(draw: "Draw", make: Callable[["Draw"], dict], accept: Callable[[dict], bool]):
+def draw_until(draw: Draw, make: Callable[[Draw], dict], accept: Callable[[dict], bool]):
     """`make(draw)` again and again on the same seed until `accept` takes the result.
 
     Deterministic: the same id always gets the same numbers, and an id whose first draw is
