@@ -117,6 +117,8 @@ _MEMORY_COLOURS = (("weights", "blue"), ("KV cache", "sky blue"), ("reserve", "y
 def _build_scene(figure, model, chip, tp, weights):
     """Axes fixed for one (model, chip, tp, weights): the time axis spans every batch and
     context the sliders offer; the memory axis 1.6 x the capacity (taller bars are clipped)."""
+    from matplotlib.ticker import LogLocator
+
     from .plots import PALETTE, _style_axes, font_pt, format_axis
 
     corners = [
@@ -126,7 +128,7 @@ def _build_scene(figure, model, chip, tp, weights):
     values = [v for x in corners for v in x["times"].values() if v > 0]
     capacity = corners[0]["capacity"]
     grid = figure.add_gridspec(
-        1, 2, width_ratios=(3, 1), left=0.1, right=0.8, bottom=0.17, top=0.88, wspace=0.45
+        1, 2, width_ratios=(3, 1), left=0.12, right=0.78, bottom=0.17, top=0.84, wspace=0.45
     )
     ax, mem = figure.add_subplot(grid[0]), figure.add_subplot(grid[1])
     for a in (ax, mem):
@@ -140,20 +142,22 @@ def _build_scene(figure, model, chip, tp, weights):
     ax.set_xscale("log")
     ax.set_xlim(min(values) / 2, max(values) * 2)
     format_axis(ax.xaxis, "time")
+    ax.xaxis.set_major_locator(LogLocator(base=10, numticks=4))
     ax.set_xlabel("time per decode step, per chip", fontsize=font_pt("normal"))
     stack = {}
     for part, colour in _MEMORY_COLOURS:
         (stack[part],) = mem.bar([0], [0], color=PALETTE[colour], label=part)
-    mem.axhline(capacity / 1e9, color=PALETTE["black"], lw=1.5)
+    capacity_line = mem.axhline(
+        capacity / 1e9, color=PALETTE["black"], lw=2, zorder=5, label="capacity"
+    )
     mem.set_ylim(0, 1.6 * capacity / 1e9)
     mem.set_xticks([])
     mem.set_ylabel("memory per chip (GB)", fontsize=font_pt("small"))
-    mem.set_title("line: capacity", fontsize=font_pt("small"))
     mem.legend(
         fontsize=font_pt("small") * 0.8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False
     )
-    heading = figure.suptitle(" ", fontsize=font_pt("title"))
-    moving = list(rects) + list(stack.values()) + [heading]
+    heading = figure.suptitle(" ", fontsize=font_pt("small"))
+    moving = list(rects) + list(stack.values()) + [capacity_line, heading]  # line on top
     return (dict(zip(bars, rects)), stack, heading), moving
 
 
@@ -206,7 +210,7 @@ def serving_explorer(
         state = ex.scene((m, ch, t, w), lambda fig: _build_scene(fig, m, ch, t, w))
         x = numbers(estimate(m, ch, t, b, c, w))
         heading = title(m, ch, t, b, c, w)
-        _move(state, x, heading)
+        _move(state, x, heading.replace(", batch", "\nbatch", 1))
         alt = (
             f"{heading}: bars of the decode step's math, HBM and TP time per chip, "
             f"{x['bound']}-bound; memory per chip {x['memory_total'] / 1e9:.3g} GB against "
