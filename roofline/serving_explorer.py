@@ -2,8 +2,8 @@
 batch, the context and the weights' dtype; see each resource's time per decode step, the
 tokens per second, the time to first token and the memory per chip (`roofline.serving_estimate`).
 
-    >>> import roofline as rl
-    >>> rl.serving_explorer.serving_explorer("Llama 3 70B", "H100 SXM", tp=8)  # doctest: +SKIP
+    >>> from roofline.serving_explorer import serving_explorer
+    >>> serving_explorer("Llama 3 70B", "H100 SXM", tp=8)  # doctest: +SKIP
 
 In a kernel (Jupyter, Colab) it is a live `roofline.widgets.Explorer`: each (model, chip, tp,
 weights) is a scene drawn once, and a batch or context slider only moves its bars (a blit). On
