@@ -14,7 +14,7 @@ IDS = [f"student-{i}" for i in range(2000)]
 MARGIN = 1.05  # the documented tie margin
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _params(student):
     return homework.parameters("part4", student, quiet=True)
 
