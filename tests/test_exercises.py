@@ -145,7 +145,7 @@ def test_no_two_mistakes_of_an_exercise_fall_within_tolerance(exercise_id):
     assert not _collisions(exercise, {}, exercise.mistake_table())
 
 
-@pytest.mark.parametrize("set_id", ["part1", "part2", "part3"])
+@pytest.mark.parametrize("set_id", ["part1", "part2", "part3", "part4"])
 def test_no_two_homework_mistakes_fall_within_tolerance_over_many_ids(set_id):
     for i in range(300):
         params = homework.parameters(set_id, f"student-{i}", quiet=True)
@@ -157,7 +157,7 @@ def test_no_two_homework_mistakes_fall_within_tolerance_over_many_ids(set_id):
             assert not found, (q, i, params, found)
 
 
-@pytest.mark.parametrize("set_id", ["part1", "part2", "part3"])
+@pytest.mark.parametrize("set_id", ["part1", "part2", "part3", "part4"])
 @pytest.mark.parametrize("student", ["alice", "bob", "s1234567", "Zoë Müller"])
 def test_homework_answers_and_mistakes_for_many_students(set_id, student):
     params = homework.parameters(set_id, student, quiet=True)
@@ -417,7 +417,7 @@ def _students():
     return [
         (homework.exercise_id(s, q), homework.parameters(s, student, quiet=True))
         for student in ("alice", "s1234567")
-        for s in ("part1", "part2", "part3")
+        for s in ("part1", "part2", "part3", "part4")
         for q in homework.questions(s)
     ]
 
@@ -692,7 +692,7 @@ def test_issue_inputs_on_the_page():
 
 def test_no_ratio_and_no_expected_value_in_homework_output(monkeypatch):
     monkeypatch.setenv("ROOFLINE_WEB_EDITION", "1")  # the web page's homework box
-    for set_id in ("part1", "part2", "part3"):
+    for set_id in ("part1", "part2", "part3", "part4"):
         params = homework.parameters(set_id, "bob", quiet=True)
         for q in homework.questions(set_id):
             exercise = get_exercise(homework.exercise_id(set_id, q))
@@ -725,7 +725,9 @@ def test_an_unknown_exercise_id_is_named_with_the_nearest_ids():
     assert not check("time-1e12-flops-h100", "1.02 s").unknown
 
 
-@pytest.mark.parametrize("set_id, question", [("part1", "q5"), ("part2", "q6"), ("part3", "q5")])
+@pytest.mark.parametrize(
+    "set_id, question", [("part1", "q5"), ("part2", "q6"), ("part3", "q5"), ("part4", "q5")]
+)
 def test_homework_choice_answers_vary_over_2000_ids(set_id, question):
     """Each value of a choice question is the answer for at least 20% of student ids."""
     exercise = get_exercise(homework.exercise_id(set_id, question))

@@ -482,3 +482,50 @@ def test_readme_and_help_state_the_default_limits():
         f"(default {d.processes})",
     ):
         assert text in " ".join(help_text.split()), text
+
+
+def _part4_notebook(path, student_id, answers):
+    """homework_part4.ipynb with `student_id` typed in and `answers` (q -> value) filled in."""
+    import nbformat
+
+    nb = nbformat.read(str(ROOT / "exercises" / "homework_part4.ipynb"), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if cell.source.startswith("STUDENT_ID ="):
+            cell.source = f"STUDENT_ID = {student_id!r}"
+        for q, value in answers.items():
+            if cell.source.startswith(f'answers["{q}"] = None'):
+                first, rest = cell.source.split("\n", 1)
+                cell.source = f'answers["{q}"] = {value!r}\n{rest}'
+    nbformat.write(nb, str(path))
+    return path
+
+
+@pytest.mark.slow
+def test_a_part4_class_folder_is_graded_as_part4(tmp_path):
+    """Two part-4 notebooks in a class folder: the set comes from the notebook's metadata,
+    the hand-derived answers (tests/test_homework_part4.py) score 8/8, a wrong verdict and
+    a missing answer lose their points."""
+    from test_homework_part4 import answers_by_hand
+
+    folder = tmp_path / "part4"
+    folder.mkdir()
+    right = answers_by_hand(homework.parameters("part4", "ada", quiet=True))
+    _part4_notebook(folder / "ada.ipynb", "ada", right)
+    other = answers_by_hand(homework.parameters("part4", "ben", quiet=True))
+    other["q5"] = {"yes": "no", "no": "yes"}[other["q5"]]
+    del other["q8"]
+    _part4_notebook(folder / "ben.ipynb", "ben", other)
+    out = tmp_path / "grades.csv"
+    command = [sys.executable, "-m", "roofline", "grade", str(folder), "--out", str(out)]
+    command += ["--jobs", "2", "--sandbox-uid", str(UID_BASE + 8)]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    with open(out, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    totals = {r["file"]: r["correct"] for r in rows if r["exercise"] == "TOTAL"}
+    assert totals == {"ada.ipynb": "8/8", "ben.ipynb": "6/8"}, rows
+    ben = {r["exercise"]: r for r in rows if r["file"] == "ben.ipynb"}
+    assert ben["part4/q5"]["correct"] == "no" and ben["part4/q8"]["feedback"] == "unanswered"
+    assert any(r["exercise"] == "INFO" and "set part4" in r["feedback"] for r in rows)

@@ -1,0 +1,228 @@
+/* Rooflines: the serving explorer of the web edition (roofline.serving_explorer).
+ *
+ * No dependencies, no network. Each card (class roofline-serving-explorer) carries, as JSON in
+ * a script element of class rx-serving-data, the constants the package exported
+ * (roofline.serving_explorer.web_constants): each model's counts, each chip's dense bf16 peak,
+ * HBM bandwidth and capacity, and each tensor-parallel all-reduce as seconds per byte plus a
+ * fixed latency. This script mirrors roofline.serving.serving_estimate for one replica of tp
+ * chips (bf16 matmuls and KV cache, the weights in the chosen dtype, a prompt as long as the
+ * context), draws the bars in SVG and writes the readout exactly as
+ * roofline.serving_explorer.readout does (a browser test compares the two).
+ * (No markup in this file: it is inlined into the page.)
+ * window.rooflineServingExplorers[i].state() returns what is shown; .set({...}) moves controls.
+ */
+(function () {
+  "use strict";
+  if (window.RooflineServingExplorer) { window.RooflineServingExplorer.bootAll(); return; }
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var BAR_COLOURS = {math: "#0072B2", HBM: "#009E73", TP: "#E69F00"};
+  var MEMORY_COLOURS = {weights: "#0072B2", "KV cache": "#56B4E9", reserve: "#F0E442"};
+  var SLIDERS = {tp: "chips", batch: "sequences", context: "tokens"};
+
+  // number formats: roofline.units (3 significant digits for times and sizes)
+  var BIG = [[1e24, "Y"], [1e21, "Z"], [1e18, "E"], [1e15, "P"], [1e12, "T"], [1e9, "G"],
+             [1e6, "M"], [1e3, "k"], [1, ""]];
+  var SMALL = [[1, ""], [1e-3, "m"], [1e-6, "\u00b5"], [1e-9, "n"], [1e-12, "p"]];
+  function sig(x, digits) {
+    if (x === 0) return "0";
+    var text = Number(x.toPrecision(digits)).toString();
+    if (text.indexOf("e") >= 0) text = Number(x.toPrecision(digits)).toFixed(0);
+    return text;
+  }
+  function si(value, unit) {
+    if (value === 0) return "0 " + unit;
+    var table = Math.abs(value) < 1 ? SMALL : BIG;
+    for (var i = 0; i < table.length; i++) {
+      var m = value / table[i][0];
+      if (Math.abs(m) >= 1 || i === table.length - 1) {
+        var text = sig(m, 3);
+        if (Math.abs(Number(text)) >= 1000 && i > 0) {
+          return sig(value / table[i - 1][0], 3) + " " + table[i - 1][1] + unit;
+        }
+        return text + " " + table[i][1] + unit;
+      }
+    }
+  }
+  function fmtTime(s) { return s >= 1e3 ? sig(s, Math.max(3, String(Math.floor(s)).length)) + " s" : si(s, "s"); }
+  function fmtBytes(b) { return si(b, "B"); }
+  function fmtCount(n) { return n.toLocaleString("en-US"); }
+  function fmtPerS(x) {  // roofline.serving_explorer._per_s
+    var v = Number(x.toPrecision(3));
+    return v >= 100 ? v.toLocaleString("en-US", {maximumFractionDigits: 0}) : String(v);
+  }
+
+  // roofline.serving: one pass over `tokens` tokens, each attending over ctx (causal: half)
+  function pass(m, chip, tp, tokens, ctx, wbytes, prefill, share) {
+    var attention = 4 * m.L * m.width * ctx * (prefill ? 0.5 : 1);
+    var flops = (2 * m.N + attention) * tokens / tp;
+    var read = m.params - m.untied;
+    if (m.experts > 1) {  // the experts the tokens route to: E (1 - (1 - k/E)^tokens)
+      var distinct = m.experts * (1 - Math.pow(1 - m.k / m.experts, tokens));
+      read = m.params - m.expert_params - m.untied + m.expert_params * distinct / m.experts;
+    }
+    var kv = (prefill ? tokens : tokens * ctx) * m.kv_bytes * share;
+    var parts = {weights: read * wbytes / tp / chip.hbm, kv: kv / chip.hbm};
+    var times = {math: flops / chip.peak, HBM: parts.weights + parts.kv};
+    if (tp > 1) {
+      var ar = chip.all_reduce[String(tp)];
+      times.TP = 2 * m.L * (ar[0] * tokens * m.D * 2 + ar[1]);
+    }
+    return {times: times, parts: parts};
+  }
+  function slowest(times) {
+    var best = null;
+    ["math", "HBM", "TP"].forEach(function (k) {
+      if (k in times && (best === null || times[k] > times[best])) best = k;
+    });
+    return best;
+  }
+  var KINDS = {math: "compute", HBM: "memory", TP: "link"};
+
+  function el(tag, attrs, parent) {
+    var node = document.createElementNS(SVGNS, tag);
+    for (var k in attrs) node.setAttribute(k, attrs[k]);
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+
+  function Explorer(card) {
+    this.card = card;
+    this.data = JSON.parse(card.querySelector("script.rx-serving-data").textContent);
+    this.controls = {};
+    var self = this;
+    card.querySelectorAll("[data-control]").forEach(function (control) {
+      var name = control.getAttribute("data-control");
+      self.controls[name] = control;
+      control.disabled = false;
+      control.addEventListener("input", function () { self.update(); });
+      control.addEventListener("change", function () { self.update(); });
+    });
+    card.querySelector(".rx-static").style.display = "none";
+    this.figure = card.querySelector(".rx-figure");
+    this.figure.style.display = "block";
+    this.caption = card.querySelector(".roofline-explorer-caption");
+    this.update();
+  }
+
+  Explorer.prototype.values = function () {
+    var d = this.data.controls, c = this.controls, v = {};
+    ["model", "chip", "weights"].forEach(function (k) { v[k] = c[k].value; });
+    Object.keys(SLIDERS).forEach(function (k) { v[k] = d[k][Number(c[k].value)]; });
+    return v;
+  };
+
+  Explorer.prototype.state = function () {
+    var v = this.values(), data = this.data;
+    var m = data.models[v.model], chip = data.chips[v.chip], tp = v.tp;
+    var wbytes = data.dtype_bytes[v.weights];
+    var share = Math.max(Math.floor(m.kv_heads / tp), 1) / m.kv_heads;
+    var decode = pass(m, chip, tp, v.batch, v.context, wbytes, false, share);
+    var prefill = pass(m, chip, tp, v.context, v.context, wbytes, true, share);
+    var key = slowest(decode.times), step = decode.times[key];
+    var ttft = prefill.times[slowest(prefill.times)];
+    var kvSeq = v.context * m.kv_bytes * share;
+    var memory = {weights: m.params * wbytes / tp, "KV cache": v.batch * kvSeq,
+                  reserve: data.reserve * chip.capacity};
+    var total = memory.weights + memory["KV cache"] + memory.reserve;
+    var maxBatch = Math.max(0, Math.floor((chip.capacity - memory.weights - memory.reserve) / kvSeq));
+    var title = v.model + " on " + tp + " \u00d7 " + v.chip + ", batch " + v.batch +
+                ", context " + fmtCount(v.context) + ", " + v.weights + " weights";
+    var t = decode.times;
+    var line = "decode step: math " + fmtTime(t.math) + ", HBM " + fmtTime(t.HBM) + " (weights " +
+               fmtTime(decode.parts.weights) + ", KV cache " + fmtTime(decode.parts.kv) + ")";
+    if ("TP" in t) line += ", TP all-reduces " + fmtTime(t.TP);
+    var fits = total <= chip.capacity;
+    var text = [title, line,
+      "time per output token \u2265 " + fmtTime(step) + " (" + KINDS[key] + "-bound: " + key +
+        "); \u2264 " + fmtPerS(v.batch / step) + " tokens/s; time to first token \u2265 " + fmtTime(ttft),
+      "memory per chip: weights " + fmtBytes(memory.weights) + ", KV cache " +
+        fmtBytes(memory["KV cache"]) + ", reserve " + fmtBytes(memory.reserve) + "; total " +
+        fmtBytes(total) + " of " + fmtBytes(chip.capacity) + " (" + (fits ? "fits" : "does NOT fit") +
+        "); largest batch that fits: " + fmtCount(maxBatch)].join("\n");
+    return {title: title, times: t, bound: KINDS[key], slowest: key, t_step: step,
+            tokens_per_s: v.batch / step, ttft: ttft, memory: memory, memory_total: total,
+            capacity: chip.capacity, fits: fits, max_batch: maxBatch, text: text, values: v};
+  };
+
+  Explorer.prototype.update = function () {
+    var s = this.state(), card = this.card, c = this.controls;
+    Object.keys(SLIDERS).forEach(function (k) {
+      var value = s.values[k];
+      c[k].setAttribute("aria-valuetext", fmtCount(value) + " " + SLIDERS[k]);
+      var out = card.querySelector('output[data-for="' + k + '"]');
+      if (out) out.textContent = fmtCount(value);
+    });
+    this.caption.textContent = s.text;
+    this.draw(s);
+  };
+
+  Explorer.prototype.draw = function (s) {
+    var W = 660, H = 260, svg = el("svg", {viewBox: "0 0 " + W + " " + H, width: "100%",
+      role: "img", "aria-label": s.title + ": " + s.bound + "-bound, " + fmtTime(s.t_step) +
+      " per output token; memory per chip " + fmtBytes(s.memory_total) + " of " + fmtBytes(s.capacity)});
+    el("title", {}, svg).textContent = s.title + ": " + s.bound + "-bound";
+    el("text", {x: W / 2, y: 18, "text-anchor": "middle", "font-size": 13}, svg).textContent = s.title;
+    var keys = ["math", "HBM", "TP"].filter(function (k) { return k in s.times; });
+    var values = keys.map(function (k) { return s.times[k]; });
+    var left = 60, right = 440, top = 34, bottom = H - 40;
+    var lo = Math.log10(Math.min.apply(null, values) / 2), hi = Math.log10(Math.max.apply(null, values) * 2);
+    function x(v) { return left + (Math.log10(v) - lo) / (hi - lo) * (right - left); }
+    var bh = (bottom - top) / keys.length;
+    keys.forEach(function (k, i) {
+      var y = top + i * bh;
+      el("rect", {x: left, y: y + 4, width: Math.max(1, x(s.times[k]) - left), height: bh - 8,
+                  fill: BAR_COLOURS[k]}, svg);
+      el("text", {x: left - 6, y: y + bh / 2 + 4, "text-anchor": "end", "font-size": 11}, svg).textContent = k;
+      el("text", {x: x(s.times[k]) + 4, y: y + bh / 2 + 4, "font-size": 11}, svg).textContent = fmtTime(s.times[k]);
+    });
+    el("line", {x1: left, x2: right, y1: bottom, y2: bottom, stroke: "#000"}, svg);
+    for (var p = Math.ceil(lo); p <= Math.floor(hi); p++) {
+      el("line", {x1: x(Math.pow(10, p)), x2: x(Math.pow(10, p)), y1: bottom, y2: bottom + 4, stroke: "#000"}, svg);
+      el("text", {x: x(Math.pow(10, p)), y: bottom + 16, "text-anchor": "middle", "font-size": 11}, svg)
+        .textContent = fmtTime(Math.pow(10, p));
+    }
+    el("text", {x: (left + right) / 2, y: H - 6, "text-anchor": "middle", "font-size": 12}, svg)
+      .textContent = "time per decode step, per chip";
+    var mx = 520, mw = 40, peak = Math.max(s.memory_total, s.capacity) * 1.1;
+    function my(b) { return bottom - b / peak * (bottom - top); }
+    var base = 0, i = 0;
+    for (var part in s.memory) {
+      el("rect", {x: mx, y: my(base + s.memory[part]), width: mw,
+                  height: my(base) - my(base + s.memory[part]), fill: MEMORY_COLOURS[part]}, svg);
+      el("rect", {x: mx + mw + 14, y: bottom - 42 + 14 * i, width: 9, height: 9, fill: MEMORY_COLOURS[part]}, svg);
+      el("text", {x: mx + mw + 26, y: bottom - 34 + 14 * i, "font-size": 10}, svg).textContent = part;
+      base += s.memory[part];
+      i += 1;
+    }
+    el("line", {x1: mx - 8, x2: mx + mw + 8, y1: my(s.capacity), y2: my(s.capacity), stroke: "#000",
+                "stroke-width": 2}, svg);
+    el("text", {x: mx + mw / 2, y: H - 6, "text-anchor": "middle", "font-size": 12}, svg)
+      .textContent = "memory (line: capacity)";
+    this.figure.replaceChildren(svg);
+  };
+
+  Explorer.prototype.set = function (values) {
+    for (var k in values) {
+      var c = this.controls[k];
+      c.value = k in SLIDERS ? String(this.data.controls[k].indexOf(values[k])) : values[k];
+    }
+    this.update();
+    return this;
+  };
+
+  window.RooflineServingExplorer = {
+    bootAll: function () {
+      window.rooflineServingExplorers = window.rooflineServingExplorers || [];
+      document.querySelectorAll(".roofline-serving-explorer").forEach(function (card) {
+        if (card.getAttribute("data-booted")) return;
+        card.setAttribute("data-booted", "1");
+        window.rooflineServingExplorers.push(new Explorer(card));
+      });
+    }
+  };
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", window.RooflineServingExplorer.bootAll);
+  } else {
+    window.RooflineServingExplorer.bootAll();
+  }
+})();
