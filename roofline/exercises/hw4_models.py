@@ -28,6 +28,7 @@ from .homework import (
     register_question,
     tie_ratio,
 )
+from .links import chip_link
 
 SET_ID = "part4"
 #: (published model, layers): a layer count other than the published one is a small variant,
@@ -175,7 +176,7 @@ def _model_row(p) -> tuple:
 
 def describe(p: dict) -> list:
     chip = get_chip(p["chip"])
-    link = chip.interconnect
+    link = chip_link(chip)
     m = model(p)
     return [
         _model_row(p),
