@@ -242,3 +242,60 @@ def test_sharding_keeps_the_total_flops(b, d, f, n):
 
 def test_matmul_is_exported_at_the_top():
     assert rl.matmul is matmul
+
+
+# ------------------------------------------------------------ a layer and a model (transformer.py)
+def _tiny(n_layers=2, vocab=11, tied=False):
+    from roofline.transformer import ModelShape, TransformerShape
+
+    layer = TransformerShape("tiny", d_model=6, d_ff=10, n_heads=2, n_kv_heads=1, head_dim=3)
+    return ModelShape(
+        "tiny model", layer, n_layers=n_layers, vocab_size=vocab, tied_embeddings=tied
+    )
+
+
+def test_layer_weights_and_flops_by_hand():
+    from roofline.transformer import layer_total
+
+    layer = _tiny().layer
+    # Q 6x6 + K, V 6x3 each + O 6x6 + up, gate, down 6x10 each = 36 + 36 + 36 + 180
+    assert layer.weights_per_layer == 288
+    # prefill B=1, T=4: 4 rows through 288 weights (2 FLOPs each) + attention
+    # 4 B H T_q T d_h = 4 x 1 x 2 x 4 x 4 x 3 = 384
+    assert layer_total(layer, 1, 4, "prefill").flops == 2 * 4 * 288 + 384
+    # decode B=2, T=4: 2 rows + attention of 1 query against 4 keys: 4 x 2 x 2 x 1 x 4 x 3 = 192
+    assert layer_total(layer, 2, 4, "decode").flops == 2 * 2 * 288 + 192
+    # dtype: every byte halves from bf16 to fp8, FLOPs unchanged
+    bf16, fp8 = layer_total(layer, 2, 4, "decode"), layer_total(layer, 2, 4, "decode", "fp8")
+    assert (fp8.flops, fp8.bytes) == (bf16.flops, bf16.bytes / 2)
+
+
+@pytest.mark.parametrize(
+    "model_args, dtype, expected",
+    [
+        ({}, "bf16", 2 * (2 * 288 + 2 * 11 * 6)),  # 2 layers + embedding + head, 2 B each
+        ({"n_layers": 3}, "bf16", 2 * (3 * 288 + 2 * 11 * 6)),
+        ({"vocab": 13}, "bf16", 2 * (2 * 288 + 2 * 13 * 6)),
+        ({"tied": True}, "bf16", 2 * (2 * 288 + 11 * 6)),  # one shared table
+        ({}, "fp32", 4 * (2 * 288 + 2 * 11 * 6)),
+    ],
+)
+def test_weight_bytes(model_args, dtype, expected):
+    from roofline.transformer import weight_bytes
+
+    assert weight_bytes(_tiny(**model_args), dtype) == expected
+
+
+@pytest.mark.parametrize(
+    "n_layers, T, dtype, expected",
+    [
+        (2, 5, "bf16", 120),  # K and V: 2 x 2 layers x 1 KV head x 3 x 5 tokens x 2 B
+        (3, 5, "bf16", 180),
+        (2, 7, "bf16", 168),
+        (2, 5, "fp8", 60),
+    ],
+)
+def test_kv_cache_bytes(n_layers, T, dtype, expected):
+    from roofline.transformer import kv_cache_bytes
+
+    assert kv_cache_bytes(_tiny(n_layers=n_layers), T, dtype) == expected
