@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: book test check lint notebooks teacher-book clean bench reference-measurement pdf pdf-teacher
+.PHONY: book test test-min check lint notebooks teacher-book clean bench reference-measurement pdf pdf-teacher
 
 $(STAMP): pyproject.toml requirements-lock.txt
 	@$(PYTHON) tools/check_python.py
@@ -20,6 +20,11 @@ book: $(STAMP)
 ## Run the whole test suite.
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+## The fast core tests against the LOWEST versions pyproject.toml allows (numpy 1.24, sympy 1.12,
+## matplotlib 3.7, ipywidgets 7.7 as in Colab, threadpoolctl 3.1), in a throwaway venv (~1-2 min).
+test-min:
+	$(PYTHON) tools/test_min_versions.py
 
 ## The fast tier: lint, types and every test that needs neither a book build nor a browser
 ## (a few minutes on 2 cores; markers in pyproject.toml, tiers in CONTRIBUTING.md).

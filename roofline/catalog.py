@@ -14,7 +14,7 @@ import re
 
 from .hardware import Chip, Link, Peak, Source
 
-__all__ = ["CATALOG", "get_chip", "list_chips", "register_chip"]
+__all__ = ["CATALOG", "chip_for_device", "get_chip", "list_chips", "register_chip"]
 
 T = 1e12  # tera, for readability of the table below only
 G = 1e9
@@ -143,6 +143,7 @@ _TPUS = [
         name="TPU v4",
         vendor="Google",
         aliases=("v4", "tpuv4"),
+        device_names=("TPU v4",),
         peaks=(
             _peak("bf16", 275 * T, _V4, "Peak compute per chip (bf16): 275 TFLOPs"),
             _peak("int8", 275 * T, _V4, "Peak compute per chip (int8): 275 TOPs"),
@@ -181,6 +182,7 @@ _TPUS = [
         name="TPU v5e",
         vendor="Google",
         aliases=("v5e", "tpuv5e", "v5litepod", "tpuv5lite"),
+        device_names=("TPU v5 lite", "TPU v5e"),
         peaks=(
             _peak("bf16", 197 * T, _V5E, "Peak compute per chip (bf16): 197 TFLOPs"),
             _peak("int8", 394 * T, _V5E, "Peak compute per chip (Int8): 394 TOPs"),
@@ -224,6 +226,7 @@ _TPUS = [
         name="TPU v5p",
         vendor="Google",
         aliases=("v5p", "tpuv5p"),
+        device_names=("TPU v5", "TPU v5p"),
         peaks=(
             _peak("bf16", 459 * T, _V5P, "Peak compute per chip (bf16): 459 TFLOPs"),
             _peak("int8", 918 * T, _V5P, "Peak compute per chip (Int8): 918 TOPs"),
@@ -263,6 +266,7 @@ _TPUS = [
         name="TPU v6e",
         vendor="Google",
         aliases=("v6e", "tpuv6e", "trillium"),
+        device_names=("TPU v6 lite", "TPU v6e"),
         peaks=(
             _peak("bf16", 918 * T, _V6E, "Peak compute per chip (bf16): 918 TFLOPs"),
             _peak("int8", 1836 * T, _V6E, "Peak compute per chip (Int8): 1836 TOPs"),
@@ -304,6 +308,7 @@ _TPUS = [
         name="TPU7x",
         vendor="Google",
         aliases=("ironwood", "tpu7x", "tpuv7", "v7", "tpu7"),
+        device_names=("TPU7x", "TPU v7"),
         peaks=(
             _peak("bf16", 2307 * T, _TPU7X, "Peak compute per chip (bf16): 2307 TFLOPs"),
             _peak("fp8", 4614 * T, _TPU7X, "Peak compute per chip (fp8): 4614 TFLOPs"),
@@ -335,6 +340,7 @@ _NVIDIA = [
         name="A100 SXM",
         vendor="NVIDIA",
         aliases=("a100", "a100sxm", "a10080gb", "a100sxm80gb"),
+        device_names=("NVIDIA A100-SXM4-80GB", "A100-SXM4-80GB"),
         peaks=(
             _peak("fp64", 9.7 * T, _A100, "FP64: 9.7 TFLOPS", unit="vector"),
             _peak("fp32", 19.5 * T, _A100, "FP32: 19.5 TFLOPS", unit="vector"),
@@ -396,6 +402,7 @@ _NVIDIA = [
         name="H100 SXM",
         vendor="NVIDIA",
         aliases=("h100", "h100sxm", "h100sxm5"),
+        device_names=("NVIDIA H100 80GB HBM3",),
         peaks=(
             _peak("fp64", 34 * T, _H100, "H100 SXM FP64: 34 teraFLOPS", unit="vector"),
             _peak("fp32", 67 * T, _H100, "H100 SXM FP32: 67 teraFLOPS", unit="vector"),
@@ -469,6 +476,7 @@ _NVIDIA = [
         name="H100 PCIe",
         vendor="NVIDIA",
         aliases=("h100pcie",),
+        device_names=("NVIDIA H100 PCIe",),
         peaks=(
             _peak("fp64", 26 * T, _H100_PCIE, "FP64: 26 TFLOPS", unit="vector"),
             _peak("fp32", 51 * T, _H100_PCIE, "FP32: 51 TFLOPS", unit="vector"),
@@ -540,6 +548,7 @@ _NVIDIA = [
         name="H200",
         vendor="NVIDIA",
         aliases=("h200sxm", "h200"),
+        device_names=("NVIDIA H200",),
         peaks=(
             _peak("fp64", 34 * T, _H200, "H200 SXM FP64: 34 TFLOPS", unit="vector"),
             _peak("fp32", 67 * T, _H200, "H200 SXM FP32: 67 TFLOPS", unit="vector"),
@@ -606,6 +615,7 @@ _NVIDIA = [
         name="B200",
         vendor="NVIDIA",
         aliases=("b200", "hgxb200"),
+        device_names=("NVIDIA B200",),
         peaks=(
             _peak(
                 "fp32",
@@ -682,6 +692,7 @@ _NVIDIA = [
         name="GB200",
         vendor="NVIDIA",
         aliases=("gb200", "gb200nvl72", "b200nvl72"),
+        device_names=("NVIDIA GB200",),
         peaks=(
             _peak(
                 "fp32",
@@ -787,7 +798,8 @@ def _amd_pair(dtype, dense, sparse, url, unit_word="TFLOPs"):
 
 
 def _amd(name, url, aliases, figures, hbm_gb, tbps, mem_kind, link_gb=128, link_says=_IF_MI300):
-    """An AMD Instinct chip. `figures`: dtype -> (dense, sparse) TFLOP/s as printed, plus
+    """An AMD Instinct chip, which ROCm's torch names "AMD Instinct <name>" (a virtual function,
+    as on some clouds, "AMD Instinct <name> VF"). `figures`: dtype -> (dense, sparse) TFLOP/s as printed, plus
     "fp32" and optionally "fp64" -> the FP32/FP64 matrix figure."""
     fp32, fp64 = figures["fp32"], figures.get("fp64")
     fp64_peak = (
@@ -808,6 +820,7 @@ def _amd(name, url, aliases, figures, hbm_gb, tbps, mem_kind, link_gb=128, link_
         name=name,
         vendor="AMD",
         aliases=aliases,
+        device_names=(f"AMD Instinct {name}", f"AMD Instinct {name} VF"),
         peaks=fp64_peak
         + (_peak("fp32", fp32 * T, url, f"Peak FP32 Matrix: {fp32} TFLOPs"),)
         + pairs
@@ -872,6 +885,7 @@ _CONSUMER = [
         name="RTX 3090",
         vendor="NVIDIA",
         aliases=("3090", "rtx3090", "geforcertx3090"),
+        device_names=("NVIDIA GeForce RTX 3090",),
         peaks=(
             _peak(
                 "fp32",
@@ -942,6 +956,7 @@ _CONSUMER = [
         name="RTX 4090",
         vendor="NVIDIA",
         aliases=("4090", "rtx4090", "geforcertx4090"),
+        device_names=("NVIDIA GeForce RTX 4090",),
         peaks=(
             _peak(
                 "fp32",
@@ -1020,6 +1035,7 @@ _CONSUMER = [
         name="RTX 5090",
         vendor="NVIDIA",
         aliases=("5090", "rtx5090", "geforcertx5090"),
+        device_names=("NVIDIA GeForce RTX 5090",),
         peaks=(
             _peak(
                 "fp32",
@@ -1064,6 +1080,7 @@ _CONSUMER = [
         name="T4",
         vendor="NVIDIA",
         aliases=("t4", "teslat4", "colabt4"),
+        device_names=("Tesla T4",),
         peaks=(
             _peak("fp32", 8.1 * T, _T4, "Single-Precision: 8.1 TFLOPS", unit="vector"),
             _peak(
@@ -1089,6 +1106,7 @@ _CONSUMER = [
         name="L4",
         vendor="NVIDIA",
         aliases=("l4", "colabl4"),
+        device_names=("NVIDIA L4",),
         peaks=(
             _peak("fp32", 30.3 * T, _L4, "FP32: 30.3 teraFLOPs", unit="vector"),
             _peak(
@@ -1245,6 +1263,31 @@ def get_chip(name) -> Chip:
             return index[key[len(prefix) :]]
     hint = closest_names(key, {k: c.name for k, c in index.items()}, list_chips())
     raise ValueError(f"unknown chip {name!r}.{hint}")
+
+
+def chip_for_device(device_name) -> Chip | None:
+    """The chip whose `device_names` hold `device_name`, or None when no entry does.
+
+    `device_name` is what PyTorch (``torch.cuda.get_device_name()``) or JAX
+    (``device.device_kind``) prints; case, spaces and dashes are ignored. None, rather than
+    a near match, for a device the catalog lacks or a variant with other figures:
+
+    >>> chip_for_device("NVIDIA H100 80GB HBM3").name
+    'H100 SXM'
+    >>> chip_for_device("TPU v5 lite").name
+    'TPU v5e'
+    >>> chip_for_device("NVIDIA A100-SXM4-40GB") is None
+    True
+    """
+    if not isinstance(device_name, str) or not device_name.strip():
+        return None
+    key = _key(device_name)
+    found = [
+        chip
+        for chip in list(CATALOG.values()) + list(_USER_CHIPS.values())
+        if key in {_key(n) for n in chip.device_names}
+    ]
+    return found[0] if found else None
 
 
 def closest_names(key: str, index: dict, known) -> str:

@@ -174,6 +174,12 @@ class Chip:
     host's DCN bandwidth divided by the chips on the host. The NVLink/ICI domain it joins is
     `interconnect.domain_chips` (see `roofline.collectives.hierarchical_all_reduce_time`)."""
     aliases: tuple[str, ...] = ()
+    device_names: tuple[str, ...] = ()
+    """The names the frameworks report for this chip, exactly as printed:
+    ``torch.cuda.get_device_name()`` ("NVIDIA H100 80GB HBM3", "AMD Instinct MI300X") and JAX's
+    ``device.device_kind`` ("TPU v5 lite"). `roofline.catalog.chip_for_device` matches a
+    measured device by them (ignoring case, spaces and dashes); list only names whose device
+    has this entry's figures (not the A100 40GB under the A100 80GB entry)."""
     notes: str = ""
     extra_memories: tuple[tuple[str, float], ...] = field(default=())
     """Other memory levels as (name, bytes/s), e.g. a measured L2 cache."""
@@ -195,6 +201,14 @@ class Chip:
                 )
             seen.add(key)
         object.__setattr__(self, "peaks", tuple(self.peaks))
+        if isinstance(self.device_names, str) or not all(
+            isinstance(n, str) and n.strip() for n in self.device_names
+        ):
+            raise TypeError(
+                f"{self.name}: device_names must be a tuple of names such as "
+                f"('NVIDIA H100 80GB HBM3',), got {self.device_names!r}"
+            )
+        object.__setattr__(self, "device_names", tuple(self.device_names))
 
     # -- compute
     @property

@@ -5,7 +5,8 @@
     >>> fig = rl.plots.roofline_figure(["TPU v5e", "H100"], bandwidths="all")
     >>> fig = rl.plots.roofline_figure("TPU v5e", operations=[rl.matmul(128, 4096, 4096),
     ...                                rl.plots.Point("my kernel", 50.0, 3e13)])
-    >>> print(rl.plots.alt_text(fig))
+    >>> print(rl.plots.alt_text(fig))  # doctest: +ELLIPSIS
+    Log-log roofline of the TPU v5e (bf16, dense peak): ... at 240.5 FLOPs/B, peak 197 TFLOP/s. ...
 
 Every number comes from `roofline`: ceilings from `attainable_flops_per_s`, ridge
 points from `critical_intensity`, labels from `roofline.units`. matplotlib is

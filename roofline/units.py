@@ -192,6 +192,7 @@ GRAMMAR: Grammar = {
         ["Gi", 2.0**30, True],
         ["Ti", 2.0**40, True],
         ["Pi", 2.0**50, True],
+        ["Ei", 2.0**60, True],  # format_bytes(binary=True) prints it from 1 EiB up
         ["k", 1e3, False],
         ["K", 1e3, False],
         ["M", 1e6, False],
@@ -212,6 +213,7 @@ GRAMMAR: Grammar = {
         ["gibi", 2.0**30, True],
         ["tebi", 2.0**40, True],
         ["pebi", 2.0**50, True],
+        ["exbi", 2.0**60, True],
         ["kilo", 1e3, False],
         ["mega", 1e6, False],
         ["giga", 1e9, False],

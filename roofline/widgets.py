@@ -2,6 +2,7 @@
 
     >>> import roofline as rl
     >>> rl.widgets.roofline_explorer("H100 SXM")        # last expression of a cell
+    <Explorer roofline: H100 SXM, bf16: an operation at 64 FLOPs/B>
 
 Each explorer returns an `Explorer`:
 

@@ -167,6 +167,8 @@ def test_define_your_own_chip():
         ({"hbm_bytes_per_s": float("nan")}, ValueError),
         ({"hbm_bytes_per_s": "1 TB/s"}, TypeError),
         ({"peaks": ()}, ValueError),
+        ({"device_names": "NVIDIA H100 80GB HBM3"}, TypeError),  # a string, not a tuple
+        ({"device_names": ("",)}, TypeError),
     ],
 )
 def test_bad_chip_definitions_are_refused(kwargs, error):
@@ -181,6 +183,35 @@ def test_bad_chip_definitions_are_refused(kwargs, error):
     base.update(kwargs)
     with pytest.raises(error):
         Chip(**base)
+
+
+def test_device_names_belong_to_one_chip_each():
+    owners: dict[str, str] = {}
+    for chip in rl.CATALOG.values():
+        for device in chip.device_names:
+            key = re.sub(r"[\s_\-]+", "", device.lower())
+            assert key not in owners, f"{device!r}: {owners.get(key)} and {chip.name}"
+            owners[key] = chip.name
+    # every chip a framework can report has its names (the CPU-less catalog: all of them)
+    assert all(chip.device_names for chip in rl.CATALOG.values())
+
+
+def test_your_own_chip_is_found_by_its_device_name():
+    from roofline.catalog import chip_for_device
+
+    mine = Chip(
+        name="Lab GPU 7",
+        vendor="us",
+        peaks=(Peak("bf16", 50e12, Source("https://example.org", "50 TFLOP/s dense")),),
+        hbm_bytes=16e9,
+        hbm_bytes_per_s=5e11,
+        memory_source=Source("https://example.org", "16 GB at 500 GB/s"),
+        device_names=("Acme LabGPU-7 16GB",),
+    )
+    assert chip_for_device("Acme LabGPU-7 16GB") is None  # not registered yet
+    rl.register_chip(mine)
+    assert chip_for_device("acme labgpu 7 16gb") is mine
+    assert chip_for_device("Acme LabGPU-7 32GB") is None
 
 
 def test_link_count_must_be_whole():

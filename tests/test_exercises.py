@@ -459,6 +459,7 @@ _TEXTS = [
     "74%",
     "5 Gbps",
     "1 GiFLOP/s",
+    "3 EiB",  # binary exa: format_bytes(binary=True) prints it
     "3 ;4",
     "2*B*D*F",
     "1 + r; 2",

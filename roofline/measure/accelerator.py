@@ -17,7 +17,6 @@ either library (or without a device) the measurement is skipped with a message.
 from __future__ import annotations
 
 import importlib.util
-import re
 import time
 from dataclasses import dataclass, field
 
@@ -125,61 +124,18 @@ class AcceleratorResult:
 
 
 # ------------------------------------------------------------ catalog matching
-_TPU_KINDS = [  # JAX device_kind -> catalog name (longest patterns first)
-    (r"v5\s*lite|v5e", "TPU v5e"),
-    (r"v6\s*lite|v6e|trillium", "TPU v6e"),
-    (r"v5p|v5\b", "TPU v5p"),
-    (r"v4", "TPU v4"),
-    (r"7x|v7|ironwood", "TPU7x"),
-]
-
-
 def catalog_chip_for(device_name: str | None):
     """The catalog `Chip` a device name denotes, or None when the catalog has no entry for it.
 
-    Names as PyTorch (``torch.cuda.get_device_name()``) and JAX (``device_kind``)
-    print them: "NVIDIA H100 80GB HBM3" -> H100 SXM, "NVIDIA H100 PCIe" -> H100 PCIe,
-    "Tesla T4" -> T4, "TPU v5 lite" -> TPU v5e. Variants whose figures differ from the
-    catalog's entry (A100 40GB, H100 NVL, H200 NVL) give None rather than a wrong peak.
+    Names as PyTorch (``torch.cuda.get_device_name()``) and JAX (``device_kind``) print
+    them, looked up in each chip's `device_names` (`roofline.catalog.chip_for_device`):
+    "NVIDIA H100 80GB HBM3" -> H100 SXM, "NVIDIA H100 PCIe" -> H100 PCIe, "Tesla T4" -> T4,
+    "TPU v5 lite" -> TPU v5e. Variants whose figures differ from the catalog's entry
+    (A100 40GB, H100 NVL, H200 NVL) and unlisted devices give None rather than a wrong peak.
     """
-    from ..catalog import get_chip
+    from ..catalog import chip_for_device
 
-    if not isinstance(device_name, str) or not device_name.strip():
-        return None
-    name = device_name.upper()
-    if "TPU" in name:
-        low = device_name.lower()
-        for pattern, catalog in _TPU_KINDS:
-            if re.search(pattern, low):
-                return get_chip(catalog)
-        return None
-    if " NVL" in name:
-        return None  # H100 NVL / H200 NVL: other memory and clocks than the SXM parts
-    tokens = set(re.split(r"[\s\-_/]+", name))
-    if "GB200" in tokens:
-        return get_chip("GB200")
-    if "B200" in tokens:
-        return get_chip("B200")
-    if "H200" in tokens:
-        return get_chip("H200")
-    if "H100" in tokens:
-        return get_chip("H100 PCIe" if "PCIE" in tokens else "H100 SXM")
-    if "A100" in tokens:
-        return (
-            get_chip("A100 SXM")
-            if ("SXM4" in tokens or "SXM" in tokens) and "80GB" in tokens
-            else None
-        )
-    for model in ("MI355X", "MI325X", "MI300X"):
-        if model in tokens:
-            return get_chip(model)
-    for model in ("5090", "4090", "3090"):
-        if model in tokens and "RTX" in tokens:
-            return get_chip(f"RTX {model}")
-    for model in ("L4", "T4"):
-        if model in tokens:
-            return get_chip(model)
-    return None
+    return chip_for_device(device_name)
 
 
 # ------------------------------------------------------------ detection
