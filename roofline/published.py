@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
+from .achievable import MATMUL_MEASURED
 from .catalog import get_chip
 from .collectives import collective_time
 from .hardware import Source
@@ -214,7 +215,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "matmul",
         "matmul bf16, H100",
         "FLOP/s",
-        794.5e12,
+        MATMUL_MEASURED["H100 SXM"].value,
         lambda: _matmul_bound("H100 SXM", 8192, "bf16"),
         Source(_STAS, "maximum achievable matmul FLOPS table: H100 SXM bf16 794.5 TFLOP/s"),
         "a large square matmul is compute-bound; clocks drop under a full tensor-core load "
@@ -225,7 +226,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "matmul",
         "matmul bf16, A100",
         "FLOP/s",
-        271.2e12,
+        MATMUL_MEASURED["A100 SXM"].value,
         lambda: _matmul_bound("A100 SXM", 8192, "bf16"),
         Source(_STAS, "maximum achievable matmul FLOPS table: A100 SXM bf16 271.2 TFLOP/s"),
         "the same kernel overheads on an older chip, whose peak is easier to approach",
@@ -235,7 +236,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "matmul",
         "matmul bf16, MI300X",
         "FLOP/s",
-        668.4e12,
+        MATMUL_MEASURED["MI300X"].value,
         lambda: _matmul_bound("MI300X", 8192, "bf16"),
         Source(_STAS, "maximum achievable matmul FLOPS table: MI300X bf16 668.4 TFLOP/s"),
         "half the datasheet peak: the peak assumes clocks and a software stack the "
@@ -390,7 +391,14 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "B/s",
         _V5E_GATHER_BYTES / 680e-6,
         lambda: (
-            _V5E_GATHER_BYTES / collective_time("all-gather", _V5E_GATHER_BYTES, 4, 4.5e10, "line")
+            _V5E_GATHER_BYTES
+            / collective_time(
+                "all-gather",
+                _V5E_GATHER_BYTES,
+                4,
+                get_chip("TPU v5e").link_bytes_per_s,
+                "line",
+            )
         ),
         Source(
             _SCALING,

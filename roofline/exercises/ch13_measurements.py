@@ -117,7 +117,9 @@ register(
         ),
         mistakes=lambda p: [
             Mistake(
-                _decode_ratio(p) * 4.8e12 / 3.35e12,
+                _decode_ratio(p)
+                * get_chip("H200").hbm_bytes_per_s
+                / get_chip("H100 SXM").hbm_bytes_per_s,
                 "That uses the H100's 3.35 TB/s; the H200 has 4.8 TB/s.",
             ),
         ],
