@@ -6,6 +6,10 @@ way MyST-NB reads it, skips those whose code already has a cached run, executes 
 over a pool of processes (one per core) and stores each run in the same cache. The build
 that follows then finds every notebook in the cache and only renders.
 
+A notebook that measures this machine (chapter 9) says so in its front matter
+(``rooflines_build: {execute_alone: true}``): it runs first, alone, so that no other kernel
+competes with the cores and memory it measures.
+
 A notebook that fails here is left out of the cache: the build executes it again and
 reports the failing cell in its usual way, so nothing is hidden by running in parallel.
 
@@ -25,6 +29,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT_S = 120  # as _config.yml's execute.timeout
+BUILD_KEY = "rooflines_build"  # front-matter key: {execute_alone: true} for a measuring notebook
 
 
 def toc_sources(root: Path = ROOT) -> list[Path]:
@@ -82,6 +87,30 @@ def execute_one(path_text: str) -> tuple[str, object, float, str | None]:
     return path_text, notebook, result.time, error
 
 
+def runs_alone(path: Path) -> bool:
+    """Whether the notebook's front matter asks to run with no other kernel beside it."""
+    notebook = read_notebook(path)
+    return bool(notebook and notebook.metadata.get(BUILD_KEY, {}).get("execute_alone"))
+
+
+def store(cache, path_text: str, notebook, seconds: float, error, tag: str, failed: list) -> None:
+    """Cache a successful run (as MyST-NB does); note a failure for the build to repeat."""
+    from jupyter_cache.base import CacheBundleIn
+
+    name = Path(path_text).relative_to(ROOT)
+    if error:
+        failed.append(name)
+        print(f"  {tag} {name} failed ({error.splitlines()[0][:120]})", flush=True)
+        return
+    record = cache.add_nb_to_project(path_text, read_data={"name": "myst_nb_md", "type": "plugin"})
+    cache.cache_notebook_bundle(
+        CacheBundleIn(notebook, record.uri, data={"execution_seconds": seconds}),
+        check_validity=False,
+        overwrite=True,
+    )
+    print(f"  {tag} {name} {seconds:.1f} s", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=ROOT / "_build" / ".jupyter_cache")
@@ -89,7 +118,6 @@ def main() -> int:
     args = parser.parse_args()
 
     from jupyter_cache import get_cache
-    from jupyter_cache.base import CacheBundleIn
 
     # As _ext/web_edition.py does for the kernels the build runs: the web page's answer boxes.
     os.environ["ROOFLINE_WEB_EDITION"] = "1"
@@ -103,29 +131,19 @@ def main() -> int:
     if not todo:
         print("execute_parallel: every notebook is in the cache")
         return 0
+    alone = [p for p in todo if runs_alone(p)]
     # Longest sources first, so that a long notebook does not start last.
-    todo.sort(key=lambda p: p.stat().st_size, reverse=True)
+    rest = sorted((p for p in todo if p not in alone), key=lambda p: -p.stat().st_size)
     print(f"execute_parallel: {len(todo)} notebooks on {args.jobs} processes", flush=True)
     start = time.perf_counter()
-    failed = []
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(execute_one, str(p)) for p in todo]
-        for done, future in enumerate(as_completed(futures), 1):
-            path_text, notebook, seconds, error = future.result()
-            name = Path(path_text).relative_to(ROOT)
-            if error:
-                failed.append(name)
-                print(f"  [{done}/{len(todo)}] {name} failed ({error.splitlines()[0][:120]})")
-                continue
-            record = cache.add_nb_to_project(
-                path_text, read_data={"name": "myst_nb_md", "type": "plugin"}
-            )
-            cache.cache_notebook_bundle(
-                CacheBundleIn(notebook, record.uri, data={"execution_seconds": seconds}),
-                check_validity=False,
-                overwrite=True,
-            )
-            print(f"  [{done}/{len(todo)}] {name} {seconds:.1f} s", flush=True)
+    failed: list[Path] = []
+    done = 0
+    for group, jobs in ((alone, 1), (rest, args.jobs)):
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(execute_one, str(p)) for p in group]
+            for future in as_completed(futures):
+                done += 1
+                store(cache, *future.result(), f"[{done}/{len(todo)}]", failed)
     print(f"execute_parallel: {time.perf_counter() - start:.0f} s", flush=True)
     if failed:
         print(
