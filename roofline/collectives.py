@@ -502,8 +502,9 @@ def megatron_mlp_times(
     gated=True,
     latency_s=0.0,
     in_switch_reduction=False,
+    step="forward",
 ):
-    """(t_math, t_all_reduce) in seconds per chip for a Megatron tensor-parallel MLP, forward.
+    """(t_math, t_all_reduce) in seconds per chip for a Megatron tensor-parallel MLP.
 
     The MLP's first matmul(s) X[B, D] @ W_in[D, F] are split by columns (each chip holds
     F/n columns; a gated MLP has two, W_gate and W_up), the second W_out[F, D] by rows, so the
@@ -517,10 +518,20 @@ def megatron_mlp_times(
     F > (2/3)(n-1) P / W_total (gated, bf16, switch) the math outlasts the all-reduce. HBM
     traffic is not included: estimate each matmul, e.g. `roofline.estimate(roofline.matmul(B,
     D, F // n), chip)`, as chapter 6 does.
+
+    step: "forward" (the above), "backward" (twice the forward's FLOPs: the gradients of the
+    input and of the weights; one all-reduce, of the gradient of the MLP's input [B, D],
+    Megatron's "f" operator) or "training" (forward + backward: 3x the forward's FLOPs, two
+    all-reduces). Per pass, the backward hides its all-reduce once F > (1/3)(n-1) P / W_total;
+    over the whole step, F > (4/9)(n-1) P / W_total. The forward is the strictest pass.
     """
+    passes = {"forward": (1, 1), "backward": (2, 1), "training": (3, 2)}
+    if step not in passes:
+        raise ValueError(f"step is 'forward', 'backward' or 'training', got {step!r}")
+    flops_factor, all_reduces = passes[step]
     matmuls = 3 if gated else 2
-    t_math = matmuls * 2 * B * D * F / n / peak_flops_per_s
-    t_comm = collective_time(
+    t_math = flops_factor * matmuls * 2 * B * D * F / n / peak_flops_per_s
+    t_comm = all_reduces * collective_time(
         "all-reduce",
         B * D * bytes_per_element,
         n,

@@ -106,3 +106,57 @@ def test_two_level_floor_adds_the_in_node_phases():
     assert hierarchical_all_reduce_floor(16e9, 8, 4, 25e9, 12.5e9, "switch", links=18) == (
         pytest.approx(2 * 3 / 4 * 2e9 / 12.5e9)
     )
+
+
+def test_megatron_thresholds_forward_backward_and_training_step():
+    # gated MLP, bf16, switch, n = 8 H100: W_total = 450e9, P = 989.5e12
+    # forward: 3 x 2BDF/n / P = 2(n-1)/n x 2BD / W  ->  F = 2/3 (n-1) P / W = 10,261
+    # backward: twice the FLOPs, one all-reduce ->  F = 1/3 (n-1) P / W = 5,131
+    # training step: 3x the FLOPs, two all-reduces -> F = 4/9 (n-1) P / W = 6,841
+    P, W = 989.5e12, 450e9
+    expected = {"forward": 2 / 3, "backward": 1 / 3, "training": 4 / 9}
+    B, D = 4096, 4096
+    for step, factor in expected.items():
+        F = factor * 7 * P / W
+        tm, tc = rl.megatron_mlp_times(B, D, F, 8, P, 25e9, links=18, step=step)
+        assert tm == pytest.approx(tc, rel=1e-12), step
+    assert 2 / 3 * 7 * P / W == pytest.approx(10261.5, abs=0.1)
+    assert 4 / 9 * 7 * P / W == pytest.approx(6841.0, abs=0.1)
+    with pytest.raises(ValueError, match="training"):
+        rl.megatron_mlp_times(B, D, 14336, 8, P, 25e9, links=18, step="both")
+
+
+def test_line_running_sums_reach_v_over_w():
+    """Simulate the running-sums all-reduce on a line: every chip ends with the sum, and every
+    link carries V in each direction, against reduce-scatter + all-gather's 2(n-1)/n V."""
+    rng = np.random.default_rng(0)
+    for n in (3, 4, 8):
+        V = 64  # elements
+        parts = rng.standard_normal((n, V))
+        right = [parts[0]]  # what crosses link (i, i+1) rightwards: the sum of chips 0..i
+        for i in range(1, n - 1):
+            right.append(right[-1] + parts[i])
+        left = [parts[n - 1]]  # what crosses link (i-1, i) leftwards: the sum of chips i..n-1
+        for i in range(n - 2, 0, -1):
+            left.append(left[-1] + parts[i])
+        left = left[::-1]  # left[i] crosses link (i, i+1) leftwards
+        for chip in range(n):
+            total = parts[chip].copy()
+            if chip > 0:
+                total += right[chip - 1]
+            if chip < n - 1:
+                total += left[chip]
+            np.testing.assert_allclose(total, parts.sum(axis=0))
+        # each link direction carries exactly one array of V elements
+        assert all(x.size == V for x in right + left) and len(right) == len(left) == n - 1
+        rs_ag = rl.collective_time("all-reduce", 1.0, n, 1.0, "line")
+        assert rs_ag == pytest.approx(2 * (n - 1) / n) and rs_ag > 1.0
+
+
+def test_measured_fractions_of_the_chapter():
+    # ring 367.2 / 450 = 81.6 %; NVLS 480 / 700 = 68.6 %; NVLS over ring 480/367.2 = 1.307
+    line = 18 * 25e9
+    assert NCCL_16GIB_8X_H200["all-reduce (ring)"] / line == pytest.approx(0.816, abs=1e-3)
+    assert NCCL_16GIB_8X_H200["all-reduce (NVLS)"] / NCCL_16GIB_8X_H200[
+        "all-reduce (ring)"
+    ] == pytest.approx(1.307, abs=1e-3)
