@@ -415,9 +415,9 @@ def hierarchical_all_reduce_terms(
     upper-side estimate. Pipelined chunk by chunk, the network phase can overlap the in-node
     phases, but the in-node reduce-scatter and all-gather share the same NVLink/ICI links and
     cannot overlap each other: the floor is max(network phase, in-node RS + in-node AG)
-    (`hierarchical_all_reduce_floor`), not the largest single phase. All m NICs of a node work at once, each carrying 2(N-1)/N (V/m) one way: the least
-    an all-reduce between N nodes can send through them unless the network switches add the
-    sums (InfiniBand SHARP). For comparison, NCCL's flat ring over all m N chips (NVLink inside,
+    (`hierarchical_all_reduce_floor`), not the largest single phase. All m NICs of a node
+    work at once, each carrying 2(N-1)/N (V/m) one way: the least an all-reduce between N
+    nodes can send through them unless the network switches add the sums (InfiniBand SHARP). For comparison, NCCL's flat ring over all m N chips (NVLink inside,
     one ring per NIC) carries 2(mN-1)/(mN) (V/m) per NIC.
     """
     check_size("chips_per_node", chips_per_node)
