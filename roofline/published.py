@@ -23,7 +23,7 @@ from functools import cache
 
 from .achievable import MATMUL_MEASURED
 from .catalog import get_chip
-from .collectives import collective_time
+from .collectives import collective_time, in_switch_reduction_available
 from .hardware import Source
 from .parallelism import training_step
 from .serving import serving_estimate
@@ -101,6 +101,8 @@ def _bus_bw_bound(chip, nbytes, in_switch) -> float:
     link = get_chip(chip).interconnect
     if link is None:
         raise ValueError(f"{chip} has no chip-to-chip link in the catalog")
+    if in_switch and not in_switch_reduction_available(chip, 8):
+        raise ValueError(f"NCCL has no in-switch reduction (NVLS) on 8 x {chip}")
     t = collective_time(
         "all-reduce",
         nbytes,
