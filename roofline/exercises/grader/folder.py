@@ -55,8 +55,14 @@ def _copy_private(root: Path, relative: str, target: Path) -> None:
     was opened is a regular file (a link, fifo or device is refused)."""
     fd = _open_no_links(root, relative)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(f"{relative} is not a regular file")
+        if info.st_nlink > 1 and not info.st_mode & stat.S_IROTH:
+            raise OSError(
+                f"{relative} is a hard link to a file that only its owner may read (it has "
+                f"{info.st_nlink} names); copy the file itself into the folder"
+            )
         with open(fd, "rb", closefd=False) as src, open(target, "xb") as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
     finally:

@@ -14,6 +14,7 @@ student_id, id or SIS User ID.
 from __future__ import annotations
 
 import csv
+import hashlib
 import re
 from pathlib import Path
 
@@ -167,7 +168,7 @@ def info_row(rows: list[dict]) -> dict:
 
 
 def write_feedback(rows: list[dict], folder) -> int:
-    """One short text file per graded or failed submission (named after it, .txt) holding what
+    """One short text file per graded or failed submission (`feedback_names`) holding what
     the student may see: each question's verdict and feedback, and the total; no expected
     values. Returns the number of files written."""
     folder = Path(folder)
@@ -176,6 +177,7 @@ def write_feedback(rows: list[dict], folder) -> int:
     for r in rows:
         if r.get("file") and r["exercise"] not in ("SKIPPED", "MISSING", "INFO"):
             by_file.setdefault(r["file"], []).append(r)
+    names = feedback_names(by_file)
     for file, group in by_file.items():
         lines = [f"Student id: {group[0]['student_id'] or '(none)'}", f"File: {file}", ""]
         for r in group:
@@ -186,6 +188,25 @@ def write_feedback(rows: list[dict], folder) -> int:
                 lines.append(f"\nTotal: {r['correct'].replace('/', ' of ')} questions right")
             else:
                 lines.append(f"{r['exercise']}: {r['feedback']}")
-        name = re.sub(r"[^A-Za-z0-9._-]+", "_", file.replace("/", "__"))[:150] + ".txt"
-        (folder / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (folder / names[file]).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return len(by_file)
+
+
+def feedback_names(files) -> dict[str, str]:
+    """{submission's file name: its feedback file's name}, one name per submission.
+
+    Readable (the file name with other characters than letters, digits, . _ - made _) and
+    unique: a hash of the exact name follows, so 'hw1 ada' and 'hw1_ada', 'sub/x' and 'sub__x',
+    'A' and 'a' (one file on a case-insensitive disk) never share a feedback file. Two names
+    that still meet, case aside, take the whole hash."""
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for file in sorted(files):
+        full = hashlib.sha256(file.encode("utf-8", "surrogatepass")).hexdigest()
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", file.replace("/", "__"))[:120]
+        name = f"{slug}-{full[:12]}.txt"
+        if name.casefold() in taken:
+            name = f"{slug}-{full}.txt"
+        taken.add(name.casefold())
+        names[file] = name
+    return names
