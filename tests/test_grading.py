@@ -300,10 +300,15 @@ def test_roster_rows():
     out = grading._roster_rows(graded, ["S100", "s200", "s300", "s400"], names)
     notes = [(r["file"], r["feedback"]) for r in out if r["exercise"] == "NOTE"]
     assert notes == [
-        ("s200.ipynb", "the file is named for s200 but its STUDENT_ID is s300"),
+        (
+            "s200.ipynb",
+            "the file is named for s200 but its STUDENT_ID is s300: the gradebook credits it "
+            "to nobody until you check",
+        ),
         ("x.ipynb", "this STUDENT_ID is not on the roster"),
     ]
-    assert [r["student_id"] for r in out if r["exercise"] == "MISSING"] == ["s200", "s400"]
+    # s200's file claims s300: it is s200's hand-in (not graded as theirs) and not s300's work
+    assert [r["student_id"] for r in out if r["exercise"] == "MISSING"] == ["s200", "s300", "s400"]
 
 
 def test_read_roster_skips_header_comments_and_blank_lines(tmp_path):

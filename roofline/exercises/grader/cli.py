@@ -11,6 +11,7 @@ from .folder import grade_folder
 from .gradebook import (
     info_row,
     parse_weights,
+    read_roster_aliases,
     read_roster_table,
     summary_rows,
     write_feedback,
@@ -122,5 +123,6 @@ def _write_summary(args, rows: list[dict], roster) -> None:
             mtimes[r["file"]] = (folder / r["file"]).lstat().st_mtime
         except (OSError, ValueError):
             pass
-    write_summary(summary_rows(rows, roster, mtimes, weights), args.summary)
+    aliases = read_roster_aliases(args.roster) if args.roster is not None else None
+    write_summary(summary_rows(rows, roster, mtimes, weights, aliases), args.summary)
     print(f"wrote the gradebook {args.summary}")

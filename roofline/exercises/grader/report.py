@@ -280,6 +280,32 @@ def read_roster(path) -> list[str]:
     return ids
 
 
+def match_key(student_id) -> str:
+    """The key two ids are matched by (roster, gradebook, Gradescope): NFKC, every Unicode space
+    and invisible format character removed, case-folded. 'S9001', 's9001' + a no-break space
+    and full-width 'ｓ９００１' all give 's9001'. (The numbers a notebook shows come from
+    `homework.normalise_id`, which this does not change.)"""
+    text = unicodedata.normalize("NFKC", str(student_id or ""))
+    text = "".join(
+        ch for ch in text if not ch.isspace() and unicodedata.category(ch)[0] not in ("Z", "C")
+    )
+    return unicodedata.normalize("NFKC", text.casefold())
+
+
+def named_in_file(file: str, known) -> str | None:
+    """The key of the roster student whose id (or LMS alias: the keys of `known`) the file's
+    path names, the longest if several ('s9001_hw1.ipynb', 'smithj_12345_678_hw1.ipynb',
+    's9001/hw1.ipynb'); None if none. An id of 5 characters or more may sit inside a word."""
+    path = unicodedata.normalize("NFKC", str(Path(file).with_suffix(""))).casefold()
+    stem = " ".join(re.split(r"[\W_]+", path))
+    tokens = set(stem.split())
+    named = sorted(
+        (k for k in known if k and (k in tokens or (len(k) >= 5 and k in stem))),
+        key=lambda k: (-len(k), k),
+    )
+    return named[0] if named else None
+
+
 def _stranger_note(student_id, known: dict[str, str]) -> str:
     """The NOTE for an id not on the roster; it names a roster id that it looks like."""
     looks = [original for original in known.values() if skeleton(original) == skeleton(student_id)]
@@ -292,31 +318,29 @@ def _stranger_note(student_id, known: dict[str, str]) -> str:
 
 
 def roster_rows(rows: list[dict], roster: list[str], names: dict[str, str]) -> list[dict]:
-    """NOTE rows for ids off the roster or files named for another student; MISSING rows."""
-    from .. import homework
+    """NOTE rows for ids off the roster or files named for another student; MISSING rows.
 
-    known = {homework.normalise_id(r): r for r in roster if homework.normalise_id(r)}
+    Ids match by `match_key`; a file whose path names another roster student than its
+    STUDENT_ID counts for neither (see gradebook.summary_rows)."""
+    known = {match_key(r): r for r in roster if match_key(r)}
     by_file: dict[str, list[dict]] = {}
     for r in rows:
         by_file.setdefault(r["file"], []).append(r)
     out, seen = [], set()
     for file, group in by_file.items():
         graded = any(r["exercise"] == "TOTAL" for r in group)
-        key = homework.normalise_id(names.get(file))
+        key = match_key(names.get(file))
         extra = []
-        if graded and key:
+        owner = named_in_file(file, known)
+        if graded and key and owner in (None, key):
             seen.add(key)
-            if key not in known:
-                extra.append(_stranger_note(names.get(file), known))
-        stem = re.sub(r"[^0-9a-z]+", " ", Path(file).stem.casefold())
-        tokens = set(stem.split())
-        named = sorted(
-            (k for k in known if k in tokens or (len(k) >= 5 and k in stem)), key=len, reverse=True
-        )
-        if graded and named and key not in named:
+        if graded and key and key not in known:
+            extra.append(_stranger_note(names.get(file), known))
+        if graded and owner is not None and owner != key:
             extra.append(
-                f"the file is named for {known[named[0]]} but its STUDENT_ID is "
-                f"{names.get(file) or '(empty)'}"
+                f"the file is named for {known[owner]} but its STUDENT_ID is "
+                f"{visible(str(names.get(file) or '(empty)'))}: the gradebook credits it to "
+                "nobody until you check"
             )
         notes = [
             {
