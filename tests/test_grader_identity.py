@@ -137,3 +137,11 @@ def test_gradescope_takes_the_identity_from_submission_metadata(tmp_path):
     unknown = gradescope.checked_identity(own, [])
     assert unknown[:-1] == own and unknown[-1]["exercise"] == "NOTE"
     assert gradescope.submitter_ids(tmp_path / "nowhere") == []
+
+
+def test_a_file_naming_two_students_names_no_sender():
+    known = {"12": "s9002", "11": "s9001", "s9001": "s9001", "s90012": "s90012"}
+    assert report.named_in_file("lovelace_11_901_hw.ipynb", known) == "11"
+    assert report.named_in_file("lovelace_11_12_hw.ipynb", known) is None  # two students
+    assert report.named_in_file("s9001_11_hw.ipynb", known) in ("11", "s9001")  # one student
+    assert report.named_in_file("hw_s90012x.ipynb", known) == "s90012"  # longest inside a word

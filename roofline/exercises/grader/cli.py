@@ -17,6 +17,7 @@ from .gradebook import (
     write_feedback,
     write_summary,
 )
+from .lms import write_lms
 from .report import write_csv
 from .sandbox import MIB, Limits
 
@@ -38,6 +39,12 @@ def main(args) -> int:
     start = time.perf_counter()
     limits = _limits(args)
     roster = None
+    problem = _lms_problem(args)
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+    if args.roster is None and getattr(args, "lms_export", None) is not None:
+        args.roster = args.lms_export  # the LMS's export lists the class
     if args.roster is not None:
         try:
             roster, warnings = read_roster_table(args.roster)
@@ -124,5 +131,32 @@ def _write_summary(args, rows: list[dict], roster) -> None:
         except (OSError, ValueError):
             pass
     aliases = read_roster_aliases(args.roster) if args.roster is not None else None
-    write_summary(summary_rows(rows, roster, mtimes, weights, aliases), args.summary)
-    print(f"wrote the gradebook {args.summary}")
+    summary = summary_rows(rows, roster, mtimes, weights, aliases)
+    kind = getattr(args, "gradebook_format", "plain") or "plain"
+    if kind == "plain":
+        write_summary(summary, args.summary)
+        print(f"wrote the gradebook {args.summary}")
+        return
+    sets = sorted({r["exercise"].split("/", 1)[0] for r in rows if "/" in r["exercise"]})
+    assignment = getattr(args, "assignment", None) or f"Roofline {', '.join(sets) or 'homework'}"
+    for warning in write_lms(kind, args.lms_export, summary, args.summary, assignment):
+        print(f"WARNING: {warning}", file=sys.stderr)
+    print(f"wrote the {kind} gradebook {args.summary} (column {assignment!r}): upload it as is")
+
+
+def _lms_problem(args) -> str | None:
+    """Why --gradebook-format / --lms-export cannot be used as given, or None."""
+    kind = getattr(args, "gradebook_format", "plain") or "plain"
+    export = getattr(args, "lms_export", None)
+    if kind == "plain":
+        return None
+    if not getattr(args, "summary", None):
+        return f"--gradebook-format {kind} writes the --summary file: pass --summary upload.csv"
+    if export is None:
+        return (
+            f"--gradebook-format {kind} needs the gradebook export downloaded from {kind}: "
+            "pass --lms-export FILE"
+        )
+    if not Path(export).is_file():
+        return f"--lms-export {export}: no such file"
+    return None

@@ -247,15 +247,38 @@ def _student_row(key, shown, files, mtimes, roster: set | None, flags=()) -> dic
     )
 
 
+# What a spreadsheet turns into a number, date, time, fraction or boolean when it opens a CSV:
+# 0012345 (leading zeros lost), 1E5 (100000), TRUE, 1/2 and 1-2 (dates), 1:30, 5%, 12.
+_CONVERTED = re.compile(
+    r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?%?|true|false|[\d./:-]*\d[\d./:-]*",
+    re.IGNORECASE,
+)
+_LITERAL_SAFE = re.compile(r"[A-Za-z0-9 ._/:%+-]{1,60}")
+
+
+def id_cell(student_id) -> str:
+    """An id as a CSV cell that spreadsheets keep as text: one they would convert (0012345,
+    1E5, TRUE, 1/2) is written ="0012345" (a text formula Excel, LibreOffice and Google Sheets
+    show as 0012345); any other id as `safe_cell` writes it. Only ids of letters, digits and
+    . _ / : % + - get the formula form, so no id can close the quotes."""
+    text = "" if student_id is None else str(student_id)
+    if _CONVERTED.fullmatch(text.strip()) and _LITERAL_SAFE.fullmatch(text):
+        return f'="{text}"'
+    return safe_cell(text, 500)
+
+
 def write_summary(rows: list[dict], out) -> None:
-    """Write the gradebook CSV (cells neutralised for spreadsheets like the detailed CSV)."""
+    """Write the gradebook CSV (cells neutralised for spreadsheets like the detailed CSV, ids
+    kept as text: `id_cell`)."""
     out = Path(out)
     tmp = out.with_name(f".{out.name}.tmp")
     with open(tmp, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=SUMMARY_FIELDS)
         writer.writeheader()
         for row in rows:
-            writer.writerow({k: safe_cell(row.get(k, ""), 500) for k in SUMMARY_FIELDS})
+            cells = {k: safe_cell(row.get(k, ""), 500) for k in SUMMARY_FIELDS}
+            cells["student_id"] = id_cell(row.get("student_id", ""))
+            writer.writerow(cells)
     tmp.replace(out)
 
 

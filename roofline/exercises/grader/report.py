@@ -292,18 +292,21 @@ def match_key(student_id) -> str:
     return unicodedata.normalize("NFKC", text.casefold())
 
 
-def named_in_file(file: str, known) -> str | None:
-    """The key of the roster student whose id (or LMS alias: the keys of `known`) the file's
-    path names, the longest if several ('s9001_hw1.ipynb', 'smithj_12345_678_hw1.ipynb',
-    's9001/hw1.ipynb'); None if none. An id of 5 characters or more may sit inside a word."""
+def named_in_file(file: str, known: dict) -> str | None:
+    """The key of the roster student whose id (or LMS alias: the keys of `known`, whose values
+    are roster ids) the file's path names ('s9001_hw1.ipynb', 'smithj_12345_678_hw1.ipynb',
+    's9001/hw1.ipynb'); None if none, or if it names two students by whole words (a Canvas
+    user id equal to another's submission id, say). Without a whole-word match, an id of 5
+    characters or more inside a word counts, the longest first."""
     path = unicodedata.normalize("NFKC", str(Path(file).with_suffix(""))).casefold()
     stem = " ".join(re.split(r"[\W_]+", path))
     tokens = set(stem.split())
-    named = sorted(
-        (k for k in known if k and (k in tokens or (len(k) >= 5 and k in stem))),
-        key=lambda k: (-len(k), k),
-    )
-    return named[0] if named else None
+    words = sorted(k for k in known if k and k in tokens)
+    if words:
+        students = {match_key(known[k]) for k in words}
+        return words[0] if len(students) == 1 else None
+    inside = sorted((k for k in known if len(k) >= 5 and k in stem), key=lambda k: (-len(k), k))
+    return inside[0] if inside else None
 
 
 def _stranger_note(student_id, known: dict[str, str]) -> str:
