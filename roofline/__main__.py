@@ -174,6 +174,13 @@ def _add_grade_report_arguments(grade: argparse.ArgumentParser) -> None:
         "status, file, notes), in roster order",
     )
     grade.add_argument(
+        "--compare",
+        type=Path,
+        default=None,
+        help="an earlier run's detailed CSV: also write OUT.regrade.csv, who changed, by how "
+        "much, on which questions and why",
+    )
+    grade.add_argument(
         "--gradebook-format",
         choices=("plain", "canvas", "moodle"),
         default="plain",

@@ -18,6 +18,7 @@ from .gradebook import (
     write_summary,
 )
 from .lms import write_lms
+from .regrade import compare, read_detailed, write_regrade
 from .report import write_csv
 from .sandbox import MIB, Limits
 
@@ -43,6 +44,13 @@ def main(args) -> int:
     if problem:
         print(problem, file=sys.stderr)
         return 2
+    old_rows = None
+    if getattr(args, "compare", None) is not None:
+        try:  # read now: --out may be the same file, rewritten below
+            old_rows = read_detailed(args.compare)
+        except (OSError, ValueError) as error:
+            print(f"cannot read --compare {args.compare}: {error}", file=sys.stderr)
+            return 2
     if args.roster is None and getattr(args, "lms_export", None) is not None:
         args.roster = args.lms_export  # the LMS's export lists the class
     if args.roster is not None:
@@ -83,6 +91,14 @@ def main(args) -> int:
         return 2
     rows.append(info_row(rows))
     write_csv(rows, out)
+    if old_rows is not None:
+        changes, unchanged = compare(old_rows, read_detailed(out))
+        regrade_out = out.with_name(f"{out.stem}.regrade.csv")
+        write_regrade(changes, regrade_out)
+        print(
+            f"regrade: {len(changes)} student file(s) changed, {unchanged} unchanged; "
+            f"wrote {regrade_out}"
+        )
     if getattr(args, "feedback_dir", None):
         count = write_feedback(rows, args.feedback_dir)
         print(f"wrote {count} feedback file(s) to {args.feedback_dir}")
