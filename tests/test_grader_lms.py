@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from roofline.exercises.grader import gradebook, lms
+from roofline.exercises.grader import gradebook, lms, regrade
 
 
 def _summary(sid, score, status="graded", max_score="8"):
@@ -166,3 +166,14 @@ def test_cli_writes_a_canvas_upload_from_a_folder(tmp_path):
         ["Lovelace, Ada", "11", "0012345", "ada", "S1", "8"],
         ["Mallory, Eve", "12", "0067890", "eve", "S1", ""],
     ]
+    # A regrade against the same CSV (journal reused): nothing moved, and it says so.
+    again = subprocess.run(
+        command + ["--compare", str(tmp_path / "g.csv")],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "regrade: 0 student file(s) changed, 2 unchanged" in again.stdout
+    assert _read(tmp_path / "g.regrade.csv") == [list(regrade.REGRADE_FIELDS)]

@@ -23,7 +23,7 @@ The code lives in roofline/exercises/grader/, one module per job: `sandbox` (bub
 limits, seccomp, uid slots), `cgroup` (a memory and pids cgroup per sandbox), `kernel` (the
 Jupyter client), `probe` (imported inside the student's kernel to report), `report`
 (verdicts, CSV, roster, journal), `folder` (a whole folder in parallel), `gradebook` (--summary, --weights, --feedback-dir), `lms` (--gradebook-format canvas|moodle
-joined onto the LMS's export), `gradescope` (the
+joined onto the LMS's export), `regrade` (--compare OLD.csv), `gradescope` (the
 autograder zip) and `cli`. This module re-exports the public names.
 
 The CSV has one row per student and question (student_id, file, exercise, submitted,

@@ -39,28 +39,11 @@ def main(args) -> int:
         return 2
     start = time.perf_counter()
     limits = _limits(args)
-    roster = None
-    problem = _lms_problem(args)
-    if problem:
-        print(problem, file=sys.stderr)
+    try:
+        roster, old_rows = _inputs(args)
+    except ValueError as error:
+        print(error, file=sys.stderr)
         return 2
-    old_rows = None
-    if getattr(args, "compare", None) is not None:
-        try:  # read now: --out may be the same file, rewritten below
-            old_rows = read_detailed(args.compare)
-        except (OSError, ValueError) as error:
-            print(f"cannot read --compare {args.compare}: {error}", file=sys.stderr)
-            return 2
-    if args.roster is None and getattr(args, "lms_export", None) is not None:
-        args.roster = args.lms_export  # the LMS's export lists the class
-    if args.roster is not None:
-        try:
-            roster, warnings = read_roster_table(args.roster)
-        except (OSError, UnicodeDecodeError) as error:
-            print(f"cannot read the roster {args.roster}: {error}", file=sys.stderr)
-            return 2
-        for warning in warnings:
-            print(f"WARNING: {warning}", file=sys.stderr)
     out = Path(args.out)
     if not out.parent.is_dir():
         print(f"cannot write {out}: the folder {out.parent} does not exist", file=sys.stderr)
@@ -92,13 +75,7 @@ def main(args) -> int:
     rows.append(info_row(rows))
     write_csv(rows, out)
     if old_rows is not None:
-        changes, unchanged = compare(old_rows, read_detailed(out))
-        regrade_out = out.with_name(f"{out.stem}.regrade.csv")
-        write_regrade(changes, regrade_out)
-        print(
-            f"regrade: {len(changes)} student file(s) changed, {unchanged} unchanged; "
-            f"wrote {regrade_out}"
-        )
+        _write_regrade(old_rows, out)
     if getattr(args, "feedback_dir", None):
         count = write_feedback(rows, args.feedback_dir)
         print(f"wrote {count} feedback file(s) to {args.feedback_dir}")
@@ -116,6 +93,42 @@ def main(args) -> int:
         f"wrote {out} in {time.perf_counter() - start:.1f} s (journal: {journal})"
     )
     return 0
+
+
+def _inputs(args) -> tuple[list[str] | None, list[dict] | None]:
+    """(the roster's ids or None, the --compare CSV's rows or None), read before grading;
+    ValueError with what to do when an option cannot be used as given."""
+    problem = _lms_problem(args)
+    if problem:
+        raise ValueError(problem)
+    old_rows = None
+    if getattr(args, "compare", None) is not None:
+        try:  # read now: --out may be the same file, rewritten after grading
+            old_rows = read_detailed(args.compare)
+        except (OSError, ValueError) as error:
+            raise ValueError(f"cannot read --compare {args.compare}: {error}") from None
+    if args.roster is None and getattr(args, "lms_export", None) is not None:
+        args.roster = args.lms_export  # the LMS's export lists the class
+    if args.roster is None:
+        return None, old_rows
+    try:
+        roster, warnings = read_roster_table(args.roster)
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"cannot read the roster {args.roster}: {error}") from None
+    for warning in warnings:
+        print(f"WARNING: {warning}", file=sys.stderr)
+    return roster, old_rows
+
+
+def _write_regrade(old_rows: list[dict], out: Path) -> None:
+    """OUT.regrade.csv: the changes from `old_rows` to the CSV just written to `out`."""
+    changes, unchanged = compare(old_rows, read_detailed(out))
+    regrade_out = out.with_name(f"{out.stem}.regrade.csv")
+    write_regrade(changes, regrade_out)
+    print(
+        f"regrade: {len(changes)} student file(s) changed, {unchanged} unchanged; "
+        f"wrote {regrade_out}"
+    )
 
 
 def _limits(args) -> Limits:
