@@ -227,6 +227,10 @@ def main(argv=None) -> int:
         from .exercises.grader.gradescope import main as autograder_main
 
         return autograder_main(argv[1:])
+    if argv and argv[0] == "editions":  # homework editions (roofline.exercises.editions)
+        from .exercises.editions import main as editions_main
+
+        return editions_main(argv[1:])
     if argv and argv[0] == "model":
         from .model_cli import main as model_main
 

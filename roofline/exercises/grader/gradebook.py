@@ -121,7 +121,9 @@ def _file_results(rows: list[dict], weights: dict[str, float] | None) -> dict[st
     return out
 
 
-def summary_rows(rows, roster=None, mtimes=None, weights=None, aliases=None, owners=None):
+def summary_rows(
+    rows: list[dict], roster=None, mtimes=None, weights=None, aliases=None, owners=None
+) -> list[dict]:
     """The gradebook rows (see the module's docstring). `mtimes`: {file: modification time, s}.
 
     Who handed a file in counts where it is known, not only the STUDENT_ID it types: `owners`
@@ -286,14 +288,17 @@ def info_row(rows: list[dict]) -> dict:
     """The INFO row that ends the detailed CSV: the package version and the set(s) graded."""
     import roofline
 
+    from .. import editions
+
     sets = sorted({r["exercise"].split("/", 1)[0] for r in rows if "/" in r["exercise"]})
+    named = [f"{s} edition {editions.current(s)}" for s in sets]
     return {
         "student_id": "",
         "file": "",
         "exercise": "INFO",
         "submitted": "",
         "correct": "",
-        "feedback": f"graded with roofline {roofline.__version__}; set {', '.join(sets) or 'none'}",
+        "feedback": f"graded with roofline {roofline.__version__}; set {', '.join(named) or 'none'}",
         "expected": "",
     }
 
