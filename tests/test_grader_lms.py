@@ -166,6 +166,17 @@ def test_cli_writes_a_canvas_upload_from_a_folder(tmp_path):
         ["Lovelace, Ada", "11", "0012345", "ada", "S1", "8"],
         ["Mallory, Eve", "12", "0067890", "eve", "S1", ""],
     ]
+    # The detailed CSV says it too: Eve's file is flagged (her Canvas ID 12 names her), and
+    # she has no graded submission of her own.
+    with open(tmp_path / "g.csv", newline="", encoding="utf-8") as handle:
+        detailed = list(csv.DictReader(handle))
+    assert any(
+        r["exercise"] == "NOTE"
+        and r["file"] == "malloryeve_12_902_hw.ipynb"
+        and "named for 0067890" in r["feedback"]
+        for r in detailed
+    )
+    assert [r["student_id"] for r in detailed if r["exercise"] == "MISSING"] == ["0067890"]
     # A regrade against the same CSV (journal reused): nothing moved, and it says so.
     again = subprocess.run(
         command + ["--compare", str(tmp_path / "g.csv")],

@@ -68,6 +68,7 @@ def main(args) -> int:
             hidden=[out.parent.resolve()] if args.out else (),
             sandbox_uid=args.sandbox_uid,
             retry_errors=getattr(args, "retry_errors", False),
+            aliases=read_roster_aliases(args.roster) if args.roster is not None else None,
         )
     except (FileNotFoundError, RuntimeError) as error:
         print(error, file=sys.stderr)

@@ -268,12 +268,14 @@ def grade_folder(
     hidden=(),
     sandbox_uid: int = 64000,
     retry_errors: bool = False,
+    aliases: dict[str, str] | None = None,
 ) -> list[dict]:
     """Grade every notebook under `folder`; return the CSV rows (one per file at least).
 
     `journal`: a JSONL file where each finished notebook's report is appended; reports
     already there (same file content and limits) are reused instead of run again, except,
-    with `retry_errors`, those that ended in an error."""
+    with `retry_errors`, those that ended in an error. `aliases`: {LMS id: roster id} (a
+    Canvas ID, say), by which a file's name may name a roster student."""
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder} is not a folder of submitted .ipynb files")
@@ -305,7 +307,7 @@ def grade_folder(
     rows = _rows(notebooks, reports, set_id, set_note)
     if roster is not None:
         names = {name: reports[name].get("student_id") for name, _ in notebooks}
-        rows = roster_rows(rows, list(roster), names)
+        rows = roster_rows(rows, list(roster), names, aliases)
     return rows + skipped
 
 

@@ -321,12 +321,16 @@ def _stranger_note(student_id, known: dict[str, str]) -> str:
     return "this STUDENT_ID is not on the roster"
 
 
-def roster_rows(rows: list[dict], roster: list[str], names: dict[str, str]) -> list[dict]:
+def roster_rows(
+    rows: list[dict], roster: list[str], names: dict[str, str], aliases: dict | None = None
+) -> list[dict]:
     """NOTE rows for ids off the roster or files named for another student; MISSING rows.
 
     Ids match by `match_key`; a file whose path names another roster student than its
     STUDENT_ID counts for neither (see gradebook.summary_rows)."""
     known = {match_key(r): r for r in roster if match_key(r)}
+    lookup = dict(known)
+    lookup.update({match_key(a): r for a, r in (aliases or {}).items() if match_key(a)})
     by_file: dict[str, list[dict]] = {}
     for r in rows:
         by_file.setdefault(r["file"], []).append(r)
@@ -335,7 +339,8 @@ def roster_rows(rows: list[dict], roster: list[str], names: dict[str, str]) -> l
         graded = any(r["exercise"] == "TOTAL" for r in group)
         key = match_key(names.get(file))
         extra = []
-        owner = named_in_file(file, known)
+        named = named_in_file(file, lookup)
+        owner = None if named is None else match_key(lookup[named])
         if graded and key and owner in (None, key):
             seen.add(key)
         if graded and key and key not in known:
