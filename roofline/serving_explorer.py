@@ -239,7 +239,7 @@ def web_constants() -> dict:
     from .catalog import get_chip
     from .dtypes import bytes_per_element
     from .models import get_model
-    from .serving import HOP_LATENCY_S, RESERVE_FRACTION, _tp_all_reduce_s
+    from .serving import HOP_LATENCY_S, RESERVE_FRACTION, tp_all_reduce_seconds
 
     models = {}
     for name in MODELS:
@@ -262,8 +262,9 @@ def web_constants() -> dict:
         chip = get_chip(name)
         reduce = {}
         for tp in TP_DEGREES[1:]:
-            fixed = _tp_all_reduce_s(chip, tp, 0, HOP_LATENCY_S)
-            per_byte = (_tp_all_reduce_s(chip, tp, 1e9, HOP_LATENCY_S) - fixed) / 1e9
+            one = tp_all_reduce_seconds(chip, tp, 1e9, HOP_LATENCY_S)  # linear in the bytes
+            per_byte = (tp_all_reduce_seconds(chip, tp, 2e9, HOP_LATENCY_S) - one) / 1e9
+            fixed = one - 1e9 * per_byte
             reduce[str(tp)] = [per_byte, fixed]
         chips[name] = {
             "peak": chip.peak_flops_per_s("bf16"),

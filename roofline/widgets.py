@@ -45,6 +45,7 @@ from .estimate import (
     sharded_topology,
 )
 from .hardware import Chip
+from .topology import most_chips_on_one_axis
 from .units import format_bandwidth, format_flops_rate, format_intensity, format_time
 
 __all__ = [
@@ -660,19 +661,10 @@ def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights
     )
 
 
-def _most_chips(chip: Chip) -> int | None:
-    """The most chips one sharded matmul may span: a torus axis (`axis_chips`) on a TPU, the
-    switch or mesh domain elsewhere; None where the catalog sets no cap."""
-    link = chip.interconnect
-    if link is None:
-        return None
-    return link.axis_chips if link.topology == "torus" else link.domain_chips
-
-
 def _n_options(chip: Chip) -> list[int]:
     """The chip counts the sharded explorer offers for `chip` (one torus axis or one switch or
     mesh domain caps them)."""
-    most = _most_chips(chip)
+    most = most_chips_on_one_axis(chip)
     return [k for k in (2, 4, 8, 16, 32, 64) if not most or k <= most]
 
 
@@ -706,7 +698,7 @@ def _check_sharded(own: Chip, n, link_bytes_per_s):
         raise ValueError(
             "link_bytes_per_s must be between 1e9 and 1e13 bytes/s (one way, per link)"
         )
-    link, most = own.interconnect, _most_chips(own)
+    link, most = own.interconnect, most_chips_on_one_axis(own)
     if n not in _n_options(own) and most and link is not None:  # most is None without a link
         where = "one torus axis holds" if link.topology == "torus" else f"{link.name} joins"
         raise ValueError(f"{where} at most {most} {own.name} chips; pick n <= {most}")
