@@ -262,7 +262,9 @@ def route(chip, size, stride=1, slice_chips=None, network_bytes_per_s=None) -> R
         return Route(link.name if link is not None else "-", "link", size, axes)
     net = _network(chip, network_bytes_per_s)
     net_name = chip.network.name if chip.network is not None else "network"
-    per_node = max(d for d in range(1, size + 1) if size % d == 0 and d * stride <= domain)
+    per_node = max(
+        (d for d in range(1, size + 1) if size % d == 0 and d * stride <= domain), default=1
+    )
     if per_node == 1:
         return Route(net_name, "network", size, (), net)
     axes = _inside(chip, per_node, stride, slice_n)
@@ -271,11 +273,14 @@ def route(chip, size, stride=1, slice_chips=None, network_bytes_per_s=None) -> R
 
 def job_slice_chips(chip, n_chips, slice_chips=None) -> int:
     """Chips in one slice (one domain) of a job of `n_chips`: `slice_chips` when given, else
-    all of them up to one domain (a TPU pod, an 8-GPU board)."""
+    all of them up to one domain (a TPU pod, an 8-GPU board), else the largest whole share
+    of the job one domain holds (6144 TPU v4 chips: two slices of 3072, as PaLM ran)."""
     if slice_chips is not None:
         return slice_chips
     domain = _domain(get_chip(chip))[0]
-    return int(min(n_chips, domain))
+    if n_chips <= domain:
+        return n_chips
+    return max(d for d in range(1, int(domain) + 1) if n_chips % d == 0)
 
 
 def _on_axes(kind, nbytes, axes, latency_s) -> float:
