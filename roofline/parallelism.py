@@ -462,7 +462,9 @@ def _link_times(p: _Plan, chip, network, slice_chips=None):
         route = routes.get("dp") or routes["ep"]
         expert_grads = 2 * m.expert_params / (layout["tp"] * layout["pp"] * layout["ep"])
         t = _data_all_reduce((grads - expert_grads) / layout["fsdp"], routes)
-        t += _collective("all-reduce", expert_grads / layout["fsdp"], layout["dp"], routes.get("dp"))
+        t += _collective(
+            "all-reduce", expert_grads / layout["fsdp"], layout["dp"], routes.get("dp")
+        )
         times["DP"] = (t, f"DP all-reduce ({route.name})")
     if "pp" in routes:
         route = routes["pp"]
