@@ -21,15 +21,20 @@ degrees {"dp", "fsdp", "tp", "pp", "ep"} (missing ones are 1; their product is n
   MoE layer does an all-to-all of the routed tokens to their experts and back, forward and
   backward.
 
-Where the chips are: the axes are laid out innermost first in the order tp, ep, fsdp, pp,
-dp (tensor parallelism on the fastest links). An axis whose chips all sit in one domain of
-the chip's interconnect (8 GPUs on one NVSwitch, a TPU pod) uses that interconnect
-(NVSwitch: all the chip's links at once; a TPU torus axis: a bidirectional ring); an axis
-that leaves the domain uses the data-centre network: one NIC of `network_bytes_per_s`
-(one way) per chip into a non-blocking switched fabric (a fat tree), costed as a "switch"
-with one link per chip (the same all-reduce time as a ring; an all-to-all sends each chip's
-share once). Collective costs come from `roofline.collectives` (bandwidth
-terms, one-way link rates, no per-hop latency: a lower bound).
+Where the chips are: `roofline.topology` (the one model of the machine). The axes are laid
+out innermost first in the order tp, ep, fsdp, pp, dp (tensor parallelism on the fastest
+links), each axis's chips the product of the inner degrees apart. The job's chips form slices
+of the shape the vendor sells (a TPU job of n chips: one slice of n up to a pod, else equal
+slices; `slice_chips` sets them, e.g. MaxText's DCN axes) and NVLink domains of 8 GPUs; an
+axis whose chips sit in one slice uses its interconnect (NVSwitch: all the chip's links at
+once; a TPU slice: the physical axes the group spans, each a bidirectional ring where it
+wraps round and a line where not, several at once in proportion to their bandwidth); an axis
+that leaves the slice uses the data-centre network: one NIC of `network_bytes_per_s` (one way)
+per chip into a non-blocking switched fabric (a fat tree), costed as a "switch" with one link
+per chip (the same all-reduce time as a ring; an all-to-all sends each chip's share once), in
+two levels when several members share a slice. Collective costs come from
+`roofline.collectives` (bandwidth terms, one-way link rates, no per-hop latency: a lower
+bound).
 
 Times are per step and per chip, at the datasheet's dense peak (FLOPs counted as in
 `roofline.training`, including recomputation: hardware FLOPs) and full memory bandwidth.
@@ -552,8 +557,9 @@ _ASSUMPTIONS = (
     "in the math time (hardware FLOPs), not in the MFU",
     "t_lower: every resource overlapped with every other; the pipeline bubble "
     "((pp - 1) / microbatches of the per-stage work, 1F1B) is not overlapped",
-    "axes laid out innermost first tp, ep, fsdp, pp, dp; an axis inside one interconnect "
-    "domain uses it, one that leaves it uses the network (non-blocking, one NIC per chip)",
+    "axes laid out innermost first tp, ep, fsdp, pp, dp on the vendor's slice shapes "
+    "(roofline.topology); an axis inside one slice or NVLink domain uses its links, one that "
+    "leaves it uses the network (non-blocking, one NIC per chip)",
     "memory: 16 bytes per parameter (bf16 weights and gradients, fp32 master and Adam "
     "moments), divided by fsdp (ZeRO-3); activations by Korthikanti et al. 2022 with "
     "sequence parallelism; logits, workspace and fragmentation not counted",
