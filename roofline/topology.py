@@ -98,6 +98,17 @@ class Route:
     network_bytes_per_s: float = 0.0
     per_node: int = 1
 
+    def describe(self) -> str:
+        """In words: "switch", "2x2x4: ring, ring, line", "network", "8 x switch + network"."""
+        inside = " x ".join(str(a.chips) for a in self.axes)
+        tops = ", ".join(a.topology for a in self.axes)
+        here = tops if len(self.axes) == 1 else f"{inside}: {tops}"
+        if self.kind == "link":
+            return here or "-"
+        if self.kind == "network":
+            return "network"
+        return f"{self.per_node} per node ({here}) + network"
+
     @property
     def nodes(self) -> int:
         """Domains the network joins (1 when the group stays inside one)."""
@@ -177,34 +188,33 @@ def _wraps(chip, shape, length) -> bool:
 
 
 def _torus_axes(chip, shape, size, stride) -> tuple:
-    """The group's axes: `size` chips `stride` apart in a slice of `shape`, innermost first."""
-    link, axes, s, g = chip.interconnect, [], stride, size
-    for d in shape:
-        if g == 1:
-            break
-        if s >= d:
-            if s % d:
-                break
-            s //= d
+    """The group's axes: `size` chips `stride` apart in a slice of `shape`.
+
+    The inner layout axes (`stride` chips) take their chips first, then the group: each, axis
+    by axis of the slice (shortest first), takes the largest share of what is left that
+    divides its degree (a mesh laid onto the torus, as `jax.experimental.mesh_utils` does).
+    On each slice axis the group has t chips, `step` apart (the inner axes' share of that
+    axis): a wrapped ring when it spans the whole wrapped axis, else a line (two chips: one
+    link); each link is shared by the `step` interleaved groups, so it counts W / step."""
+    link, free, inner, s = chip.interconnect, list(shape), [1] * len(shape), stride
+    for i in range(len(shape)):
+        t = math.gcd(s, free[i])
+        free[i], inner[i], s = free[i] // t, inner[i] * t, s // t
+    axes, g = [], size if s == 1 else 0
+    for i, d in enumerate(shape):
+        t = math.gcd(g, free[i]) if g else 1
+        if t == 1:
             continue
-        if d % s:
-            break
-        t = math.gcd(g, d // s)
-        if t < d // s and g > t:
-            break  # the group would skip chips of this axis: not a mesh layout
-        whole = t * s == d
-        top = "bidirectional-ring" if whole and t > 2 and _wraps(chip, shape, d) else "line"
-        if t == 2 and top == "line":
-            top = "ring"  # two chips on one link
-        axes.append(Axis(t, top, link.one_way_bytes_per_s / s))
-        g //= t
-        s = 1
+        wrapped = inner[i] * t == d and d > 2 and _wraps(chip, shape, d)
+        top = "bidirectional-ring" if wrapped else ("ring" if t == 2 else "line")
+        axes.append(Axis(t, top, link.one_way_bytes_per_s / inner[i]))
+        free[i], inner[i], g = free[i] // t, inner[i] * t, g // t
     if g != 1:
         raise ValueError(
             f"a group of {size} {chip.name} chips {stride} apart does not fit the axes of a "
             f"{'x'.join(map(str, shape))} slice: use parallel degrees that divide its axes"
         )
-    return tuple(a for a in axes if a.chips > 1)
+    return tuple(axes)
 
 
 def _domain(chip) -> tuple:
