@@ -99,7 +99,8 @@ class Route:
     per_node: int = 1
 
     def describe(self) -> str:
-        """In words: "switch", "2x2x4: ring, ring, line", "network", "8 x switch + network"."""
+        """In words: "switch", "2 x 2 x 4: ring, ring, line", "network",
+        "8 per node (switch) + network"."""
         inside = " x ".join(str(a.chips) for a in self.axes)
         tops = ", ".join(a.topology for a in self.axes)
         here = tops if len(self.axes) == 1 else f"{inside}: {tops}"
