@@ -195,3 +195,14 @@ def test_step_time_takes_a_per_collective_latency():
     assert slow.communication_s - bare.communication_s == pytest.approx(160 * 10e-6)
     assert bare.communication_s == pytest.approx(160 * 2 * 7 / 8 * 8192 * 2 / 450e9)
     assert slow.communication_s > 1.6e-3
+
+
+@pytest.mark.parametrize("chip,n", [("H100 SXM", 8), ("H100 SXM", 1024), ("TPU v4", 64)])
+def test_step_explorer_gives_the_same_answer(chip, n):
+    """The training-step explorer (Python side; its page looks these numbers up)."""
+    from roofline import step_explorer
+
+    step, reason = step_explorer.step_or_reason("Llama 3 8B", chip, n, "data parallel")
+    assert reason is None
+    grads = STATE_BYTES_PER_PARAM["gradients"] * rl.get_model("Llama 3 8B").params
+    assert step.times["DP"] == pytest.approx(rl.all_reduce_time(chip, grads, n), rel=1e-12)
