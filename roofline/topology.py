@@ -222,7 +222,7 @@ def _domain(chip) -> tuple:
     """(chips one domain joins, the link inside it, its topology name, links per chip)."""
     link = chip.interconnect
     if link is not None and link.topology is not None:
-        top = "switch" if link.topology in ("switch", "ring") else link.topology
+        top = link.topology
         return link.domain_chips or math.inf, link, top, link.count
     if chip.host_link is not None:
         return PCIE_HOST_CHIPS, chip.host_link, "ring", 1
