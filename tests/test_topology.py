@@ -206,3 +206,21 @@ def test_step_explorer_gives_the_same_answer(chip, n):
     assert reason is None
     grads = STATE_BYTES_PER_PARAM["gradients"] * rl.get_model("Llama 3 8B").params
     assert step.times["DP"] == pytest.approx(rl.all_reduce_time(chip, grads, n), rel=1e-12)
+
+
+def test_pcie_cards_share_a_host_and_then_the_network():
+    """No chip-to-chip link (L4): a ring over PCIe inside one host of PCIE_HOST_CHIPS cards,
+    one x16 link each way (Gen4: 31.5 GB/s); beyond the host, the network."""
+    from roofline.topology import PCIE_HOST_CHIPS
+
+    l4 = rl.get_chip("L4")
+    r = route(l4, 4)
+    assert [(a.chips, a.topology) for a in r.axes] == [(4, "ring")]
+    # one-way ring all-reduce: 2 (3/4) V / W_pcie
+    assert rl.all_reduce_time(l4, V, 4) == pytest.approx(2 * 3 / 4 * V / l4.host_bytes_per_s)
+    assert route(l4, PCIE_HOST_CHIPS).kind == "link"
+    if l4.network_bytes_per_s is None:
+        with pytest.raises(ValueError, match="network_bytes_per_s"):
+            route(l4, 2 * PCIE_HOST_CHIPS)
+    # an NVLink bridge joins two H100 PCIe cards: all 12 links at once, then the network
+    assert route("H100 PCIe", 2).axes[0].topology == "switch"
