@@ -54,8 +54,8 @@ from .models import ModelConfig, get_model
 from .topology import collective_seconds, job_slice_chips, route
 from .training import (
     STATE_BYTES_PER_PARAM,
-    _recompute,
     activation_bytes_per_layer,
+    check_recompute,
     training_flops_per_token,
     training_state_bytes,
 )
@@ -511,7 +511,7 @@ def training_step(
     chip = get_chip(chip)
     n_chips = _whole("n_chips", n_chips)
     layout = parse_layout(layout, n_chips)
-    recompute = _recompute(recompute)
+    recompute = check_recompute(recompute)
     dtype = canonical_dtype(dtype)
     _check_model_split(m, layout)
     microbatches, micro_batch = _batch(tokens_per_step, seq_len, layout, microbatches)

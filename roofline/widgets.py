@@ -66,7 +66,7 @@ _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # ---------------------------------------------------------------- environment
 
 
-def _enable_colab_widgets() -> None:
+def enable_colab_widgets() -> None:
     """In Colab, turn on the custom widget manager (ipywidgets need it there)."""
     try:
         import importlib.util
@@ -80,7 +80,7 @@ def _enable_colab_widgets() -> None:
         pass
 
 
-def _widgets():
+def load_ipywidgets():
     try:
         import ipywidgets
     except ImportError as exc:  # pragma: no cover - ipywidgets is a dependency
@@ -104,7 +104,7 @@ def _new_figure():
     return fig
 
 
-def _encode(canvas, quantize=False) -> bytes:
+def encode_png(canvas, quantize=False) -> bytes:
     """PNG of what the Agg canvas holds now: fast for the live view, small for the web page."""
     from PIL import Image
 
@@ -162,7 +162,7 @@ class Explorer:
     """A live explorer plus its web version (`static_html`). Made by the functions below."""
 
     def __init__(self, name, title, controls, render, web, sync=None):
-        widgets = _widgets()
+        widgets = load_ipywidgets()
         self.name = name
         self.title = title
         self.controls = controls
@@ -224,7 +224,7 @@ class Explorer:
         self._readout.value = (
             f"<pre style='white-space:pre-wrap;margin:0'>{html.escape(self.text)}</pre>"
         )
-        self._png = _encode(self.figure.canvas)
+        self._png = encode_png(self.figure.canvas)
         self._image.value = self._png
 
     def _draw(self, full: bool) -> None:
@@ -310,7 +310,7 @@ class Explorer:
 
         chip, start = self._web(self)
         data = explorer_data(self.name, chip, **start)
-        png = _encode(self.figure.canvas, quantize=True)
+        png = encode_png(self.figure.canvas, quantize=True)
         return explorer_html(data, self.title, png, self._alt, self.text, COLAB_NOTE)
 
     # -- display
@@ -431,15 +431,15 @@ def _place(artists, ax, intensity, flops, text):
     label.xy = (intensity, flops)
     label.set_text(text)
     # next to the point, where it covers no ridge value, region name, tick or legend
-    from .plots import _marker_boxes, _renderer, legend_frames, place_labels, text_artists
+    from .plots import figure_renderer, legend_frames, marker_boxes, place_labels, text_artists
 
     still = getattr(label, "_roofline_still_boxes", None)
     if still is None:  # the text and ridge markers that do not move, measured once per background
-        renderer = _renderer(ax.figure)
+        renderer = figure_renderer(ax.figure)
         still = [
             a.get_window_extent(renderer) for _, a in text_artists(ax.figure) if a is not label
         ]
-        still += _marker_boxes(ax, renderer, ("ridge:",)) + legend_frames(ax.figure)
+        still += marker_boxes(ax, renderer, ("ridge:",)) + legend_frames(ax.figure)
         label._roofline_still_boxes = still
     place_labels(ax.figure, [label], taken=still)
 
@@ -451,8 +451,8 @@ def roofline_explorer(chip="H100 SXM", dtype="bf16", intensity=64.0) -> Explorer
     """Pick a chip and dtype, slide an operation's intensity, read where it lands on the roof."""
     from .plots import PALETTE
 
-    widgets = _widgets()
-    _enable_colab_widgets()
+    widgets = load_ipywidgets()
+    enable_colab_widgets()
     own = get_chip(chip)
     dtype = canonical_dtype(dtype)
     own.peak(dtype)  # a clear error if the chip has no such dtype
@@ -584,8 +584,8 @@ def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights
     the two critical batches."""
     from .plots import PALETTE
 
-    widgets = _widgets()
-    _enable_colab_widgets()
+    widgets = load_ipywidgets()
+    enable_colab_widgets()
     own = get_chip(chip)
     dtype = canonical_dtype(dtype)
     own.peak(dtype)
@@ -716,8 +716,8 @@ def sharded_matmul_explorer(
     bandwidth. The chip, B and F are controls too, as on the web page."""
     import numpy as np
 
-    widgets = _widgets()
-    _enable_colab_widgets()
+    widgets = load_ipywidgets()
+    enable_colab_widgets()
     own = get_chip(chip)
     B = _check_positive("B", B, whole=True)
     D = _check_positive("D", D, whole=True)
@@ -789,11 +789,11 @@ def _sharded_scene(chip, B, F, ranges, d_axis):
     curves and markers (moving), and a y range over every n and link the controls allow."""
     import numpy as np
 
-    from .plots import PALETTE, _style_axes, font_pt, format_axis
+    from .plots import PALETTE, font_pt, format_axis, style_axes
 
     def build(fig):
         ax = fig.add_subplot(1, 1, 1)
-        _style_axes(ax)
+        style_axes(ax)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         state = _sharded_artists(ax, chip, PALETTE, font_pt("small"))
