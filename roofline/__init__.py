@@ -52,6 +52,7 @@ from .hardware import Chip, Link, Peak, Source
 from .models import LayerMatmul, ModelConfig, get_model, list_models, register_model
 from .parallelism import LAYOUT_AXES, TrainingStep, parse_layout, training_step
 from .serving import ServingEstimate, expected_distinct_experts, serving_estimate
+from .topology import slice_shape
 from .training import (
     RECOMPUTE,
     STATE_BYTES_PER_PARAM,
@@ -152,6 +153,7 @@ __all__ = [
     "TrainingStep",
     "parse_layout",
     "training_step",
+    "slice_shape",
     "ServingEstimate",
     "expected_distinct_experts",
     "serving_estimate",

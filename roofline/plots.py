@@ -213,12 +213,18 @@ def _style_axes(ax) -> None:
     ax.set_axisbelow(True)
 
 
+style_axes = _style_axes  # the public name other modules import
+
+
 def _width(ax) -> float:
     return float(ax.figure.get_size_inches()[0])
 
 
 def _fs(ax, role="small") -> float:
     return font_pt(role, _width(ax))
+
+
+font_size = _fs  # the public name other modules import
 
 
 #: Tick formats by the quantity on the axis; every label comes from roofline.units.
@@ -385,6 +391,9 @@ def _renderer(fig):
 
         FigureCanvasAgg(fig)
     return fig.canvas.get_renderer()
+
+
+figure_renderer = _renderer  # the public name other modules import
 
 
 def _overlap(a, b, tolerance_px=1.0) -> bool:
@@ -1130,6 +1139,9 @@ def _marker_boxes(ax, renderer, prefixes=("ridge:", "operation:", "point:", "vio
             for x, y in ax.transData.transform(line.get_xydata()):
                 boxes.append(Bbox([[x - half, y - half], [x + half, y + half]]))
     return boxes
+
+
+marker_boxes = _marker_boxes  # the public name other modules import
 
 
 def _lay_out_labels(fig, ax, ridge_labels, peak_labels, point_labels):

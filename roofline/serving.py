@@ -26,8 +26,8 @@ Per decode step and chip (the times in `ServingEstimate.times`):
   are replicated tp / kv_heads times), so the per-chip cache stops shrinking;
 - "TP": two all-reduces per layer (after attention and after the MLP) of the
   [batch, d_model] activations (bf16) over the tp chips, bandwidth term from
-  `roofline.collectives` on the chip's own interconnect plus `hop_latency_s` per step of the
-  collective (`collective_steps`; default 1 microsecond, the scaling book's per-hop figure
+  `roofline.collectives` on the links `roofline.topology` routes the replica's tp chips over,
+  plus `hop_latency_s` per step of the collective (`collective_steps`; default 1 microsecond, the scaling book's per-hop figure
   for TPU ICI, used here for every chip: NCCL's measured small-message latencies are larger,
   so this keeps a lower bound).
 
@@ -51,15 +51,16 @@ import math
 from dataclasses import dataclass, field
 
 from .catalog import get_chip
-from .collectives import collective_steps
 from .dtypes import bytes_per_element, canonical_dtype
 from .models import ModelConfig, get_model
+from .topology import collective_seconds, job_slice_chips, route
 
 __all__ = [
     "ServingEstimate",
     "compute_bound_batch",
     "expected_distinct_experts",
     "serving_estimate",
+    "tp_all_reduce_seconds",
 ]
 
 #: Default per-hop latency of a collective step, seconds (scaling book, sharding chapter:
@@ -279,20 +280,17 @@ def _weights_read(m: ModelConfig, tokens) -> tuple[float, float]:
     return dense + m.expert_params * distinct / m.experts, distinct
 
 
-def _tp_all_reduce_s(chip, tp, nbytes, hop_latency_s) -> float:
-    """One all-reduce of `nbytes` over tp chips of one replica, bandwidth + latency."""
+def tp_all_reduce_seconds(chip, tp, nbytes, hop_latency_s=HOP_LATENCY_S) -> float:
+    """One all-reduce of `nbytes` over the tp chips of one replica: bandwidth + latency.
+
+    The replica is its own group and slice (`roofline.topology.route`: tp TPU chips in the
+    slice shape Google sells, e.g. a 2x2 for 4 v5e; tp GPUs under one NVSwitch; beyond one
+    domain, the network), timed by `roofline.topology.collective_seconds` with
+    `hop_latency_s` per step of the collective (`collective_steps` on each axis)."""
     if tp < 2:
         return 0.0
-    from .parallelism import _collective, _route
-
-    route = _route(chip, tp, 1, None)
-    if route.axes:
-        steps = sum(collective_steps("all-reduce", a, "bidirectional-ring") for a in route.axes)
-    else:
-        steps = collective_steps(
-            "all-reduce", tp, "switch" if route.kind != "link" else route.topology
-        )
-    return _collective("all-reduce", nbytes, tp, route) + steps * hop_latency_s
+    r = route(get_chip(chip), tp, 1, job_slice_chips(chip, tp))
+    return collective_seconds("all-reduce", nbytes, r, hop_latency_s, hop_latency_s)
 
 
 def _resource_times(m, chip, tp, tokens, ctx_tokens, dtypes, kv_chip_fraction, hop, causal):
@@ -306,7 +304,7 @@ def _resource_times(m, chip, tp, tokens, ctx_tokens, dtypes, kv_chip_fraction, h
     params_read, distinct = _weights_read(m, tokens)
     kv_tokens = tokens * (1 if causal else ctx_tokens)  # prefill writes, decode reads
     kv_bytes = kv_tokens * m.kv_cache_bytes_per_token(kv_dtype) * kv_chip_fraction
-    ar = _tp_all_reduce_s(chip, tp, tokens * m.d_model * ACTIVATION_BYTES, hop)
+    ar = tp_all_reduce_seconds(chip, tp, tokens * m.d_model * ACTIVATION_BYTES, hop)
     parts = {
         "weights": params_read * bytes_per_element(w_dtype) / tp / chip.hbm_bytes_per_s,
         "KV cache": kv_bytes / chip.hbm_bytes_per_s,

@@ -56,6 +56,9 @@ def _recompute(recompute) -> str:
     return recompute
 
 
+check_recompute = _recompute  # the public name other modules import
+
+
 def training_flops_per_token(
     model, seq_len, recompute="none", causal=False, attention=True
 ) -> float:

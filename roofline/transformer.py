@@ -471,6 +471,7 @@ def step_time(
     n_chips=1,
     dtype="bf16",
     fused_attention_kernel=True,
+    latency_s=0.0,
 ) -> StepTime:
     """Roofline time of one decode step (or one prefill) of the whole model.
 
@@ -479,8 +480,11 @@ def step_time(
     (tensor parallelism: attention by heads, the MLP by columns then rows): each chip does 1/n
     of every operation's FLOPs and bytes, and each layer ends its attention and its MLP with an
     all-reduce of the [tokens, d_model] activations (tokens = B in decode, B*T in prefill) on
-    the chips' own topology (`roofline.sharded_topology`; bandwidth term only, no latency),
-    added to the step without overlap (`StepTime.communication_s`).
+    the links `roofline.topology.route` gives the n chips (bandwidth term), plus `latency_s`
+    seconds per all-reduce (a fixed cost: launch, synchronisation and hops; default 0, a
+    lower bound), added to the step without overlap (`StepTime.communication_s`). Decode at
+    batch 1 is latency-bound on several chips: a small NCCL all-reduce takes about 10 us
+    (pass latency_s=10e-6), so 80 layers x 2 all-reduces add 1.6 ms per token.
     """
     _check_model(model)
     _check_chips(n_chips, model)
@@ -498,27 +502,22 @@ def step_time(
         for op in ops
     )
     fits = B <= max_batch(model, T, chip, n_chips, dtype)
-    comm = _tensor_parallel_comm_s(model, B * (T if mode == "prefill" else 1), chip, n_chips, dtype)
+    tokens = B * (T if mode == "prefill" else 1)
+    comm = _tensor_parallel_comm_s(model, tokens, chip, n_chips, dtype, latency_s)
     return StepTime(model.name, chip.name, mode, int(B), int(T), n_chips, estimates, fits, comm)
 
 
-def _tensor_parallel_comm_s(model, tokens, chip, n_chips, dtype) -> float:
-    """Seconds of the 2 all-reduces of [tokens, d_model] per layer over n_chips (0 for one)."""
+def _tensor_parallel_comm_s(model, tokens, chip, n_chips, dtype, latency_s=0.0) -> float:
+    """Seconds of the 2 all-reduces of [tokens, d_model] per layer over n_chips (0 for one),
+    routed by `roofline.topology` (the n chips are one group and one slice), each plus a
+    fixed `latency_s`."""
     if n_chips == 1:
         return 0.0
-    from .collectives import collective_time
-    from .estimate import sharded_topology
+    from .topology import collective_seconds, route
 
     nbytes = tokens * model.layer.d_model * bytes_per_element(dtype)
-    if chip.interconnect is not None:
-        link, links = chip.link_bytes_per_s, chip.link_count
-        topology = sharded_topology(chip, n_chips)
-    elif chip.host_link is not None:  # no chip-to-chip link: through PCIe, one link each
-        link, links, topology = chip.host_bytes_per_s, 1, "ring"
-    else:
-        raise ValueError(f"{chip.name} has no link in the catalog to split a model over chips")
-    per_reduce = collective_time("all-reduce", nbytes, n_chips, link, topology, links=links)
-    return 2 * model.n_layers * per_reduce
+    r = route(chip, n_chips)
+    return 2 * model.n_layers * collective_seconds("all-reduce", nbytes, r, 0.0, 0.0, latency_s)
 
 
 def time_to_first_token(
