@@ -628,7 +628,11 @@ class ModelConfig:
             kv = f"{self.kv_cache_bytes_per_token('bf16'):,.0f} bytes per token (bf16)"
         else:
             n = self.sliding_window
-            kv = f"{self.kv_cache_bytes(n, 'bf16') / n:,.0f} bytes per token up to {n:,} tokens"
+            beyond = (self.kv_cache_bytes(2 * n, "bf16") - self.kv_cache_bytes(n, "bf16")) / n
+            kv = (
+                f"{self.kv_cache_bytes(n, 'bf16') / n:,.0f} bytes per token (bf16) up to "
+                f"{n:,} tokens, then {beyond:,.0f} per further token (windows full)"
+            )
         rows.append(("KV cache", kv))
         if self.max_context is not None:
             rows.append(("context", f"up to {self.max_context:,} tokens"))
@@ -1022,6 +1026,106 @@ _MODELS = [
             "12288, 80 layers; vocabulary 51,200; d_ff = 4 h, output layer sharing the embedding",
         ),
     ),
+    ModelConfig(
+        32,
+        4096,
+        32,
+        14336,
+        32000,
+        kv_heads=8,
+        gated_mlp=True,
+        sliding_window=4096,
+        name="Mistral 7B",
+        max_context=32768,
+        source=Source(
+            _hf("mistralai/Mistral-7B-v0.1"),
+            "num_hidden_layers 32, hidden_size 4096, num_attention_heads 32, num_key_value_heads "
+            "8, intermediate_size 14336, vocab_size 32000, sliding_window 4096, "
+            "max_position_embeddings 32768, tie_word_embeddings false (Jiang et al., "
+            "arXiv 2310.06825, Table 1: window_size 4096); Mistral AI: a 7.3B parameter model",
+        ),
+    ),
+    ModelConfig(
+        46,
+        4608,
+        32,
+        36864,
+        256000,
+        kv_heads=16,
+        head_dim=128,
+        gated_mlp=True,
+        tied_embeddings=True,
+        sliding_window=4096,
+        sliding_layers=23,
+        name="Gemma 2 27B",
+        max_context=8192,
+        source=Source(
+            _hf("google/gemma-2-27b"),
+            "model_type gemma2, num_hidden_layers 46, hidden_size 4608, num_attention_heads 32, "
+            "num_key_value_heads 16, head_dim 128, intermediate_size 36864, vocab_size 256000, "
+            "sliding_window 4096 (every other layer, starting with the first), "
+            "max_position_embeddings 8192, tied embeddings; 27.2B parameters",
+        ),
+    ),
+    ModelConfig(
+        61,
+        7168,
+        128,
+        2048,
+        129280,
+        head_dim=128,
+        gated_mlp=True,
+        experts=256,
+        experts_per_token=8,
+        q_lora_rank=1536,
+        kv_lora_rank=512,
+        qk_rope_head_dim=64,
+        v_head_dim=128,
+        shared_d_ff=2048,
+        dense_layers=3,
+        dense_d_ff=18432,
+        name="DeepSeek-V3",
+        max_context=163840,
+        source=Source(
+            _hf("deepseek-ai/DeepSeek-V3"),
+            "num_hidden_layers 61, hidden_size 7168, num_attention_heads 128, q_lora_rank "
+            "1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim "
+            "128, n_routed_experts 256, num_experts_per_tok 8, n_shared_experts 1, "
+            "moe_intermediate_size 2048, first_k_dense_replace 3, intermediate_size 18432, "
+            "vocab_size 129280, max_position_embeddings 163840, tie_word_embeddings false; "
+            "DeepSeek-V3 Technical Report (arXiv 2412.19437): 671B total parameters, 37B "
+            "activated for each token (the multi-token-prediction module, 14B, not included)",
+        ),
+    ),
+    ModelConfig(
+        60,
+        5120,
+        128,
+        1536,
+        102400,
+        head_dim=128,
+        gated_mlp=True,
+        experts=160,
+        experts_per_token=6,
+        q_lora_rank=1536,
+        kv_lora_rank=512,
+        qk_rope_head_dim=64,
+        v_head_dim=128,
+        shared_d_ff=2 * 1536,
+        dense_layers=1,
+        dense_d_ff=12288,
+        name="DeepSeek-V2",
+        max_context=163840,
+        source=Source(
+            _hf("deepseek-ai/DeepSeek-V2"),
+            "num_hidden_layers 60, hidden_size 5120, num_attention_heads 128, q_lora_rank "
+            "1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim "
+            "128, n_routed_experts 160, num_experts_per_tok 6, n_shared_experts 2, "
+            "moe_intermediate_size 1536, first_k_dense_replace 1, intermediate_size 12288, "
+            "vocab_size 102400; DeepSeek-V2 (arXiv 2405.04434): 236B total parameters, "
+            "21B activated for each token",
+        ),
+    ),
 ]
 
 
@@ -1043,6 +1147,10 @@ _ALIASES = {
     "PaLM 540B": ("PaLM",),
     "Megatron 1T": ("Megatron 1008B",),
     "Megatron 145.6B": ("Megatron 146B",),
+    "Mistral 7B": ("Mistral-7B-v0.1",),
+    "Gemma 2 27B": ("gemma-2-27b",),
+    "DeepSeek-V3": ("DeepSeek V3", "deepseek-v3-base"),
+    "DeepSeek-V2": ("DeepSeek V2",),
 }
 _USER_MODELS: dict[str, ModelConfig] = {}
 
