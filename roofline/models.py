@@ -6,6 +6,13 @@ cache per token and the shapes of every matmul in a layer. `get_model("Llama 3 7
 returns a published configuration with its source, like `get_chip` for hardware;
 `ModelConfig.from_hf_config("config.json")` reads a Hugging Face configuration.
 
+A model is made of blocks that know their own cost (`ModelConfig.blocks()`): each layer has
+an `Attention` (multi-head, grouped-query, multi-query, or DeepSeek's multi-head latent
+attention; optionally a sliding window) and an `MLP` (dense, gated, or a mixture of experts
+with shared experts; DeepSeek keeps dense first layers). Each block answers its parameters,
+its forward FLOPs per token (attention at a context length), its weight bytes and its
+KV-cache bytes; the model adds them up, and training, serving and the CLI ask it.
+
 What `params` counts (every parameter of a Llama/Mistral/PaLM-style model):
 
 - per layer, the matmul weights: Q [D, H d_h], K and V [D, H_kv d_h] each, O [H d_h, D];
@@ -15,7 +22,15 @@ What `params` counts (every parameter of a Llama/Mistral/PaLM-style model):
 - per layer, two normalisation scale vectors of D (RMSNorm, as Llama; no biases), and one
   final norm of D;
 - the token embedding [vocab, D] and the output head [D, vocab], one shared table when
-  `tied_embeddings`.
+  `tied_embeddings`;
+- latent attention (DeepSeek-V2/V3): the query down- and up-projections, the key/value
+  down-projection (latent + decoupled RoPE key) and up-projection, the output projection,
+  and the two latents' RMSNorm scales; shared experts' MLPs; dense first layers' MLPs.
+
+Also not counted: Gemma 2/3's two extra norms per layer (2 D per layer, under 0.01 %),
+Qwen's q/k/v biases and shared-expert gate (under 0.01 %), DeepSeek-V3's router bias and
+its multi-token-prediction module (left out of its published 671B too), and a multimodal
+model's vision encoder (only the language model of `text_config` is read).
 
 Not counted: biases (Llama, Mistral and PaLM have none; GPT-3 has them, about 0.01 % of
 its weights), LayerNorm shift vectors and learned position embeddings (GPT-3: 2048 x D,
@@ -37,6 +52,9 @@ from .hardware import Source
 __all__ = [
     "ModelConfig",
     "LayerMatmul",
+    "Attention",
+    "MLP",
+    "Blocks",
     "MODELS",
     "get_model",
     "list_models",
@@ -673,6 +691,19 @@ class ModelConfig:
         Gemma's GeGLU) use a gated MLP; another model_type with hidden_act "gelu"/"relu" reads
         as an ungated one. A missing tie_word_embeddings takes transformers' default for the
         family (tied for Gemma, untied for the others).
+
+        Also read: shared experts (Qwen-MoE shared_expert_intermediate_size, DeepSeek
+        n_shared_experts), dense first layers (DeepSeek first_k_dense_replace, Qwen
+        mlp_only_layers), DeepSeek's n_routed_experts and latent attention (kv_lora_rank,
+        q_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim), sliding windows
+        (Mistral sliding_window on every layer; Qwen use_sliding_window with
+        max_window_layers; Gemma 2 every other layer; Gemma 3 sliding_window_pattern or
+        layer_types) and a multimodal config's text_config.
+
+        Strict: a key this reader does not read whose name says it changes the cost (experts,
+        windows, layer kinds, head or layer sizes, ...) raises ValueError naming it, as do
+        interleaved dense/MoE layers (moe_layer_freq, decoder_sparse_step other than 1):
+        a model is never counted as a dense one it is not.
         """
         data, default_name = _read_hf(path_or_dict)
         return _from_hf(cls, data, name or default_name)
