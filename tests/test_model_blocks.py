@@ -463,3 +463,38 @@ def test_cli_says_deepseek_v3_does_not_fit_on_8_h100(tmp_path, capsys):
     assert model_cli(argv) == 0
     out = capsys.readouterr().out
     assert "DOES NOT FIT" in out and "256" in out
+
+
+def test_mistral_decode_reads_at_most_the_window():
+    # decode, batch 1, context 32768 on one H100: the cache read is 4096 tokens x 131,072 B
+    # (every layer capped at its 4096-token window), not 32768 x 131,072
+    est = rl.serving_estimate("Mistral 7B", "H100", 1, batch=1, context_len=32768)
+    hbm = rl.get_chip("H100").hbm_bytes_per_s
+    assert est.hbm_parts["KV cache"] * hbm == pytest.approx(4096 * 131_072, rel=1e-12)
+    assert est.memory["KV cache"] == 4096 * 131_072
+    # decode attention: each new token against min(32768, 4096) keys, 4 x 4096 x 4096 per layer
+    # N = 32 x (2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 14336) + 32000 x 4096 (the head)
+    N = 32 * (2 * 4096**2 + 2 * 4096 * 1024 + 3 * 4096 * 14336) + 32000 * 4096
+    per_token = 2 * N + 32 * 4 * 4096 * 4096  # 2 N + attention
+    peak = rl.get_chip("H100").peak_flops_per_s("bf16")
+    assert est.times["math"] * peak == pytest.approx(per_token, rel=1e-12)
+
+
+def test_gemma2_training_flops_cap_the_local_layers():
+    # Gemma 2 27B at seq 8192, causal: 23 global layers see 8192 / 2 = 4096 keys on average,
+    # 23 local layers 4096 - 4096^2 / (2 x 8192) = 3072; 4 x 32 x 128 = 16,384 per key
+    m = rl.get_model("Gemma 2 27B")
+    attn = 16_384 * (23 * 4096 + 23 * 3072)
+    assert m.attention_flops_per_token(8192, causal=True) == attn
+    expected = 6 * m.matmul_params + 3 * attn
+    assert rl.training_flops_per_token(m, 8192, causal=True) == expected
+
+
+def test_block_fields_round_trip_through_json(tmp_path, capsys):
+    m = rl.get_model("DeepSeek-V3")
+    data = json.loads(json.dumps(m.to_dict()))
+    assert rl.ModelConfig.from_dict(data) == m
+    path = tmp_path / "dsv3_fields.json"
+    path.write_text(json.dumps(data))
+    assert model_cli([str(path)]) == 0
+    assert "671 billion" in capsys.readouterr().out
