@@ -619,7 +619,7 @@ class ModelConfig:
             if b.is_latent:
                 text += f", latent {b.kv_lora_rank} + RoPE key {b.rope_head_dim} cached"
             else:
-                text += f", {b.kv_heads} KV heads"
+                text += f", {b.kv_heads} KV head{'' if b.kv_heads == 1 else 's'}"
             if b.window is not None:
                 text += f", sliding window {b.window:,}"
             rows.append((f"attention ({g.count} layers)", text))
