@@ -215,6 +215,14 @@ class Attention:
             return cast(int, self.kv_lora_rank) + self.rope_head_dim
         return 2 * self.kv_heads * self.head_dim
 
+    def weight_bytes(self, dtype="bf16") -> float:
+        """Bytes of this block's parameters in `dtype`."""
+        return self.params * bytes_per_element(dtype)
+
+    def kv_cache_bytes_per_token(self, dtype="bf16") -> float:
+        """Cache bytes one token adds while it is inside the window (or with no window)."""
+        return self.cache_elements_per_token * bytes_per_element(dtype)
+
     def kv_cache_bytes(self, context, dtype="bf16") -> float:
         """Cache bytes of one sequence of `context` tokens (at most `window` tokens kept)."""
         kept = context if self.window is None else min(context, self.window)
@@ -303,6 +311,14 @@ class MLP:
     def flops_per_token(self, seq_len=None, causal=True) -> float:
         """Forward FLOPs per token: 2 per weight the token multiplies by (no context)."""
         return 2 * self.matmul_params
+
+    def weight_bytes(self, dtype="bf16") -> float:
+        """Bytes of this block's parameters (every expert) in `dtype`."""
+        return self.params * bytes_per_element(dtype)
+
+    def kv_cache_bytes_per_token(self, dtype="bf16") -> float:
+        """An MLP caches nothing: 0."""
+        return 0
 
 
 @dataclass(frozen=True)

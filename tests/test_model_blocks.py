@@ -518,3 +518,25 @@ def test_transformer_whole_model_functions_take_a_model_config():
             tf.weight_bytes(name)
     with pytest.raises(TypeError, match="ModelConfig or a catalog name"):
         tf.weight_bytes(tf.LLAMA_8B)
+
+
+def test_each_block_answers_its_own_cost():
+    m = rl.get_model("DeepSeek-V3")
+    attn, dense, moe = (g.block for g in m.blocks())
+    # attention: 187,105,280 projection weights + 2,048 latent norm scales, bf16
+    assert attn.weight_bytes("bf16") == 2 * (DSV3_ATTN + 1536 + 512)
+    assert attn.kv_cache_bytes_per_token("bf16") == (512 + 64) * 2
+    assert attn.kind == "multi-head latent"
+    # dense MLP: 396,361,728 weights, 2 FLOPs each per token
+    assert dense.flops_per_token() == 2 * DSV3_DENSE
+    assert dense.kv_cache_bytes_per_token() == 0
+    # MoE MLP: a token goes through 8 routed + 1 shared expert and the router
+    assert moe.flops_per_token() == 2 * (9 * DSV3_EXPERT + DSV3_ROUTER)
+    assert moe.weight_bytes("fp8") == 257 * DSV3_EXPERT + DSV3_ROUTER
+    # the model is the sum of its blocks, norms and tables
+    blocks = sum(g.count * g.block.params for g in m.blocks())
+    assert m.params == blocks + m.norm_params + m.embedding_params
+    gqa = rl.get_model("Llama 3 70B").blocks()[0].block
+    assert (gqa.kind, gqa.kv_cache_bytes_per_token("bf16")) == ("grouped-query", 2 * 8 * 128 * 2)
+    assert rl.get_model("PaLM").blocks()[0].block.kind == "multi-query"
+    assert rl.get_model("GPT-3").blocks()[0].block.kind == "multi-head"
