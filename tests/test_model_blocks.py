@@ -540,3 +540,22 @@ def test_each_block_answers_its_own_cost():
     assert (gqa.kind, gqa.kv_cache_bytes_per_token("bf16")) == ("grouped-query", 2 * 8 * 128 * 2)
     assert rl.get_model("PaLM").blocks()[0].block.kind == "multi-query"
     assert rl.get_model("GPT-3").blocks()[0].block.kind == "multi-head"
+
+
+def test_python_m_roofline_model_reads_a_deepseek_config(tmp_path):
+    import subprocess
+    import sys
+
+    folder = tmp_path / "DeepSeek-V3"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(DEEPSEEK_V3))
+    run = subprocess.run(
+        [sys.executable, "-m", "roofline", "model", str(folder / "config.json")],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    # 671,026,404,352 parameters; 61 x 576 x 2 = 70,272 bytes of cache per token
+    assert "671 billion" in run.stdout and "70,272 bytes per token" in run.stdout
+    assert "8 of 256 gated experts of d_ff 2048 + shared 2048" in run.stdout
+    assert "MLP (3 layers)         dense gated, d_ff 18432" in run.stdout
