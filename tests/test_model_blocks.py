@@ -559,3 +559,32 @@ def test_python_m_roofline_model_reads_a_deepseek_config(tmp_path):
     assert "671 billion" in run.stdout and "70,272 bytes per token" in run.stdout
     assert "8 of 256 gated experts of d_ff 2048 + shared 2048" in run.stdout
     assert "MLP (3 layers)         dense gated, d_ff 18432" in run.stdout
+
+
+# Every registered model's published total (the figure its source states), each also derived
+# by hand in a test above or in tests/test_models.py; a model added to the catalog without
+# its figure here fails the test below.
+PUBLISHED_TOTALS = {
+    "Llama 3 8B": 8.03e9,  # model card
+    "Llama 3 70B": 70.6e9,  # model card
+    "Llama 2 70B": 69e9,  # 80 x 855,654,400 + 2 x 32000 x 8192 + 8192 = 68,976,648,192
+    "Llama 3.1 405B": 405e9,
+    "Mixtral 8x7B": 46.7e9,
+    "GPT-3 175B": 175.0e9,
+    "PaLM 540B": 540.35e9,
+    "Megatron 1T": 1008e9,
+    "Megatron 145.6B": 145.6e9,
+    "Mistral 7B": 7.3e9,
+    "Gemma 2 27B": 27.2e9,
+    "DeepSeek-V3": 671e9,
+    "DeepSeek-V2": 236e9,
+}
+
+
+def test_every_catalog_model_is_within_1_percent_of_its_published_total():
+    assert set(PUBLISHED_TOTALS) == set(rl.models.MODELS)
+    for name, published in PUBLISHED_TOTALS.items():
+        params = rl.get_model(name).params
+        assert abs(params - published) / published < 0.01, (name, params)
+    layer = 2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192  # Llama 2 70B
+    assert rl.get_model("Llama 2 70B").params == 80 * layer + 2 * 32000 * 8192 + 8192
