@@ -110,6 +110,22 @@ QWEN3_MOE = {
     "max_window_layers": 48,
     "tie_word_embeddings": False,
 }
+QWEN3_8B = {
+    "model_type": "qwen3",
+    "hidden_size": 4096,
+    "intermediate_size": 12288,
+    "num_hidden_layers": 36,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "vocab_size": 151936,
+    "max_position_embeddings": 40960,
+    "use_sliding_window": False,
+    "sliding_window": None,
+    "max_window_layers": 36,
+    "attention_bias": False,
+    "tie_word_embeddings": False,
+}
 GEMMA2_9B = {
     "model_type": "gemma2",
     "hidden_activation": "gelu_pytorch_tanh",
@@ -365,6 +381,16 @@ def test_qwen25_sliding_window_off_is_no_window():
     assert rl.ModelConfig.from_hf_config(on).sliding_layers == 8  # layers 20..27 slide
 
 
+def test_qwen3_dense():
+    m = rl.ModelConfig.from_hf_config(QWEN3_8B)
+    # 36 x (2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 12288 + 2 x 4096) + 2 x 151936 x 4096
+    # + 4096 = 8,190,726,144 (q/k norms of 128 not counted): Qwen3-8B's 8.2B
+    layer = 2 * 4096**2 + 2 * 4096 * 1024 + 3 * 4096 * 12288 + 2 * 4096
+    assert m.params == 36 * layer + 2 * 151936 * 4096 + 4096
+    assert abs(m.params - 8.2e9) / 8.2e9 < 0.01
+    assert m.kv_cache_bytes_per_token("bf16") == 36 * 2 * 8 * 128 * 2
+
+
 def test_qwen_moe_shared_expert_and_qwen3_moe():
     m = rl.ModelConfig.from_hf_config(QWEN15_MOE)
     # per layer: attention 4 x 2048^2, 60 experts of 3 x 2048 x 1408, one shared expert of
@@ -434,6 +460,7 @@ FAMILIES = {
     "mixtral": (MIXTRAL, "2 of 8 gated experts"),
     "qwen2": (QWEN25_7B, "grouped-query"),
     "qwen2_moe": (QWEN15_MOE, "shared 5632"),
+    "qwen3": (QWEN3_8B, "grouped-query, 32 heads of 128, 8 KV heads"),
     "qwen3_moe": (QWEN3_MOE, "8 of 128 gated experts"),
     "gemma2": (GEMMA2_9B, "sliding window 4,096"),
     "gemma3": (GEMMA3_27B, "sliding window 1,024"),
