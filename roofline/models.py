@@ -842,14 +842,14 @@ def _hf_experts(data: dict, need) -> dict:
     return out
 
 
-def _hf_attention(data: dict, kind: str, layers: int) -> dict:
+def _hf_attention(data: dict, kind: str, layers: int, need) -> dict:
     """Latent attention (DeepSeek) and sliding windows (Mistral, Qwen, Gemma 2/3)."""
     out: dict = {}
     if data.get("kv_lora_rank"):
         out.update(
             kv_lora_rank=data["kv_lora_rank"],
             q_lora_rank=data.get("q_lora_rank"),
-            head_dim=data["qk_nope_head_dim"],
+            head_dim=need("qk_nope_head_dim"),
             qk_rope_head_dim=data.get("qk_rope_head_dim", 0),
             v_head_dim=data.get("v_head_dim"),
         )
@@ -894,7 +894,7 @@ def _from_hf(cls, data: dict, name):
         kwargs["kv_heads"] = data["num_key_value_heads"]
     if data.get("head_dim") is not None:
         kwargs["head_dim"] = data["head_dim"]
-    kwargs.update(_hf_attention(data, kind, kwargs["layers"]))
+    kwargs.update(_hf_attention(data, kind, kwargs["layers"], need))
     act = str(data.get("hidden_act", data.get("hidden_activation", "silu"))).lower()
     # Llama, Mistral, Mixtral, Qwen, DeepSeek and Gemma (GeGLU: gelu, gated) gate their MLP
     kwargs["gated_mlp"] = kind.startswith(_GATED_FAMILIES) or not act.startswith(("gelu", "relu"))

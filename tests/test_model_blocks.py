@@ -423,6 +423,10 @@ def test_qwen_moe_shared_expert_and_qwen3_moe():
         ({**DEEPSEEK_V3, "moe_layer_freq": 2}, "moe_layer_freq = 2"),
         ({**QWEN15_MOE, "decoder_sparse_step": 2}, "decoder_sparse_step = 2"),
         ({**GEMMA2_9B, "layer_types": ["chunked_attention"] * 42}, "chunked_attention"),
+        (
+            {k: v for k, v in DEEPSEEK_V3.items() if k != "qk_nope_head_dim"},
+            "no 'qk_nope_head_dim'",
+        ),
     ],
 )
 def test_from_hf_config_refuses_what_it_cannot_count(config, words):
