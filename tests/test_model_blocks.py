@@ -484,7 +484,12 @@ def test_cli_reads_every_family(family, tmp_path, capsys):
     out = capsys.readouterr().out
     assert words in out and f"Model {family}" in out
     figures = json.loads(out_json.read_text())
-    assert figures["params"] == rl.ModelConfig.from_hf_config(config).params
+    model = rl.ModelConfig.from_hf_config(config)
+    assert figures["params"] == model.params
+    # serving it on 4 H100: the KV cache of one 4096-token sequence is the blocks' own
+    serve = [str(path), "--chip", "H100", "--chips", "4", "--serve", "--json", str(out_json)]
+    assert model_cli(serve) == 0
+    assert json.loads(out_json.read_text())["kv_cache_bytes"] == model.kv_cache_bytes(4096)
 
 
 def test_cli_says_deepseek_v3_does_not_fit_on_8_h100(tmp_path, capsys):
