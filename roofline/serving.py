@@ -13,8 +13,8 @@ Per decode step and chip (the times in `ServingEstimate.times`):
   mixture of experts counts only `experts_per_token` expert MLPs) + attention, 4 x
   attention width x context_len per token and layer (Q K^T and A V, 2 FLOPs per
   multiply-add; `ModelConfig.attention_flops_per_token`: a sliding-window layer counts at
-  most its window, latent attention scores against its cached latent), divided by tp, at the chip's dense peak in `dtype` (the dtype the matmuls
-  run in);
+  most its window, latent attention scores against its cached latent), divided by tp, at
+  the chip's dense peak in `dtype` (the dtype the matmuls run in);
 - "HBM": the chip's memory traffic, the sum of two parts (`hbm_parts`), which share one
   memory bandwidth and so add up:
   "weights", every weight the step touches, read once in `weights` dtype, divided by tp. The input embedding table is a gather of `batch` rows, not a read of the table, so an

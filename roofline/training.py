@@ -8,9 +8,10 @@ to the weights are one matmul each), so 6 per weight per token. Attention adds
 12 x layers x attention width x sequence length per token (forward 4, backward 8: the two
 matmuls Q K^T and A V of 2 x width x seq FLOPs each), counted over the whole square of
 scores; `causal=True` halves it (only the lower triangle is computed, as FlashAttention's
-benchmarks count). The attention blocks answer this (`ModelConfig.attention_flops_per_token`):
-a sliding-window layer caps the keys at its window, latent attention (DeepSeek) uses its
-query/key width d_nope + d_rope and value width d_v. Recomputation (`recompute`): "full" (activation checkpointing of every
+benchmarks count). The attention blocks answer this
+(`ModelConfig.attention_flops_per_token`): a sliding-window layer caps the keys at its
+window, latent attention (DeepSeek) uses its query/key width d_nope + d_rope and value
+width d_v. Recomputation (`recompute`): "full" (activation checkpointing of every
 layer: Narayanan et al. 2021) runs each layer's forward again in the backward pass, so
 layers cost 8 per weight instead of 6 (the output head is not recomputed); "selective"
 (Korthikanti et al. 2022) recomputes only the attention core (4 x width x seq per layer
