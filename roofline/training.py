@@ -68,8 +68,9 @@ def training_flops_per_token(
     6 x matmul_params + 3 x the attention blocks' forward score and value FLOPs
     (`ModelConfig.attention_flops_per_token`: 12 x layers x attention_width x seq_len for
     multi-head attention over the whole square, halved if `causal`, sliding-window layers
-    capped at their window; left out if `attention=False`); recompute="full" adds one forward of the layers
-    (2 x layer matmul weights + 4 x layers x width x seq), "selective" the attention part.
+    capped at their window; left out if `attention=False`); recompute="full" adds one
+    forward of the layers (2 x layer matmul weights + the forward attention), "selective"
+    the forward attention.
     With recompute="full" this is Narayanan et al.'s Eq. 3 divided by the tokens in a batch.
     """
     m = _model(model)
