@@ -875,6 +875,8 @@ def _hf_attention(data: dict, kind: str, layers: int, need) -> dict:
 
 
 def _from_hf(cls, data: dict, name):
+    text_only = isinstance(data.get("text_config"), dict)
+    name = name or data.get("_name_or_path") or data.get("model_type")
     data = _hf_text(data)
     kind = str(data.get("model_type") or "").lower()
 
@@ -903,7 +905,9 @@ def _from_hf(cls, data: dict, name):
     kwargs["tied_embeddings"] = bool(data.get("tie_word_embeddings", tied_default))
     if data.get("max_position_embeddings") is not None:
         kwargs["max_context"] = data["max_position_embeddings"]
-    return cls(**kwargs, name=name or data.get("_name_or_path") or data.get("model_type"))
+    if text_only:  # say so wherever the model is shown: the image encoder is not counted
+        name = f"{name} (language model only)"
+    return cls(**kwargs, name=name)
 
 
 # ---------------------------------------------------------------- the catalog

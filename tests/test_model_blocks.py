@@ -355,6 +355,7 @@ def test_gemma3_reads_text_config_and_the_5_to_1_pattern():
     m = rl.ModelConfig.from_hf_config(GEMMA3_27B)
     # every 6th layer global: 62 // 6 = 10 global, 52 sliding (window 1024)
     assert (m.sliding_window, m.sliding_layers, m.vocab) == (1024, 52, 262208)
+    assert m.name == "gemma3 (language model only)"  # the vision encoder is not counted
     # per layer and token 2 x 16 x 128 x 2 = 8192 B; at 32768 tokens
     assert m.kv_cache_bytes(32768) == 10 * 32768 * 8192 + 52 * 1024 * 8192
     # Gemma 3 report, Table 1: 27B has 25,600M non-embedding parameters;
