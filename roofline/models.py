@@ -43,6 +43,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from pathlib import Path
 from typing import cast
 
@@ -191,13 +192,13 @@ class Attention:
             LayerMatmul("O projection", H * self.value_head_dim, D),
         )
 
-    @property
+    @cached_property
     def params(self) -> int:
         """Projection weights, plus the RMSNorm scales of the latents (latent attention)."""
         norms = (self.q_lora_rank or 0) + (self.kv_lora_rank or 0)
         return sum(m.params for m in self.matmuls()) + norms
 
-    @property
+    @cached_property
     def matmul_params(self) -> int:
         return sum(m.active_params for m in self.matmuls())
 
@@ -207,7 +208,7 @@ class Attention:
         every head reads the same latent, so each chip keeps all of it)."""
         return 1 if self.is_latent else self.kv_heads
 
-    @property
+    @cached_property
     def cache_elements_per_token(self) -> int:
         """Cached elements per token: K and V, 2 x kv_heads x d_h; latent attention:
         kv_lora_rank + d_rope (the compressed latent and the decoupled RoPE key)."""
@@ -294,16 +295,16 @@ class MLP:
             mats += self._expert("shared MLP", self.shared_d_ff)
         return tuple(mats)
 
-    @property
+    @cached_property
     def params(self) -> int:
         return sum(m.params for m in self.matmuls())
 
-    @property
+    @cached_property
     def matmul_params(self) -> int:
         """Weights one token multiplies by (routed experts: only its experts_per_token)."""
         return sum(m.active_params for m in self.matmuls())
 
-    @property
+    @cached_property
     def expert_params(self) -> int:
         """Weights of the routed experts (what expert parallelism splits)."""
         return sum(m.params for m in self.matmuls() if m.copies > 1)
@@ -463,6 +464,13 @@ class ModelConfig:
         """Every layer's blocks, grouped by kind: attention blocks (sliding-window and full)
         then MLP blocks (dense first layers, then the rest); the counts of the attention
         groups add up to `layers`, and so do the MLP groups'."""
+        cached = self.__dict__.get("_blocks")
+        if cached is None:
+            cached = self._make_blocks()
+            object.__setattr__(self, "_blocks", cached)  # frozen: built once, never changed
+        return cached
+
+    def _make_blocks(self) -> tuple[Blocks, ...]:
         groups = []
         n_window = 0 if self.sliding_window is None else self.sliding_layers
         n_window = self.layers if n_window is None else n_window
