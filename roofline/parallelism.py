@@ -553,7 +553,9 @@ def training_step(
 
 _ASSUMPTIONS = (
     "datasheet dense peak FLOP/s and full memory bandwidth; one-way link rates",
-    "FLOPs: 6 per matmul weight per token + PaLM's attention term; recomputation counted "
+    "FLOPs: 6 per matmul weight per token + 3 x the attention blocks' forward score and value "
+    "FLOPs (PaLM's term for plain attention; windows and latent attention as the blocks "
+    "count them); recomputation counted "
     "in the math time (hardware FLOPs), not in the MFU",
     "t_lower: every resource overlapped with every other; the pipeline bubble "
     "((pp - 1) / microbatches of the per-stage work, 1F1B) is not overlapped",

@@ -1561,7 +1561,7 @@ def decode_throughput_figure(
 
     from . import transformer as tf
 
-    model = tf.LLAMA_8B_MODEL if model is None else model
+    model = tf.LLAMA_8B_MODEL if model is None else tf.as_model_shape(model)
     chip = get_chip(chip)
     contexts = [contexts] if isinstance(contexts, (int, float)) else list(contexts)
     if not contexts:

@@ -231,7 +231,10 @@ def web_constants() -> dict:
     """What the page's formula mirror needs, computed by the package (SI base units).
 
     models: {name: {N: matmul weights per token, L, width: attention width, D: d_model,
-    kv_heads, kv_bytes: bf16 KV cache bytes per token (all layers), params, untied: the
+    attn_decode / attn_prefill: attention FLOPs per token per context token, from the model's
+    attention blocks (decode against the whole context; prefill under the causal mask: half),
+    kv_heads: cached heads TP splits, kv_bytes: bf16 KV cache bytes per token (all layers),
+    params, untied: the
     input embedding table's parameters when it is not tied (not read by a step), experts,
     k: experts per token, expert_params}}; chips: {name: {peak: dense bf16 FLOP/s, hbm: B/s,
     capacity: bytes, all_reduce: {tp: [seconds per byte, fixed seconds]}}}; dtype_bytes;
@@ -244,13 +247,17 @@ def web_constants() -> dict:
     models = {}
     for name in MODELS:
         m = get_model(name)
+        if m.sliding_window is not None:  # the page scales attention linearly with context
+            raise ValueError(f"{name}: the page's formula has no sliding windows")
         models[name] = {
             "N": m.matmul_params,
             "L": m.layers,
             "width": m.attention_width,
+            "attn_decode": m.attention_flops_per_token(1, causal=False, from_cache=True),
+            "attn_prefill": m.attention_flops_per_token(2, causal=True) / 2,
             "D": m.d_model,
-            "kv_heads": m.kv_heads,
-            "kv_bytes": m.kv_cache_bytes_per_token("bf16"),
+            "kv_heads": m.kv_cache_heads,
+            "kv_bytes": m.kv_cache_bytes(1, "bf16"),
             "params": m.params,
             "untied": 0 if m.tied_embeddings else m.vocab * m.d_model,
             "experts": m.experts,
