@@ -149,8 +149,8 @@ class TracePlacement:
             total = sum(r.seconds for r in self.unknown)
             names = sorted({r.name for r in self.unknown})
             lines.append(
-                f"no formula for {len(self.unknown)} operators ({format_time(total)}): "
-                + ", ".join(names)
+                f"no formula for {len(self.unknown)} operator{'s' if len(self.unknown) > 1 else ''} "
+                f"({format_time(total)}): " + ", ".join(names)
             )
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
