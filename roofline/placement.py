@@ -23,9 +23,9 @@ ran it: its catalog chip when the device's name is in the catalog
 could not make is None, shown as "missing" and never plotted.
 
     >>> import roofline as rl
-    >>> r = rl.place(lambda a, b: a @ b, [[1.0]], [[2.0]], flops=2, bytes=12, repeats=3)
+    >>> r = rl.place(lambda a, b: a * b, 3.0, 4.0, flops=1, bytes=12, repeats=3)
     >>> r.flops, r.bytes, r.sources["flops"]
-    (2, 12, 'formula')
+    (1.0, 12.0, 'formula')
 """
 
 from __future__ import annotations
