@@ -428,23 +428,22 @@ def place_trace(path_or_dict, roofs=None) -> TracePlacement:
     chip = roofs_for(roofs, device)[0]
     roots, unknown = _classify(ops, parent)
 
+    cache: dict = {}  # the same operator on the same shapes recurs in every layer and step
+
     def row(op) -> TraceRow:
         args = op.get("args") or {}
         name = op.get("name", "")
-        flops, moved, dtype = counts_for(name, args)
+        key = (name, repr(args.get("Input Dims")), repr(args.get("Input type")))
+        key += (repr(args.get("Concrete Inputs")),) if "Concrete Inputs" in args else ()
+        if key not in cache:
+            flops, moved, dtype = counts_for(name, args)
+            intensity = flops / moved if flops is not None and moved else None
+            shapes = tuple(t[0] for t in _tensors(args))
+            formula = formula_for(name) if flops is not None else ""
+            cache[key] = (flops, moved, dtype, shapes, formula, _bound(intensity, dtype, chip))
+        flops, moved, dtype, shapes, formula, bound = cache[key]
         seconds = gpu.get(id(op), 0.0) if on == "gpu" else op.get("dur", 0) / 1e6
-        intensity = flops / moved if flops is not None and moved else None
-        return TraceRow(
-            name=name,
-            shapes=tuple(t[0] for t in _tensors(args)),
-            seconds=seconds,
-            flops=flops,
-            bytes=moved,
-            dtype=dtype,
-            formula=formula_for(name) if flops is not None else "",
-            on=on,
-            bound=_bound(intensity, dtype, chip),
-        )
+        return TraceRow(name, shapes, seconds, flops, moved, dtype, formula, on, bound)
 
     rows = [row(op) for op in roots]
     missing = [r for r in rows if r.flops is None]  # a known name without recorded shapes
