@@ -207,3 +207,25 @@ def test_reads_a_file_and_says_what_a_bad_input_is(tmp_path):
         rl.place_trace(tmp_path / "missing.json")
     with pytest.raises(ValueError, match="traceEvents"):
         rl.place_trace({"events": []})
+
+
+def test_a_real_torch_profile_on_cpu(tmp_path):
+    """Skipped without PyTorch (not installed in CI): the profiler's own export, placed."""
+    torch = pytest.importorskip("torch")
+    layer = torch.nn.Linear(256, 512)
+    x = torch.ones(64, 256)
+    q = torch.ones(2, 4, 128, 32)  # B, H, T, d_h
+    with torch.no_grad(), torch.profiler.profile(record_shapes=True) as prof:
+        torch.nn.functional.gelu(layer(x))
+        torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
+    path = tmp_path / "trace.json"
+    prof.export_chrome_trace(str(path))
+    rows = by_name(rl.place_trace(path))
+    # linear: 2 x 64 x 256 x 512 = 16,777,216 FLOPs;
+    # 4 B x (64*256 + 512*256 + 512 + 64*512 = 180,736 elements) = 722,944 B
+    assert (rows["aten::linear"].flops, rows["aten::linear"].bytes) == (16_777_216, 722_944)
+    # gelu on 64 x 512: 32,768 FLOPs, read + write 2 x 4 x 32,768 = 262,144 B
+    assert (rows["aten::gelu"].flops, rows["aten::gelu"].bytes) == (32_768, 262_144)
+    # causal attention: 4 x 2 x 4 x 128^2 x 32 / 2 = 8,388,608 FLOPs
+    assert rows["aten::scaled_dot_product_attention"].flops == 8_388_608
+    assert all(row.seconds > 0 for row in rows.values())
