@@ -401,10 +401,7 @@ def _jax_counts(fn, args, kwargs) -> dict:
             f"{str(exc).splitlines()[0] if str(exc) else ''}). Pass arrays or numbers "
             "(jnp.ones((512, 512))); fix sizes and flags with functools.partial"
         ) from exc
-    analysis = compiled.cost_analysis()
-    if isinstance(analysis, (list, tuple)):  # older JAX: one dict per computation
-        analysis = analysis[0] if analysis else {}
-    analysis = analysis or {}
+    analysis = cost_dict(compiled.cost_analysis())
     device = jax.devices()[0]
     kind = device.device_kind if device.platform != "cpu" else "cpu"
     return {
@@ -419,6 +416,14 @@ def _jax_counts(fn, args, kwargs) -> dict:
     }
 
 
+def cost_dict(analysis) -> dict:
+    """XLA's cost analysis as one dict: older JAX versions returned a list with one dict
+    per computation, later versions the dict itself; None or an empty list give {}."""
+    if isinstance(analysis, (list, tuple)):
+        analysis = analysis[0] if analysis else {}
+    return dict(analysis) if analysis else {}
+
+
 def _jax_op_counts(jax, eqn) -> dict:
     """XLA's cost analysis of one jaxpr equation compiled on its own (as eager JAX runs it)."""
     shapes = [jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype) for v in eqn.invars]
@@ -426,10 +431,7 @@ def _jax_op_counts(jax, eqn) -> dict:
     def one_op(*xs):
         return eqn.primitive.bind(*xs, **eqn.params)
 
-    analysis = jax.jit(one_op).lower(*shapes).compile().cost_analysis()
-    if isinstance(analysis, (list, tuple)):
-        analysis = analysis[0] if analysis else {}
-    return analysis or {}
+    return cost_dict(jax.jit(one_op).lower(*shapes).compile().cost_analysis())
 
 
 def _jax_unjitted_counts(fn, args, kwargs) -> dict:

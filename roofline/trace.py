@@ -434,7 +434,7 @@ def place_trace(path_or_dict, roofs=None) -> TracePlacement:
         args = op.get("args") or {}
         name = op.get("name", "")
         key = (name, repr(args.get("Input Dims")), repr(args.get("Input type")))
-        key += (repr(args.get("Concrete Inputs")),) if "Concrete Inputs" in args else ()
+        key += (repr(args.get("Concrete Inputs", "")),)
         if key not in cache:
             flops, moved, dtype = counts_for(name, args)
             intensity = flops / moved if flops is not None and moved else None

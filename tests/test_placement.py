@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import roofline as rl
-from roofline.placement import Placement, count_or_none, roofs_for, time_calls
+from roofline.placement import Placement, cost_dict, count_or_none, roofs_for, time_calls
 
 N = 512
 
@@ -95,6 +95,13 @@ def test_missing_and_negative_counts_are_none():
     assert count_or_none(float("nan")) is None
     assert count_or_none(True) is None
     assert count_or_none(3) == 3.0
+
+
+def test_cost_analysis_as_a_list_or_a_dict():
+    counts = {"flops": 2.0, "bytes accessed": 12.0}
+    assert cost_dict([counts]) == counts  # older JAX: one dict per computation
+    assert cost_dict(counts) == counts
+    assert cost_dict([]) == {} and cost_dict(None) == {}
 
 
 def test_a_missing_count_is_shown_as_missing_and_never_plotted():
