@@ -433,8 +433,12 @@ def place_trace(path_or_dict, roofs=None) -> TracePlacement:
     def row(op) -> TraceRow:
         args = op.get("args") or {}
         name = op.get("name", "")
-        key = (name, repr(args.get("Input Dims")), repr(args.get("Input type")))
-        key += (repr(args.get("Concrete Inputs", "")),)
+        key = (
+            name,
+            repr(args.get("Input Dims")),
+            repr(args.get("Input type")),
+            repr(args.get("Concrete Inputs", "")),
+        )
         if key not in cache:
             flops, moved, dtype = counts_for(name, args)
             intensity = flops / moved if flops is not None and moved else None
