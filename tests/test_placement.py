@@ -223,3 +223,37 @@ def test_torch_matmul_and_unfused_chain():
     r = rl.place(lambda t: torch.exp(torch.sin(t) * 2.0 + 1.0), x, backend="torch", repeats=1)
     assert r.bytes == 4 * 8 * N * N
     assert r.flops in (0, None)
+
+
+def test_slow_calls_show_progress():
+    import io
+
+    stream = io.StringIO()
+    clock = FakeClock([2.0, 2.0])
+    time_calls(clock.call, repeats=2, warmup=0, clock=clock, progress=stream)
+    assert stream.getvalue().splitlines() == ["timed 1 of 2 calls", "timed 2 of 2 calls"]
+
+
+def test_cost_may_be_a_function_of_the_arguments():
+    # rl.elementwise(1000, "fp32"): 1 FLOP and 3 x 4 bytes per element (two reads, one write)
+    clock = FakeClock([0.0, 1e-3])
+    r = rl.place(
+        lambda a, b: None,
+        1000,
+        2,
+        cost=lambda n, _: rl.elementwise(n, "fp32"),
+        repeats=1,
+        clock=clock,
+    )
+    assert (r.flops, r.bytes, r.dtype) == (1000, 12_000, "fp32")
+    with pytest.raises(TypeError, match="roofline.Cost"):
+        rl.place(lambda: None, cost=lambda: 3, repeats=1)
+
+
+def test_roofs_by_name_and_bad_roofs():
+    chip, source, _ = roofs_for("v5e", "cpu")
+    assert chip.name == "TPU v5e" and source == "catalog: TPU v5e"
+    chip, _, _ = roofs_for(None, "NVIDIA H100 80GB HBM3")  # the name torch prints
+    assert chip.name == "H100 SXM"
+    with pytest.raises(TypeError, match="roofs must be"):
+        roofs_for(3.5, "cpu")

@@ -229,3 +229,42 @@ def test_a_real_torch_profile_on_cpu(tmp_path):
     # causal attention: 4 x 2 x 4 x 128^2 x 32 / 2 = 8,388,608 FLOPs
     assert rows["aten::scaled_dot_product_attention"].flops == 8_388_608
     assert all(row.seconds > 0 for row in rows.values())
+
+
+def test_a_child_operators_kernels_count_for_its_known_parent():
+    # linear -> (child) mm launches the kernel: its 40 us belong to linear's row
+    trace = {
+        "deviceProperties": [{"name": "NVIDIA H100 80GB HBM3"}],
+        "traceEvents": [
+            op(
+                "aten::linear",
+                0,
+                100,
+                [[8, 16], [32, 16], []],
+                ["c10::BFloat16"] * 2 + [""],
+                external=1,
+            ),
+            op("aten::mm", 10, 80, [[8, 16], [16, 32]], ["c10::BFloat16"] * 2, external=2),
+            {
+                "ph": "X",
+                "cat": "kernel",
+                "name": "gemm",
+                "ts": 200,
+                "dur": 40,
+                "pid": 0,
+                "tid": 7,
+                "args": {"External id": 2},
+            },
+        ],
+    }
+    (row,) = rl.place_trace(trace).rows
+    assert row.name == "aten::linear" and row.seconds == pytest.approx(40e-6)
+    # 2 x 8 x 16 x 32 = 8192 FLOPs; bf16 x (8*16 + 32*16 + 8*32 = 896 elements) = 1792 B
+    assert (row.flops, row.bytes) == (8192, 1792)
+
+
+def test_a_known_operator_without_shapes_is_kept_with_a_note():
+    trace = {"traceEvents": [op("aten::mm", 0, 50, [], [])]}
+    result = rl.place_trace(trace)
+    assert result.rows == [] and [r.name for r in result.unknown] == ["aten::mm"]
+    assert any("record_shapes=True" in note for note in result.notes)
