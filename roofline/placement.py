@@ -321,7 +321,7 @@ def roofs_for(roofs, device: str):
 
     roofs: None (the catalog chip named like `device`), a `Chip`, a catalog name, a
     `roofline.measure.MeasureResult` (its all-thread chip), a saved measurement's path, or
-    "measure" (a quick measurement of this machine now, a few seconds).
+    "measure" (`roofline.measure.measure(quick=True)` of this machine now: seconds to a minute).
     """
     from .catalog import chip_for_device, get_chip
     from .hardware import Chip
