@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,24 +44,11 @@ exec python3 -m roofline.exercises.grader.gradescope run --root "$ROOT"
 
 
 def build_wheel(out_dir: Path) -> Path:
-    """Build this package's wheel into `out_dir` (from the source tree it was installed from)."""
-    import roofline
+    """This package's wheel in `out_dir`, built with the standard library (no setuptools, no
+    `wheel`: see roofline.exercises.grader.wheel)."""
+    from .wheel import build_wheel as build
 
-    source = Path(roofline.__file__).resolve().parent.parent
-    if not (source / "pyproject.toml").is_file():
-        raise RuntimeError(
-            f"no pyproject.toml next to {source / 'roofline'}: build from a checkout"
-        )
-    with tempfile.TemporaryDirectory() as tmp:
-        copy = Path(tmp) / "src"
-        copy.mkdir()
-        for name in ("pyproject.toml", "README.md", "LICENSE.md"):
-            shutil.copy(source / name, copy / name)
-        ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-        shutil.copytree(source / "roofline", copy / "roofline", ignore=ignore)
-        code = f"from setuptools import build_meta; build_meta.build_wheel({str(out_dir)!r})"
-        subprocess.run([sys.executable, "-c", code], cwd=copy, check=True, capture_output=True)
-    return next(Path(out_dir).glob("roofline-*.whl"))
+    return build(Path(out_dir))
 
 
 def build_zip(set_id: str, out, weights: str | None = None, visibility="after_due_date") -> Path:
@@ -89,9 +75,40 @@ def build_zip(set_id: str, out, weights: str | None = None, visibility="after_du
     return out
 
 
-def results(rows: list[dict], weights: dict, visibility: str) -> dict:
-    """Gradescope's results.json from one submission's detailed rows."""
-    tests, notes = [], []
+# Teacher-facing reasons (report.py, folder.py) a student can fix, and what to tell them.
+FIXABLE = (
+    (
+        "STUDENT_ID is empty",
+        "STUDENT_ID is empty: type your student id in the first cell "
+        '(STUDENT_ID = "..."), run all cells and submit again',
+    ),
+    (
+        "the notebook has no STUDENT_ID",
+        "the notebook has no STUDENT_ID: start again from the "
+        "homework notebook you were given, type your id in its first cell and submit again",
+    ),
+    ("this notebook is homework", "{reason} Submit the notebook of this assignment's homework"),
+    ("this notebook's code asks for", "{reason} Submit the notebook of this assignment's homework"),
+    ("STUDENT_ID ", "{reason}"),  # checked_identity's message: not your id
+    (
+        "cannot read the file",
+        "this file is not a notebook that can be read: download the "
+        "notebook again (File > Download > .ipynb) and submit that file",
+    ),
+    ("no notebook", "no .ipynb file was submitted: submit the homework notebook (.ipynb)"),
+)
+
+
+def student_message(reason: str) -> tuple[str, bool]:
+    """(what to tell the student, whether they can fix it) for an ERROR row's reason."""
+    for start, text in FIXABLE:
+        if reason.startswith(start):
+            return text.format(reason=reason.rstrip(". ") + "."), True
+    return f"the autograder could not grade this notebook ({reason}); tell your teacher", False
+
+
+def _question_tests(rows: list[dict], weights: dict, visibility: str) -> list[dict]:
+    tests = []
     for r in rows:
         if "/" in r["exercise"]:
             q = r["exercise"].split("/", 1)[1]
@@ -105,27 +122,37 @@ def results(rows: list[dict], weights: dict, visibility: str) -> dict:
                     "visibility": visibility,
                 }
             )
-        elif r["exercise"] in ("ERROR", "NOTE"):
-            notes.append(f"{r['exercise']}: {r['feedback']}")
+    return tests
+
+
+def results(rows: list[dict], weights: dict, visibility: str) -> dict:
+    """Gradescope's results.json from one submission's detailed rows.
+
+    A submission that could not be graded (an ERROR row, or no notebook) is shown to the
+    student at once, whatever `visibility` the teacher chose for scores: one test named
+    "Fix this and resubmit" (or "Not graded"), visibility "visible", and the submission's own
+    visibility "visible" too, since its score is 0 because nothing was graded, not a result
+    to hold back. Graded questions keep `visibility`."""
+    tests = _question_tests(rows, weights, visibility)
+    notes = [f"{r['exercise']}: {r['feedback']}" for r in rows if r["exercise"] == "NOTE"]
+    out: dict = {"visibility": visibility, "stdout_visibility": "hidden"}
     if not tests:
-        tests.append(
+        error = next((r["feedback"] for r in rows if r["exercise"] == "ERROR"), "")
+        message, fixable = student_message(error or "no notebook was graded")
+        tests = [
             {
-                "name": "submission",
+                "name": "Fix this and resubmit" if fixable else "Not graded",
                 "score": 0.0,
                 "max_score": sum(weights.values()),
-                "output": "\n".join(notes) or "no notebook was graded",
-                "visibility": visibility,
+                "status": "failed",
+                "output": message,
+                "visibility": "visible",
             }
-        )
-    out = {
-        "score": sum(t["score"] for t in tests),
-        "tests": tests,
-        "visibility": visibility,
-        "stdout_visibility": "hidden",
-    }
-    if notes and len(tests) > 1:
+        ]
+        out.update(visibility="visible", output=message)
+    elif notes:
         out["output"] = "\n".join(notes)
-    return out
+    return {"score": sum(t["score"] for t in tests), "tests": tests, **out}
 
 
 def submitter_ids(root) -> list[str]:

@@ -1,0 +1,169 @@
+"""Gradescope and PrairieLearn (issue 34, section 3).
+
+The autograder's wheel is built without setuptools or `wheel`; errors a student can fix are
+shown to the student whatever the visibility of scores; without bubblewrap, as root, the
+student's code cannot read Gradescope's files; PrairieLearn's external grader writes
+/grade/results/results.json as PrairieLearn reads it. Each attack sits next to a canary."""
+
+import base64
+import csv
+import hashlib
+import io
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# ---------------------------------------------------------------- the wheel, stdlib only
+BLOCK_BUILD_TOOLS = "import sys; sys.modules['setuptools'] = None; sys.modules['wheel'] = None; "
+
+
+def _build_without_build_tools(out: Path) -> Path:
+    """Build the wheel in a Python where `import setuptools` and `import wheel` fail, as in a
+    venv made by `python -m venv` + `pip install -e .` (pip builds in an isolated env)."""
+    code = (
+        BLOCK_BUILD_TOOLS + "from pathlib import Path; "
+        "from roofline.exercises.grader.wheel import build_wheel; "
+        f"print(build_wheel(Path({str(out)!r})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return Path(done.stdout.strip())
+
+
+def test_the_blocked_build_tools_really_are_blocked():
+    # canary: the blocking line makes setuptools' own build fail, as in the README's venv
+    code = BLOCK_BUILD_TOOLS + "from setuptools import build_meta"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode != 0 and "ModuleNotFoundError" in done.stderr
+
+
+def test_the_wheel_needs_neither_setuptools_nor_wheel_and_its_record_is_true(tmp_path):
+    from roofline import __version__
+
+    wheel = _build_without_build_tools(tmp_path)
+    assert wheel.name == f"roofline-{__version__}-py3-none-any.whl"
+    info = f"roofline-{__version__}.dist-info"
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        for needed in ("roofline/__init__.py", "roofline/web/explorer.js"):
+            assert needed in names
+        assert "roofline/exercises/editions/part1.json" in names  # package data
+        assert not [n for n in names if "__pycache__" in n or n.endswith((".pyc", ".orig"))]
+        wheel_file = archive.read(f"{info}/WHEEL").decode()
+        assert "Tag: py3-none-any" in wheel_file and "Root-Is-Purelib: true" in wheel_file
+        metadata = archive.read(f"{info}/METADATA").decode()
+        assert f"Version: {__version__}" in metadata
+        assert 'Requires-Dist: nbformat>=5.9,<6; extra == "grade"' in metadata  # pyproject
+        record = list(csv.reader(io.StringIO(archive.read(f"{info}/RECORD").decode())))
+        listed = {row[0] for row in record}
+        assert listed == names  # every file, RECORD included, listed once
+        for path, digest, size in record:
+            if path.endswith("RECORD"):
+                assert (digest, size) == ("", "")
+                continue
+            data = archive.read(path)  # PEP 376/427: urlsafe base64 sha256, no padding
+            want = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+            assert (digest, size) == (f"sha256={want.decode()}", str(len(data))), path
+
+
+@pytest.mark.slow
+def test_pip_installs_the_wheel_and_the_package_imports_from_it(tmp_path):
+    wheel = _build_without_build_tools(tmp_path)
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index"]
+        + ["--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    code = "import roofline, roofline.exercises.homework as h; print(roofline.__file__, h.sets())"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert str(target) in done.stdout and "part4" in done.stdout
+
+
+def test_the_autograder_zip_builds_without_build_tools(tmp_path):
+    """`python -m roofline autograder` where setuptools and wheel cannot be imported."""
+    out = tmp_path / "autograder.zip"
+    code = (
+        BLOCK_BUILD_TOOLS + "from roofline.exercises.grader.gradescope import main; "
+        f"raise SystemExit(main(['--set', 'part1', '--out', {str(out)!r}]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    with zipfile.ZipFile(out) as archive:
+        assert any(n.startswith("roofline-") and n.endswith(".whl") for n in archive.namelist())
+
+
+# ---------------------------------------------------------------- errors a student can fix
+def _rows(file, sid, verdicts=None, error=None):
+    base = {"student_id": sid, "file": file, "submitted": "", "feedback": "", "expected": ""}
+    if error:
+        return [{**base, "exercise": "ERROR", "correct": "", "feedback": error}]
+    rows = [
+        {**base, "exercise": f"part1/{q}", "correct": "yes" if ok else "no"}
+        for q, ok in (verdicts or {}).items()
+    ]
+    return rows + [{**base, "exercise": "TOTAL", "correct": "?"}]
+
+
+FIXABLE_ERRORS = {
+    # the teacher-facing reason report.py writes -> words the student must see
+    "STUDENT_ID is empty: the student did not type their id, so their numbers are unknown; "
+    "ask them to resubmit": "type your student id",
+    "this notebook is homework part2 (its metadata says so), not part1, the set this folder "
+    "is graded as: was it handed in to the wrong assignment?": "homework part2",
+    "STUDENT_ID 's9002' is not your id (s9001): the numbers and the score belong to the id "
+    "you type. Type your own id in STUDENT_ID, run all and resubmit": "not your id",
+    "cannot read the file: not JSON": "download the notebook again",
+}
+
+
+@pytest.mark.parametrize("visibility", ["hidden", "after_due_date", "after_published"])
+def test_errors_a_student_can_fix_are_visible_whatever_the_score_visibility(visibility):
+    from roofline.exercises.grader import gradescope
+
+    weights = {"q1": 2.0, "q2": 1.0}
+    for reason, words in FIXABLE_ERRORS.items():
+        result = gradescope.results(_rows("hw.ipynb", "", error=reason), weights, visibility)
+        (test,) = result["tests"]
+        assert test["name"] == "Fix this and resubmit", reason
+        assert test["visibility"] == "visible" and result["visibility"] == "visible"
+        assert words in test["output"] and words in result["output"]
+        assert (result["score"], test["max_score"]) == (0, 3.0)  # 2 + 1 points
+    nothing = gradescope.results([], weights, visibility)  # no .ipynb handed in
+    assert nothing["tests"][0]["visibility"] == "visible"
+    assert "no .ipynb file was submitted" in nothing["tests"][0]["output"]
+    # canary: a graded submission keeps the teacher's visibility on every test and in all
+    graded = gradescope.results(
+        _rows("hw.ipynb", "s1", {"q1": True, "q2": False}), weights, visibility
+    )
+    assert graded["visibility"] == visibility and graded["score"] == 2.0
+    assert {t["visibility"] for t in graded["tests"]} == {visibility}
+
+
+def test_a_grader_failure_is_shown_but_not_as_the_students_to_fix():
+    from roofline.exercises.grader import gradescope
+
+    reason = "the grader failed on this notebook: KeyError: 'x'"
+    result = gradescope.results(_rows("hw.ipynb", "s1", error=reason), {"q1": 1.0}, "hidden")
+    assert result["tests"][0]["name"] == "Not graded"
+    assert "tell your teacher" in result["tests"][0]["output"]
