@@ -9,8 +9,12 @@ import base64
 import csv
 import hashlib
 import io
+import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -167,3 +171,75 @@ def test_a_grader_failure_is_shown_but_not_as_the_students_to_fix():
     result = gradescope.results(_rows("hw.ipynb", "s1", error=reason), {"q1": 1.0}, "hidden")
     assert result["tests"][0]["name"] == "Not graded"
     assert "tell your teacher" in result["tests"][0]["output"]
+
+
+# ---------------------------------------------------------------- no bubblewrap, as root
+sys.path.insert(0, str(ROOT / "tests" / "data" / "submissions"))
+import make_samples  # noqa: E402
+
+GRADESCOPE_ATTACK = """
+import os
+root, found = {root!r}, []
+for what, action in (
+    ("open", lambda: open({open_file!r}).read()),
+    ("metadata", lambda: open(root + "/submission_metadata.json").read()),
+    ("config", lambda: open(root + "/source/config.json").read()),
+    ("list", lambda: os.listdir(root)),
+    ("submissions", lambda: os.listdir(root + "/submission")),
+    ("results", lambda: open(root + "/results/results.json", "w").write("{{}}")),
+):
+    try:
+        action()
+        found.append(what + "=done")
+    except OSError:
+        found.append(what + "=refused")
+raise RuntimeError(" ".join(found))
+"""
+
+
+def _another_uid_can_run_this_python() -> bool:
+    """Whether an unprivileged uid can run this interpreter (not so for a Python under /root,
+    0700: run the test from a venv every user can read, e.g. one made from /usr/bin/python3)."""
+    try:
+        done = subprocess.run([sys.executable, "-c", "pass"], user=64000, group=64000, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_without_bubblewrap_student_code_cannot_read_gradescopes_files():
+    """Gradescope's layout in a folder every user may enter (as /autograder is); the kernel
+    runs with the limits only (bubblewrap refused), as the unused uid 64000."""
+    from roofline.exercises.grader import gradescope
+
+    if not _another_uid_can_run_this_python():
+        pytest.skip(f"uid 64000 cannot run {sys.executable} (a venv every user can read is needed)")
+    outer = Path(tempfile.mkdtemp(prefix="gs-", dir="/tmp"))
+    try:
+        outer.chmod(0o755)
+        open_file = outer / "open.txt"  # canary: a world-readable file the code can read
+        open_file.write_text("anyone may read this")
+        open_file.chmod(0o644)
+        root = outer / "autograder"
+        for folder in ("source", "submission", "results"):
+            (root / folder).mkdir(parents=True, mode=0o755)
+        (root / "source" / "config.json").write_text('{"set": "part1", "visibility": "hidden"}')
+        (root / "submission_metadata.json").write_text('{"users": [{"sid": "alice"}]}')
+        for path in (root, root / "source" / "config.json", root / "submission_metadata.json"):
+            path.chmod(0o755 if path.is_dir() else 0o644)  # world-readable before lock_down
+        attack = GRADESCOPE_ATTACK.format(root=str(root), open_file=str(open_file))
+        make_samples.make(
+            root / "submission" / "hw.ipynb", "alice", make_samples.CORRECT, {"q8": attack}
+        )
+        result = gradescope.run(root, sandbox="rlimits")
+        written = json.loads((root / "results" / "results.json").read_text())
+    finally:
+        shutil.rmtree(outer, ignore_errors=True)
+    assert written == result
+    assert result["score"] == 8.0  # canary: the notebook was graded, 8 of 8
+    assert (
+        "open=done metadata=refused config=refused list=refused submissions=refused "
+        "results=refused" in result["output"]
+    ), result.get("output")

@@ -188,8 +188,32 @@ def checked_identity(rows: list[dict], ids: list[str]) -> list[dict]:
     return [{**rows[0], "exercise": "ERROR", "correct": "", "feedback": error, "expected": ""}]
 
 
-def run(root) -> dict:
-    """Grade root/submission/*.ipynb (the newest counts) and write root/results/results.json."""
+def lock_down(root) -> None:
+    """As root, make Gradescope's files unreadable to the sandbox's unprivileged uid.
+
+    Without bubblewrap (Gradescope's container may refuse its user namespaces) the grader
+    still runs each kernel as an unused uid (64000 + slot) with no capabilities, as
+    Gradescope's own guidance advises (student code as a non-root user). That uid can read
+    what is world-readable; so, before any student code runs: /autograder may be entered but
+    not listed (0711); source/ (config, wheel), submission/ (the handed-in files) and
+    results/ are root's alone (0700); submission_metadata.json (names, emails, earlier
+    scores) is root's alone (0600). The grader, as root, reads and writes them as before."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return
+    root = Path(root)
+    (root / "results").mkdir(parents=True, exist_ok=True)
+    modes = {root: 0o711, root / "source": 0o700, root / "submission": 0o700}
+    modes.update({root / "results": 0o700, root / "submission_metadata.json": 0o600})
+    for path, mode in modes.items():
+        if path.exists() and not path.is_symlink():
+            os.chmod(path, mode)
+
+
+def run(root, sandbox: str = "auto") -> dict:
+    """Grade root/submission/*.ipynb (the newest counts) and write root/results/results.json.
+
+    `sandbox`: auto (bubblewrap where it works, else the limits only, as an unused uid when
+    run as root), bwrap or rlimits, as `python -m roofline grade --sandbox`."""
     from .. import homework
     from .folder import grade_folder
     from .gradebook import parse_weights
@@ -198,6 +222,7 @@ def run(root) -> dict:
     config = json.loads((root / "source" / "config.json").read_text(encoding="utf-8"))
     set_id, visibility = config["set"], config.get("visibility", "after_due_date")
     weights = parse_weights(config.get("weights"), homework.questions(set_id))
+    lock_down(root)
     submission = root / "submission"
     notebooks = sorted(
         (p for p in submission.glob("*") if p.suffix.lower() == ".ipynb" and p.is_file()),
@@ -206,7 +231,9 @@ def run(root) -> dict:
     rows: list[dict] = []
     if notebooks:
         newest = notebooks[-1].name
-        every = grade_folder(submission, set_override=set_id, jobs=1, hidden=[root / "results"])
+        every = grade_folder(
+            submission, set_override=set_id, jobs=1, hidden=[root / "results"], sandbox=sandbox
+        )
         rows = [r for r in every if r["file"] == newest]
         rows = checked_identity(rows, submitter_ids(root))
     result = results(rows, weights, visibility)
@@ -226,9 +253,10 @@ def main(argv=None) -> int:
     parser.add_argument("--weights", default=None, help="question weights, e.g. q1=2,q3=0.5")
     parser.add_argument("--visibility", default="after_due_date", choices=VISIBILITIES)
     parser.add_argument("--root", default=os.environ.get("AUTOGRADER_ROOT", "/autograder"))
+    parser.add_argument("--sandbox", choices=("auto", "bwrap", "rlimits"), default="auto")
     args = parser.parse_args(argv)
     if args.action == "run":
-        result = run(args.root)
+        result = run(args.root, args.sandbox)
         print(f"score {result['score']:g}")
         return 0
     if not args.set:
