@@ -43,6 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
         "autograder", help="build a Gradescope autograder zip (--set part1 --out F)", add_help=False
     )
     sub.add_parser(
+        "prairielearn",
+        help="export a PrairieLearn externally graded question (--set part1 --out DIR)",
+        add_help=False,
+    )
+    sub.add_parser(
         "measure", help="measure this machine's roofline (roofline.measure)", add_help=False
     )
     return parser
@@ -227,6 +232,10 @@ def main(argv=None) -> int:
         from .exercises.grader.gradescope import main as autograder_main
 
         return autograder_main(argv[1:])
+    if argv and argv[0] == "prairielearn":  # PrairieLearn (roofline.exercises.grader.prairielearn)
+        from .exercises.grader.prairielearn import main as prairielearn_main
+
+        return prairielearn_main(argv[1:])
     if argv and argv[0] == "editions":  # homework editions (roofline.exercises.editions)
         from .exercises.editions import main as editions_main
 

@@ -243,3 +243,109 @@ def test_without_bubblewrap_student_code_cannot_read_gradescopes_files():
         "open=done metadata=refused config=refused list=refused submissions=refused "
         "results=refused" in result["output"]
     ), result.get("output")
+
+
+# ---------------------------------------------------------------- PrairieLearn
+def test_prairielearn_results_by_hand():
+    from roofline.exercises.grader import prairielearn
+
+    rows = _rows("homework_part1.ipynb", "s1", {"q1": True, "q2": False, "q3": True})
+    result = prairielearn.results(rows, {"q1": 2.0, "q2": 1.0, "q3": 1.0})
+    # points right: q1 (2) + q3 (1) = 3 of 2 + 1 + 1 = 4 -> 0.75
+    assert result["gradable"] is True and result["score"] == 0.75
+    assert [(t["name"], t["points"], t["max_points"]) for t in result["tests"]] == [
+        ("q1", 2.0, 2.0),
+        ("q2", 0.0, 1.0),
+        ("q3", 1.0, 1.0),
+    ]
+    for reason, words in FIXABLE_ERRORS.items():  # not graded, no attempt counted
+        bad = prairielearn.results(_rows("x.ipynb", "", error=reason), {"q1": 1.0})
+        assert bad["gradable"] is False and "score" not in bad and "tests" not in bad
+        assert words in bad["format_errors"][0]
+    assert prairielearn.results([], {"q1": 1.0})["gradable"] is False  # nothing uploaded
+
+
+def test_prairielearn_export_is_a_course_layout(tmp_path):
+    out = tmp_path / "pl"
+    done = subprocess.run(
+        [sys.executable, "-m", "roofline", "prairielearn", "--set", "part1", "--out", str(out)]
+        + ["--weights", "q1=2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    question = out / "questions" / "roofline_part1"
+    info = json.loads((question / "info.json").read_text())
+    assert info["gradingMethod"] == "External" and info["type"] == "v3"
+    options = info["externalGradingOptions"]
+    assert options["enabled"] and options["serverFilesCourse"] == ["roofline_grader/"]
+    assert options["entrypoint"] == "/grade/serverFilesCourse/roofline_grader/run.sh"
+    assert options["timeout"] <= 600  # PrairieLearn's ceiling
+    assert 'file-names="homework_part1.ipynb"' in (question / "question.html").read_text()
+    config = json.loads((question / "tests" / "config.json").read_text())
+    assert config == {"set": "part1", "weights": "q1=2"}
+    grader = out / "serverFilesCourse" / "roofline_grader"
+    assert os.access(grader / "run.sh", os.X_OK)
+    (wheel,) = grader.glob("roofline-*-py3-none-any.whl")
+    assert wheel.name in (grader / "Dockerfile").read_text()
+    bad = subprocess.run(
+        [sys.executable, "-m", "roofline", "prairielearn", "--set", "part9", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "no homework set 'part9'" in bad.stderr
+
+
+def _prairielearn_job(tmp_path, student_id: str, notebook_set: str = "part1") -> Path:
+    """/grade as PrairieLearn lays it out, from the export: tests/ and serverFilesCourse/
+    copied, the upload in student/, the question's data in data/data.json."""
+    out = tmp_path / "pl"
+    from roofline.exercises.grader import prairielearn
+
+    prairielearn.export("part1", out, "q1=2")
+    grade = tmp_path / "grade"
+    shutil.copytree(out / "questions" / "roofline_part1" / "tests", grade / "tests")
+    shutil.copytree(
+        out / "serverFilesCourse" / "roofline_grader",
+        grade / "serverFilesCourse" / "roofline_grader",
+    )
+    (grade / "student").mkdir(parents=True)
+    (grade / "data").mkdir()
+    (grade / "data" / "data.json").write_text('{"params": {}, "submitted_answers": {}}')
+    notebook = grade / "student" / "homework_part1.ipynb"
+    make_samples.make(notebook, student_id, make_samples.CORRECT)
+    if notebook_set != "part1":
+        import nbformat
+
+        nb = nbformat.read(str(notebook), as_version=4)
+        nb.metadata["rooflines_set"] = notebook_set
+        nbformat.write(nb, str(notebook))
+    return grade
+
+
+def _run_entrypoint(grade: Path) -> dict:
+    run_sh = grade / "serverFilesCourse" / "roofline_grader" / "run.sh"
+    env = {**os.environ, "PL_GRADE_ROOT": str(grade)}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"  # python3: this venv
+    done = subprocess.run([str(run_sh)], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads((grade / "results" / "results.json").read_text())
+
+
+@pytest.mark.slow
+def test_prairielearn_entrypoint_grades_a_notebook_in_prairielearns_layout(tmp_path):
+    result = _run_entrypoint(_prairielearn_job(tmp_path, "alice"))
+    # 8 questions right, q1 weighs 2: 9 of 9 points -> score 1.0
+    assert result["gradable"] is True and result["score"] == 1.0
+    assert len(result["tests"]) == 8 and result["tests"][0]["max_points"] == 2.0
+
+
+@pytest.mark.slow
+def test_prairielearn_marks_a_fixable_submission_not_gradable(tmp_path):
+    empty = _run_entrypoint(_prairielearn_job(tmp_path / "a", ""))
+    assert empty["gradable"] is False and "type your student id" in empty["format_errors"][0]
+    other = _run_entrypoint(_prairielearn_job(tmp_path / "b", "bob", notebook_set="part2"))
+    assert other["gradable"] is False and "homework part2" in other["format_errors"][0]
