@@ -258,6 +258,13 @@ def test_prairielearn_results_by_hand():
         ("q2", 0.0, 1.0),
         ("q3", 1.0, 1.0),
     ]
+    # the README's example: 8 questions, q7 weighs 2 (9 points), all right but q7: 7/9
+    verdicts = {f"q{i}": i != 7 for i in range(1, 9)}
+    readme = prairielearn.results(
+        _rows("h.ipynb", "s1", verdicts),
+        {"q7": 2.0} | {f"q{i}": 1.0 for i in range(1, 9) if i != 7},
+    )
+    assert readme["score"] == pytest.approx(7 / 9) and f"{readme['score']:.2f}" == "0.78"
     for reason, words in FIXABLE_ERRORS.items():  # not graded, no attempt counted
         bad = prairielearn.results(_rows("x.ipynb", "", error=reason), {"q1": 1.0})
         assert bad["gradable"] is False and "score" not in bad and "tests" not in bad

@@ -4,7 +4,8 @@
                                   [--visibility after_due_date]
 
 The zip holds `setup.sh` (installs bubblewrap and this package from the wheel inside the zip,
-so the version matches the one that built it), `run_autograder` (grades submission/*.ipynb
+so the version matches the one that built it; the wheel is written by `wheel.py` with the
+standard library, so building needs neither setuptools nor `wheel`), `run_autograder` (grades submission/*.ipynb
 and writes results/results.json) and `config.json` (set, weights, visibility). Gradescope
 unpacks it into /autograder/source; `run_autograder` honours AUTOGRADER_ROOT (default
 /autograder), so the layout can be tried anywhere. results.json: a total `score` and one test
