@@ -356,3 +356,80 @@ def test_prairielearn_marks_a_fixable_submission_not_gradable(tmp_path):
     assert empty["gradable"] is False and "type your student id" in empty["format_errors"][0]
     other = _run_entrypoint(_prairielearn_job(tmp_path / "b", "bob", notebook_set="part2"))
     assert other["gradable"] is False and "homework part2" in other["format_errors"][0]
+
+
+def _gradescope_job(tmp_path, typed_id: str, sid: str, visibility: str = "hidden") -> Path:
+    """/autograder as Gradescope lays it out: source/config.json, submission/, metadata."""
+    root = tmp_path / "autograder"
+    (root / "source").mkdir(parents=True)
+    (root / "submission").mkdir()
+    config = {"set": "part1", "weights": "q7=2", "visibility": visibility}
+    (root / "source" / "config.json").write_text(json.dumps(config))
+    metadata = {"users": [{"email": "x@uni.edu", "name": "X", "sid": sid}]}
+    (root / "submission_metadata.json").write_text(json.dumps(metadata))
+    make_samples.make(root / "submission" / "homework_part1.ipynb", typed_id, make_samples.CORRECT)
+    return root
+
+
+@pytest.mark.slow
+def test_gradescope_readme_example_ada_graded_eve_told_at_once(tmp_path):
+    from roofline.exercises.grader import gradescope
+
+    ada = gradescope.run(_gradescope_job(tmp_path / "ada", "s9001", "s9001"))
+    assert ada["score"] == 9.0  # 8 right, q7 weighs 2: 7 + 2
+    assert ada["visibility"] == "hidden" and {t["visibility"] for t in ada["tests"]} == {"hidden"}
+    eve = gradescope.run(_gradescope_job(tmp_path / "eve", "s9001", "s9002"))
+    (test,) = eve["tests"]
+    assert (test["name"], test["visibility"], eve["score"]) == (
+        "Fix this and resubmit",
+        "visible",
+        0,
+    )
+    assert "STUDENT_ID 's9001' is not your id (s9002)" in test["output"]
+
+
+PRAIRIELEARN_ATTACK = """
+import os
+grade, found = {grade!r}, []
+for what, action in (
+    ("open", lambda: open({open_file!r}).read()),
+    ("config", lambda: open(grade + "/tests/config.json").read()),
+    ("data", lambda: open(grade + "/data/data.json").read()),
+    ("grader", lambda: os.listdir(grade + "/serverFilesCourse")),
+    ("results", lambda: open(grade + "/results/results.json", "w").write("{{}}")),
+):
+    try:
+        action()
+        found.append(what + "=done")
+    except OSError:
+        found.append(what + "=refused")
+raise RuntimeError(" ".join(found))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_prairielearn_without_bubblewrap_student_code_cannot_read_the_job():
+    from roofline.exercises.grader import prairielearn
+
+    if not _another_uid_can_run_this_python():
+        pytest.skip(f"uid 64000 cannot run {sys.executable} (a venv every user can read is needed)")
+    outer = Path(tempfile.mkdtemp(prefix="pl-", dir="/tmp"))
+    try:
+        outer.chmod(0o755)
+        open_file = outer / "open.txt"  # canary: a world-readable file the code can read
+        open_file.write_text("anyone may read this")
+        open_file.chmod(0o644)
+        grade = _prairielearn_job(outer, "alice")
+        for path in [grade, *grade.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)  # world-readable before lock_down
+        attack = PRAIRIELEARN_ATTACK.format(grade=str(grade), open_file=str(open_file))
+        notebook = grade / "student" / "homework_part1.ipynb"
+        make_samples.make(notebook, "alice", make_samples.CORRECT, {"q8": attack})
+        result = prairielearn.run(grade, sandbox="rlimits")
+    finally:
+        shutil.rmtree(outer, ignore_errors=True)
+    assert result["gradable"] and result["score"] == 1.0  # canary: graded, all right
+    assert (
+        "open=done config=refused data=refused grader=refused results=refused" in result["message"]
+    ), result["message"]
