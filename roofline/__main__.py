@@ -2,6 +2,8 @@
 
 python -m roofline grade SUBMISSIONS_DIR --out grades.csv [--timeout S] [--jobs N] [...]
 python -m roofline measure [...]      # measure this machine's roofline
+python -m roofline autograder --set part1 --out autograder.zip   # a Gradescope autograder
+python -m roofline prairielearn --set part1 --out DIR   # a PrairieLearn question
 python -m roofline model NAME [--train ...]   # a whole model; a training step on many chips
 """
 
@@ -31,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m roofline", description="Tools of the Rooflines book."
     )
-    sub = parser.add_subparsers(dest="command", metavar="{grade,measure}")
+    sub = parser.add_subparsers(dest="command", metavar="{grade,autograder,prairielearn,measure}")
     from .exercises.grading import Limits
 
     d = Limits()
