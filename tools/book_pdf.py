@@ -424,12 +424,15 @@ def stamp(writer, page_index: int, number: str, running_head: str = "") -> None:
         stream.set_data(data)
         streams.append(writer._add_object(stream))
     contents = page.get("/Contents")
-    existing = (
-        list(contents.get_object())
-        if isinstance(contents.get_object(), ArrayObject)
-        else [contents]
-    )
+    if contents is None:
+        existing = []
+    elif isinstance(contents.get_object(), ArrayObject):
+        existing = list(contents.get_object())
+    else:
+        existing = [contents]
     page[NameObject("/Contents")] = ArrayObject([streams[0], *existing, streams[1]])
+    if "/Resources" not in page:
+        page[NameObject("/Resources")] = DictionaryObject()
     resources = page["/Resources"].get_object()
     fonts = resources.get("/Font")
     if fonts is None:
