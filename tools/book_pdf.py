@@ -360,7 +360,9 @@ def print_front_matter(driver, html_text: str) -> bytes:
     driver.execute_script(
         "document.open(); document.write(arguments[0]); document.close();", html_text
     )
-    driver.execute_async_script("arguments[arguments.length - 1](); ")
+    driver.execute_async_script(
+        "const done = arguments[arguments.length - 1]; document.fonts.ready.then(() => done());"
+    )
     result = driver.execute_cdp_cmd("Page.printToPDF", _print_options())
     return base64.b64decode(result["data"])
 
