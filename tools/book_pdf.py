@@ -6,14 +6,28 @@
 
 Every page of `_toc.yml` (root first, then the parts' chapters in order: the list is read, never
 typed here) is served from 127.0.0.1, loaded in Debian's Chromium (selenium + chromedriver, as
-tests/test_browser.py drives it), its formulas typeset by MathJax and its images loaded, then
-printed with the book's print stylesheet (_static/roofline-web.css, `@media print`: no
-solutions, no answer boxes, code and tables wrapped to the page) through DevTools'
-Page.printToPDF. pypdf merges the pages in that order with one bookmark per chapter, titled
-with the chapter's heading. The text stays text (selectable, searchable).
+tests/test_browser.py drives it), its formulas typeset by MathJax and its images loaded, its
+chapter and sections numbered (pages under chapters/: "Chapter 3", "3.1 ..."), then printed
+with the book's print stylesheet (_static/roofline-web.css, `@media print`: no solutions, no
+answer boxes, code and tables wrapped to the page, short code cells kept whole) through
+DevTools' Page.printToPDF. Then the pages become a book (pypdf):
 
-Paper: A4, 15 mm margins, page numbers in the footer. (Jupyter Book's own `pdfhtml` builder
-downloads its own browser, which does not work offline.)
+- front matter: a title page naming the edition (package version, commit and its date) and a
+  contents page listing every chapter and section with its page number, numbered i, ii, ...;
+- the body numbered 1, 2, ... throughout: page labels, and the number stamped in each footer
+  (a running head with the chapter on every page but its first);
+- bookmarks two levels deep: each chapter (numbered) and its sections;
+- every link into the book (glossary terms, "Figure N", cross-references, the contents) jumps
+  to the page where its target landed: each page gets, before printing, a 1-px same-page link
+  to every id the book links to, so Chromium gives each a named destination; after merging,
+  link annotations to the local server or to a chapter's own names become explicit
+  destinations in the merged file. Links to the web stay links to the web.
+
+The text stays text (selectable, searchable). The merged file is untagged: pypdf keeps pages,
+not the printed documents' structure trees (README.md: the HTML site is the accessible edition).
+
+Paper: A4, 15 mm margins. (Jupyter Book's own `pdfhtml` builder downloads its own browser,
+which does not work offline.)
 """
 
 from __future__ import annotations
