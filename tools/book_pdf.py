@@ -23,8 +23,8 @@ DevTools' Page.printToPDF. Then the pages become a book (pypdf):
   link annotations to the local server or to a chapter's own names become explicit
   destinations in the merged file. Links to the web stay links to the web.
 
-The text stays text (selectable, searchable). The merged file is untagged: pypdf keeps pages,
-not the printed documents' structure trees (README.md: the HTML site is the accessible edition).
+The text stays text (selectable, searchable), and tagged: Chromium tags each printed document
+(generateTaggedPDF) and `merge_structure` joins their structure trees under one Document.
 
 Paper: A4, 15 mm margins. (Jupyter Book's own `pdfhtml` builder downloads its own browser,
 which does not work offline.)
@@ -221,6 +221,7 @@ def _print_options(header_footer: bool = False) -> dict:
         "marginLeft": MARGIN_IN,
         "marginRight": MARGIN_IN,
         "displayHeaderFooter": header_footer,
+        "generateTaggedPDF": True,
     }
 
 
@@ -352,8 +353,8 @@ def front_matter_html(chapters: list[Chapter], parts: dict[str, str], edition_te
         '<section class="title-page"><h1>Rooflines</h1>'
         f'<p class="sub">{html_escape(subtitle) or "An executable textbook"}</p>'
         f'<p class="edition">{html_escape(edition_text)}</p>'
-        '<p class="edition">The web edition, with live explorers and answer boxes, is the '
-        "accessible one: this PDF is untagged.</p></section>"
+        '<p class="edition">The web edition has the live explorers and answer boxes, and is '
+        "the one checked for accessibility (WCAG 2.1 AA).</p></section>"
         f'<section class="contents"><h2>Contents</h2>{rows}</section></body></html>'
     )
 
@@ -550,6 +551,98 @@ def _link_target(annot, owner: str | None) -> tuple[str, str] | None:
     return None
 
 
+def _number_tree(node) -> list[tuple[int, object]]:
+    """The (key, value) pairs of a PDF number tree (a ParentTree), leaves in order."""
+    node = node.get_object()
+    pairs = []
+    nums = node.get("/Nums")
+    if nums is not None:
+        nums = nums.get_object()
+        pairs += [(int(nums[k]), nums[k + 1]) for k in range(0, len(nums), 2)]
+    for kid in node.get("/Kids") or []:
+        pairs += _number_tree(kid)
+    return pairs
+
+
+def merge_structure(writer, sources: list[tuple[PdfReader, int]]) -> int:
+    """Keep the tags: join the structure trees of `sources` (each printed document and the
+    index in `writer` of its first page, its pages already added) under one Document, each
+    document's own Document becoming a Part. Struct elements, the parent tree and the
+    pages' and annotations' StructParents keys are carried over, the keys shifted so that
+    they stay unique. Returns the number of parent-tree entries (0: nothing was tagged)."""
+    from pypdf.generic import (
+        ArrayObject,
+        BooleanObject,
+        DictionaryObject,
+        IndirectObject,
+        NameObject,
+        NumberObject,
+        TextStringObject,
+    )
+
+    document = DictionaryObject(
+        {NameObject("/Type"): NameObject("/StructElem"), NameObject("/S"): NameObject("/Document")}
+    )
+    document_ref = writer._add_object(document)
+    tree = DictionaryObject({NameObject("/Type"): NameObject("/StructTreeRoot")})
+    tree_ref = writer._add_object(tree)
+    document[NameObject("/P")] = tree_ref
+    kids, nums, role_map, offset = ArrayObject(), ArrayObject(), DictionaryObject(), 0
+    for reader, first in sources:
+        source_root = reader.trailer["/Root"].get("/StructTreeRoot")
+        if source_root is None:
+            continue
+        # the source's tree root becomes our Document: its elements' /P point there
+        writer._id_translated.setdefault(id(reader), {})[source_root.indirect_reference.idnum] = (
+            document_ref.idnum
+        )
+        source_root = source_root.get_object()
+        for page_index in range(first, first + len(reader.pages)):
+            page = writer.pages[page_index]
+            source_page = reader.pages[page_index - first]
+            if "/StructParents" in source_page:
+                key = int(source_page["/StructParents"]) + offset
+                page[NameObject("/StructParents")] = NumberObject(key)
+            for ref in page.get("/Annots") or []:
+                annot = ref.get_object()
+                if "/StructParent" in annot:
+                    annot[NameObject("/StructParent")] = NumberObject(
+                        int(annot["/StructParent"]) + offset
+                    )
+        source_kids = source_root.raw_get("/K") if "/K" in source_root else ArrayObject()
+        if not isinstance(source_kids.get_object(), ArrayObject):
+            source_kids = ArrayObject([source_kids])
+        for kid in source_kids.get_object():
+            clone = kid.clone(writer)
+            if not isinstance(clone, IndirectObject):  # a direct element: give it a number
+                clone = writer._add_object(clone)
+            element = clone.get_object()
+            if element.get("/S") == "/Document":
+                element[NameObject("/S")] = NameObject("/Part")
+            kids.append(clone)
+        pairs = _number_tree(source_root["/ParentTree"]) if "/ParentTree" in source_root else []
+        for key, value in pairs:
+            nums += [NumberObject(key + offset), value.clone(writer)]
+        for name, role in (source_root.get("/RoleMap") or DictionaryObject()).items():
+            role_map[NameObject(name)] = role
+        offset += max((key for key, _ in pairs), default=-1) + 1
+    document[NameObject("/K")] = kids
+    tree[NameObject("/K")] = document_ref
+    tree[NameObject("/ParentTree")] = writer._add_object(
+        DictionaryObject({NameObject("/Nums"): nums})
+    )
+    tree[NameObject("/ParentTreeNextKey")] = NumberObject(offset)
+    if role_map:
+        tree[NameObject("/RoleMap")] = role_map
+    if offset:
+        writer._root_object[NameObject("/StructTreeRoot")] = tree_ref
+        writer._root_object[NameObject("/MarkInfo")] = DictionaryObject(
+            {NameObject("/Marked"): BooleanObject(True)}
+        )
+        writer._root_object[NameObject("/Lang")] = TextStringObject("en")
+    return offset
+
+
 def build_pdf(
     html: Path, out: Path, solutions: bool = False, pages: list[str] | None = None
 ) -> list[str]:
@@ -601,6 +694,7 @@ def build_pdf(
         for name, (index, top) in _named_destinations(chapter.pdf).items():
             dests[(chapter.page, name)] = (starts[chapter.page] + index, top)
     # front matter's own links: the contents rows were written as SITE_HOST URLs
+    merge_structure(writer, [(front, 0)] + [(c.pdf, starts[c.page]) for c in chapters])
     unresolved = rewrite_links(writer, owners, dests, starts)
     if unresolved:
         print(f"book_pdf: {len(unresolved)} links to ids not found: {unresolved[:5]}", flush=True)
