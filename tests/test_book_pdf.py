@@ -190,6 +190,29 @@ def _page_titles_and_solutions(book_html: Path, pages: list[str]) -> tuple[list[
     return titles, solutions
 
 
+def _structure(reader: PdfReader):
+    """The structure tree's element types (a Counter) and the object numbers of their pages."""
+    from collections import Counter
+
+    kinds: Counter[str] = Counter()
+    pages: set[int] = set()
+    stack = [reader.trailer["/Root"]["/StructTreeRoot"].raw_get("/K")]
+    while stack:
+        item = stack.pop()
+        element = item.get_object()
+        if isinstance(element, ArrayObject):
+            stack.extend(element)
+            continue
+        if not isinstance(element, DictionaryObject) or "/S" not in element:
+            continue  # a marked-content id, or a reference to a content item or annotation
+        kinds[str(element["/S"])] += 1
+        if "/Pg" in element:
+            pages.add(element.raw_get("/Pg").idnum)
+        if "/K" in element:
+            stack.append(element.raw_get("/K"))
+    return kinds, pages
+
+
 @pytest.fixture(scope="module")
 def printed(book_html, tmp_path_factory):
     from test_browser import _unavailable
@@ -259,6 +282,17 @@ def test_pdf_is_a_book(book_html, printed):
     assert internal > 600, internal
     assert glossary_hits > 100, "glossary terms jump to the glossary"
 
+    # tags: one structure tree over the whole book, each page's marked content reachable
+    root = reader.trailer["/Root"]
+    assert root["/MarkInfo"]["/Marked"] and "/StructTreeRoot" in root, "the PDF is tagged"
+    kinds, pages_of_elements = _structure(reader)
+    assert kinds["/Part"] == len(pages) + 1, "one Part per printed page and the front matter"
+    assert kinds["/H1"] >= len(pages) and kinds["/Figure"] >= 20 and kinds["/Link"] > 600, kinds
+    assert pages_of_elements <= set(page_refs), "every element's /Pg is a page of the book"
+    nums = root["/StructTreeRoot"]["/ParentTree"]["/Nums"]
+    keys = {int(nums[k]) for k in range(0, len(nums), 2)}
+    assert all(int(page["/StructParents"]) in keys for page in reader.pages)
+
     # every chapter's title, and no solution text
     text = _squash("\n".join(page.extract_text() or "" for page in reader.pages))
     missing = [t for t in titles if _squash(t) not in text]
@@ -266,3 +300,75 @@ def test_pdf_is_a_book(book_html, printed):
     assert solutions, "the book's solutions have plain sentences to look for"
     leaked = [s for s in solutions if _squash(s) in text]
     assert not leaked, f"solution text in the PDF: {leaked[:5]}"
+
+
+def _tagged_pdf(word: str) -> PdfReader:
+    """A one-page PDF tagged as Chromium tags one: Document > P, the P's text marked MCID 0,
+    the page's StructParents key 0 in the parent tree."""
+    from pypdf.generic import DecodedStreamObject, NumberObject
+
+    writer = PdfWriter()
+    page = writer.add_blank_page(*A4_PT)
+    content = DecodedStreamObject()
+    content.set_data(
+        b"/P <</MCID 0>> BDC BT /F1 12 Tf 72 720 Td (" + word.encode() + b") Tj ET EMC"
+    )
+    page[NameObject("/Contents")] = writer._add_object(content)
+    page[NameObject("/StructParents")] = NumberObject(0)
+    root = writer._add_object(
+        DictionaryObject({NameObject("/Type"): NameObject("/StructTreeRoot")})
+    )
+    document = writer._add_object(
+        DictionaryObject({NameObject("/S"): NameObject("/Document"), NameObject("/P"): root})
+    )
+    paragraph = writer._add_object(
+        DictionaryObject(
+            {
+                NameObject("/S"): NameObject("/P"),
+                NameObject("/P"): document,
+                NameObject("/Pg"): page.indirect_reference,
+                NameObject("/K"): NumberObject(0),
+                NameObject("/Alt"): TextStringObject(word),
+            }
+        )
+    )
+    document.get_object()[NameObject("/K")] = ArrayObject([paragraph])
+    tree = DictionaryObject(
+        {NameObject("/Nums"): ArrayObject([NumberObject(0), ArrayObject([paragraph])])}
+    )
+    root.get_object()[NameObject("/K")] = document
+    root.get_object()[NameObject("/ParentTree")] = writer._add_object(tree)
+    writer._root_object[NameObject("/StructTreeRoot")] = root
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return PdfReader(buffer)
+
+
+def test_tags_survive_the_merge():
+    sources = [_tagged_pdf("first"), _tagged_pdf("second")]
+    writer = PdfWriter()
+    for source in sources:
+        writer.add_page(source.pages[0])
+    assert book_pdf.merge_structure(writer, [(sources[0], 0), (sources[1], 1)]) == 2
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    merged = PdfReader(buffer)
+
+    root = merged.trailer["/Root"]
+    assert root["/MarkInfo"]["/Marked"], "the file says it is tagged"
+    document = root["/StructTreeRoot"]["/K"].get_object()
+    parts = [kid.get_object() for kid in document["/K"]]
+    assert [part["/S"] for part in parts] == ["/Part", "/Part"], "each printed document a Part"
+    # by hand: document 1 keeps key 0, document 2's key 0 becomes 0 + 1 = 1
+    keys = [int(page["/StructParents"]) for page in merged.pages]
+    assert keys == [0, 1]
+    nums = root["/StructTreeRoot"]["/ParentTree"]["/Nums"]
+    parent_tree = {int(nums[k]): nums[k + 1] for k in range(0, len(nums), 2)}
+    for index, page in enumerate(merged.pages):
+        (paragraph,) = parent_tree[keys[index]]
+        paragraph = paragraph.get_object()
+        assert paragraph.raw_get("/Pg").idnum == page.indirect_reference.idnum, (
+            "/Pg: the merged page"
+        )
+        assert paragraph["/Alt"] == ["first", "second"][index]
+        assert paragraph["/P"].get_object()["/S"] == "/Part"
