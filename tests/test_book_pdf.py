@@ -196,6 +196,7 @@ def _structure(reader: PdfReader):
 
     kinds: Counter[str] = Counter()
     pages: set[int] = set()
+    split_code = 0
     stack = [reader.trailer["/Root"]["/StructTreeRoot"].raw_get("/K")]
     while stack:
         item = stack.pop()
@@ -208,9 +209,26 @@ def _structure(reader: PdfReader):
         kinds[str(element["/S"])] += 1
         if "/Pg" in element:
             pages.add(element.raw_get("/Pg").idnum)
+        if element["/S"] == "/Code":
+            split_code += len(_content_pages(element, None)) > 1
         if "/K" in element:
             stack.append(element.raw_get("/K"))
-    return kinds, pages
+    return kinds, pages, split_code
+
+
+def _content_pages(item, page) -> set:
+    """The pages (object numbers) holding the marked content under a structure element."""
+    item = item.get_object()
+    if isinstance(item, ArrayObject):
+        return set().union(*(_content_pages(kid, page) for kid in item))
+    if not isinstance(item, DictionaryObject):
+        return {page}  # a marked-content id on the element's page
+    if item.get("/Type") == "/OBJR":
+        return set()
+    page = item.raw_get("/Pg").idnum if "/Pg" in item else page
+    if item.get("/Type") == "/MCR":
+        return {page}
+    return _content_pages(item.raw_get("/K"), page) if "/K" in item else set()
 
 
 @pytest.fixture(scope="module")
@@ -285,13 +303,16 @@ def test_pdf_is_a_book(book_html, printed):
     # tags: one structure tree over the whole book, each page's marked content reachable
     root = reader.trailer["/Root"]
     assert root["/MarkInfo"]["/Marked"] and "/StructTreeRoot" in root, "the PDF is tagged"
-    kinds, pages_of_elements = _structure(reader)
+    kinds, pages_of_elements, split_code = _structure(reader)
     assert kinds["/Part"] == len(pages) + 1, "one Part per printed page and the front matter"
     assert kinds["/H1"] >= len(pages) and kinds["/Figure"] >= 20 and kinds["/Link"] > 600, kinds
     assert pages_of_elements <= set(page_refs), "every element's /Pg is a page of the book"
     nums = root["/StructTreeRoot"]["/ParentTree"]["/Nums"]
     keys = {int(nums[k]) for k in range(0, len(nums), 2)}
     assert all(int(page["/StructParents"]) in keys for page in reader.pages)
+    # no page break inside a block of code (print CSS: break-inside: avoid; no cell in the
+    # book is longer than a page), so none leaves an empty frame at the foot of a page
+    assert kinds["/Code"] > 100 and split_code == 0, f"{split_code} code blocks span two pages"
 
     # every chapter's title, and no solution text
     text = _squash("\n".join(page.extract_text() or "" for page in reader.pages))
