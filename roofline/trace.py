@@ -56,13 +56,18 @@ ELEMENTWISE = {
 }
 SOFTMAX = {"aten::softmax", "aten::_softmax", "aten::log_softmax", "aten::_log_softmax"}
 LAYER_NORM = {"aten::layer_norm", "aten::native_layer_norm"}
-ATTENTION = {
-    "aten::scaled_dot_product_attention",
-    "aten::_scaled_dot_product_flash_attention",
-    "aten::_scaled_dot_product_efficient_attention",
-    "aten::_scaled_dot_product_cudnn_attention",
-    "aten::_scaled_dot_product_attention_math",
+#: The attention operators, each with the position of `is_causal` among its inputs (their
+#: ATen signatures: the public op and the math fallback take attn_mask first; flash takes no
+#: mask; efficient and cuDNN take attn_bias and compute_log_sumexp).
+IS_CAUSAL_INPUT = {
+    "aten::scaled_dot_product_attention": 5,
+    "aten::_scaled_dot_product_attention_math": 5,
+    "aten::_scaled_dot_product_flash_attention": 4,
+    "aten::_scaled_dot_product_flash_attention_for_cpu": 4,
+    "aten::_scaled_dot_product_efficient_attention": 6,
+    "aten::_scaled_dot_product_cudnn_attention": 6,
 }
+ATTENTION = set(IS_CAUSAL_INPUT)
 
 #: FLOP conventions per element for the non-matmul formulas (exp counted as 1 FLOP, as the
 #: book's `roofline.elementwise` does; it runs on slower special-function units).
@@ -237,9 +242,9 @@ def _matmul_counts(name, tensors):
     return flops, moved
 
 
-def _attention_counts(tensors, args):
+def _attention_counts(name, tensors, args):
     """Fused attention from Q [.., H, T_q, d_h] and K [.., H_kv, T, d_h]; halved when the
-    trace records is_causal=True (the sixth input of scaled_dot_product_attention)."""
+    trace records is_causal=True (at the operator's own input position, IS_CAUSAL_INPUT)."""
     from .transformer import fused_attention
 
     (q, dtype, _), (k, _, _) = tensors[0], tensors[1]
@@ -249,7 +254,8 @@ def _attention_counts(tensors, args):
     H_kv = k[-3] if len(k) >= 3 else 1
     cost = fused_attention(B, t_q, k[-2], H, H_kv, d_h, dtype)
     concrete = args.get("Concrete Inputs") or []
-    causal = len(concrete) > 5 and str(concrete[5]).lower() == "true"
+    at = IS_CAUSAL_INPUT[name]
+    causal = len(concrete) > at and str(concrete[at]).lower() == "true"
     return cost.flops / (2 if causal else 1), cost.bytes
 
 
@@ -278,7 +284,7 @@ def counts_for(name: str, args: dict):
     if kind == "matmul":
         flops, moved = _matmul_counts(name, tensors)
     elif kind == "attention":
-        flops, moved = _attention_counts(tensors, args)
+        flops, moved = _attention_counts(name, tensors, args)
     else:
         out = _broadcast([t[0] for t in tensors]) if kind == "elementwise" else tensors[0][0]
         n_out = _numel(out)

@@ -130,6 +130,39 @@ def test_attention_causal_halves_the_flops():
     assert causal == full / 2
 
 
+@pytest.mark.parametrize(
+    "name, concrete",
+    [
+        # scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal, scale, gqa)
+        ("aten::scaled_dot_product_attention", ["", "", "", "", "0.", "True", ""]),
+        # _scaled_dot_product_flash_attention(q, k, v, dropout_p, is_causal, debug, scale)
+        ("aten::_scaled_dot_product_flash_attention", ["", "", "", "0.", "True", "False", ""]),
+        # _scaled_dot_product_efficient_attention(q, k, v, attn_bias, log_sumexp, dropout_p,
+        # is_causal, scale)
+        (
+            "aten::_scaled_dot_product_efficient_attention",
+            ["", "", "", "", "False", "0.", "True", ""],
+        ),
+    ],
+)
+def test_each_attention_operator_reads_is_causal_at_its_own_position(name, concrete):
+    q = [1, 4, 64, 32]
+    dims, types = [q, q, q], ["c10::BFloat16"] * 3
+    full, _, _ = counts_for(name, {"Input Dims": dims, "Input type": types})
+    causal, _, _ = counts_for(
+        name, {"Input Dims": dims, "Input type": types, "Concrete Inputs": concrete}
+    )
+    # 4 B H T^2 d_h = 4 x 1 x 4 x 64 x 64 x 32 = 2,097,152, halved under the causal mask
+    assert full == 2_097_152 and causal == full / 2
+    # the flash kernel's return_debug_mask (position 5) must not be read as is_causal
+    if "flash" in name:
+        wrong = ["", "", "", "0.", "False", "True", ""]
+        not_causal, _, _ = counts_for(
+            name, {"Input Dims": dims, "Input type": types, "Concrete Inputs": wrong}
+        )
+        assert not_causal == full
+
+
 def gpu_trace():
     n = 1024
     return {
