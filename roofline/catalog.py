@@ -126,7 +126,7 @@ def _tpu_vpu(mxu_bf16):
 def _bf16_vector_as_fp32(fp32, url, says, why, factor=1):
     """A bf16 vector peak taken as `factor` x the chip's fp32 vector (or FP32) rate, with the
     reason (1 where bf16 runs at the fp32 rate, 2 where the cores pack two bf16 per lane)."""
-    rate = "the fp32 rate is used" if factor == 1 else f"{factor:g} x the fp32 rate is used"
+    rate = "the fp32 rate is used" if factor == 1 else f"{factor:g} x the fp32 figure is taken"
     return _peak(
         "bf16",
         factor * fp32,
