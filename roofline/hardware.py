@@ -322,14 +322,22 @@ class Chip:
         return None if self.host_link is None else self.host_link.one_way_bytes_per_s
 
     def memory_levels(self) -> dict[str, float]:
-        """Every bandwidth a roofline can draw for this chip, name -> bytes/s, fastest first."""
+        """Every bandwidth a roofline can draw for this chip, name -> bytes/s, fastest first.
+
+        The chip-to-chip link is what one transfer to one other chip gets, one way: through a
+        switch (NVLink into NVSwitch) all `count` links at once, the per-GPU NVLink bandwidth;
+        on a torus or a mesh (TPU ICI, AMD Infinity Fabric) one link, the one to that neighbour.
+        """
         levels = {f"{self.memory_kind}": self.hbm_bytes_per_s}
         for name, bw in self.extra_memories:
             levels[name] = bw
-        if self.interconnect is not None:
-            levels[f"{self.interconnect.name} (1 link, one way)"] = (
-                self.interconnect.one_way_bytes_per_s
+        link = self.interconnect
+        if link is not None and link.topology == "switch":
+            levels[f"{link.name} (all {link.count} links, one way)"] = (
+                link.one_way_total_bytes_per_s
             )
+        elif link is not None:
+            levels[f"{link.name} (1 link, one way)"] = link.one_way_bytes_per_s
         if self.host_link is not None:
             levels[f"{self.host_link.name} (one way)"] = self.host_link.one_way_bytes_per_s
         return dict(sorted(levels.items(), key=lambda kv: -kv[1]))

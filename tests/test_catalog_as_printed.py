@@ -123,3 +123,21 @@ def test_l40s_and_trainium2_as_printed():
     # "667 BF16/FP16/TF32 TFLOPS", "96GiB and bandwidth of 2.9TB/s": ridge 667 / 2.9 = 230.0
     assert trn2.peak_flops_per_s("bf16") == 667e12 and trn2.hbm_bytes == 96 * 2**30
     assert rl.critical_intensity(trn2) == pytest.approx(230.0)
+
+
+def test_all_bandwidths_figure_draws_nvlink_per_gpu_above_pcie():
+    # through NVSwitch one transfer gets all 18 links: 18 x 25 GB/s = 450 GB/s one way, above
+    # PCIe Gen5 x16 (16 x 32 GT/s x 128/130 / 8 = 63.0 GB/s); one link (25 GB/s) was below it
+    levels = rl.get_chip("H100 SXM").memory_levels()
+    nvlink = {k: v for k, v in levels.items() if k.startswith("NVLink")}
+    assert list(nvlink.values()) == [pytest.approx(450e9)]
+    assert "all 18 links" in next(iter(nvlink))
+    names = list(levels)
+    assert names.index(next(iter(nvlink))) < names.index("PCIe Gen5 x16 (one way)")
+    # a TPU's neighbour transfer still uses one ICI link: 4.5e10 on a v5e
+    assert rl.get_chip("TPU v5e").memory_levels()["ICI (1 link, one way)"] == 4.5e10
+    fig = rl.plots.roofline_figure("H100 SXM", bandwidths="all")
+    labels = " ".join(t.get_text() for ax in fig.axes for t in ax.texts) + " ".join(
+        str(line.get_label()) for ax in fig.axes for line in ax.lines
+    )
+    assert "all 18 links" in labels
