@@ -221,7 +221,7 @@ def _link_time_mistakes(p):
             t / 2,
             "You divided by the bidirectional figure; the bytes go one way, so use the one-way "
             "bandwidth of one link.",
-        )
+        ),
     ]
     if _links(p) > 1:
         out.append(

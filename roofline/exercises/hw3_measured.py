@@ -1,7 +1,5 @@
 """Homework part 3: reading a measured roofline (a synthetic 'measured' chip per student)."""
 
-import math
-
 from .. import attainable_flops_per_s, critical_intensity, get_chip
 from ..hardware import Chip, Peak, Source
 from ..units import format_bandwidth, format_flops_rate, format_intensity
