@@ -749,7 +749,8 @@ _NVIDIA = [
             domain_chips=8,
         ),
         notes="Other NVIDIA material quotes 192 GB and 8 TB/s for B200; the catalog keeps the "
-        "HGX B200 page's totals divided by 8 (175 GB, 7.75 TB/s): what a GPU of that system has.",
+        "HGX B200 page's totals divided by 8 (175 GB, 7.75 TB/s). The page rounds its total: "
+        "MLPerf system descriptions name the part 'NVIDIA B200-SXM-180GB' (180 GB, 2.9 % more).",
     ),
     Chip(
         name="GB200",
