@@ -101,12 +101,23 @@ def _drop_widget_state(app, pagename, templatename, context, doctree) -> None:
 
 
 # ---------------------------------------------------------------- 4: MathJax without Tab stops
+#: MathJax 3's components the pages use, loaded by its small startup script instead of the
+#: combined tex-chtml.js (which adds the 108 kB gzip context menu the book turns off): TeX
+#: input (with the same packages as tex-chtml: base, ams, newcommand, autoload, ...), HTML
+#: output with its fonts, and the hidden MathML that screen readers read (assistive-mml).
+MATHJAX_COMPONENTS = ["input/tex", "output/chtml", "a11y/assistive-mml"]
+
+
 def _mathjax_without_menu(app, config) -> None:
     mathjax = dict(config.mathjax3_config or {})
     options = dict(mathjax.get("options") or {})
     options["enableMenu"] = False
     mathjax["options"] = options
+    loader = dict(mathjax.get("loader") or {})
+    loader["load"] = MATHJAX_COMPONENTS
+    mathjax["loader"] = loader
     config.mathjax3_config = mathjax
+    config.mathjax_path = "mathjax/startup.js"  # sphinx-mathjax-offline names tex-chtml.js
 
 
 # ---------------------------------------------------------------- 3: icons
@@ -259,6 +270,28 @@ def _write_answerbox_script(app, exception) -> None:
     (static / ANSWERBOX_JS).write_text(BOX_SCRIPT, encoding="utf-8")
 
 
+# ---------------------------------------------------------------- 5: the search index on demand
+_SEARCH_SCRIPT_TAGS = re.compile(
+    r'\s*<script src="(?:\.\./)*(?:searchindex\.js|_static/searchtools\.js|_static/language_data\.js)"></script>'
+)
+
+
+def _search_index_only_on_search_page(app, exception) -> None:
+    """The theme loads searchindex.js (30 kB gzip) with Sphinx's search code (8 kB) on every
+    page for an inline search the book does not use (search_as_you_type is off: the search box
+    submits to search.html). Keep them on search.html, which runs the search, and drop them from
+    every other page."""
+    if exception is not None or app.builder.format != "html":
+        return
+    for page in Path(app.outdir).rglob("*.html"):
+        if page.name == "search.html":
+            continue
+        text = page.read_text(encoding="utf-8")
+        lighter = _SEARCH_SCRIPT_TAGS.sub("", text)
+        if lighter != text:
+            page.write_text(lighter, encoding="utf-8")
+
+
 def setup(app):
     # the notebooks executed for this site run in kernels that inherit this variable:
     # roofline.exercises shows homework's web answer box there, a kernel verdict elsewhere
@@ -272,5 +305,6 @@ def setup(app):
     app.connect("build-finished", _write_icons)
     app.connect("html-page-context", _one_answerbox_script)
     app.connect("build-finished", _write_answerbox_script)
+    app.connect("build-finished", _search_index_only_on_search_page)
     app.connect("config-inited", _mathjax_without_menu)
     return {"version": "2", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,7 +1,9 @@
 """Book build time: a clean full build (every notebook executed) and a no-change rebuild.
 
-Targets on a 2-core machine: clean build under 2 minutes, no-change rebuild under 15 s.
-Builds into a temporary folder; prints the median of RUNS runs of each.
+Targets on a 2-core machine with nothing else running (issue 37): clean build <= 60 s,
+no-change rebuild <= 5 s. Builds into a temporary folder; prints the median of RUNS runs of
+each, next to the sum of the notebooks' own execution times (what a serial build would spend
+executing; tools/execute_parallel.py spreads it over the cores).
 """
 
 import shutil
@@ -26,22 +28,32 @@ def build(out: Path) -> float:
     return time.perf_counter() - start
 
 
+def notebook_seconds(out: Path) -> float:
+    """Sum of the execution times the build stored in its cache (MyST-NB / jupyter-cache)."""
+    from jupyter_cache import get_cache
+
+    cache = get_cache(str(out / "_build" / ".jupyter_cache"))
+    return sum(r.data.get("execution_seconds", 0.0) for r in cache.list_cache_records())
+
+
 def main(runs: int = RUNS) -> dict:
-    clean, rebuild = [], []
+    clean, rebuild, executing = [], [], []
     for _ in range(runs):
         out = Path(tempfile.mkdtemp(prefix="bench-book-"))
         try:
             clean.append(build(out))
+            executing.append(notebook_seconds(out))
             rebuild.append(build(out))
         finally:
             shutil.rmtree(out, ignore_errors=True)
     print(
         f"clean build:      median {statistics.median(clean):.1f} s "
-        f"(all: {', '.join(f'{s:.1f}' for s in clean)}; target < 120 s)"
+        f"(all: {', '.join(f'{s:.1f}' for s in clean)}; target <= 60 s); the notebooks' own "
+        f"execution times sum to {statistics.median(executing):.1f} s"
     )
     print(
         f"no-change build:  median {statistics.median(rebuild):.1f} s "
-        f"(all: {', '.join(f'{s:.1f}' for s in rebuild)}; target < 15 s)"
+        f"(all: {', '.join(f'{s:.1f}' for s in rebuild)}; target <= 5 s)"
     )
     return {"clean_s": statistics.median(clean), "rebuild_s": statistics.median(rebuild)}
 

@@ -174,6 +174,33 @@ def _add_grade_report_arguments(grade: argparse.ArgumentParser) -> None:
         "status, file, notes), in roster order",
     )
     grade.add_argument(
+        "--compare",
+        type=Path,
+        default=None,
+        help="an earlier run's detailed CSV: also write OUT.regrade.csv, who changed, by how "
+        "much, on which questions and why",
+    )
+    grade.add_argument(
+        "--gradebook-format",
+        choices=("plain", "canvas", "moodle"),
+        default="plain",
+        help="layout of the --summary file: plain (default), or an LMS's upload layout joined "
+        "onto its own export (--lms-export)",
+    )
+    grade.add_argument(
+        "--lms-export",
+        type=Path,
+        default=None,
+        help="the gradebook export downloaded from Canvas or Moodle (also the roster when "
+        "--roster is not given)",
+    )
+    grade.add_argument(
+        "--assignment",
+        default=None,
+        help="the LMS assignment column to fill, e.g. 'Homework 1' (default: 'Roofline SET'; "
+        "a name the export does not have becomes a new assignment)",
+    )
+    grade.add_argument(
         "--weights",
         default=None,
         help="question weights for the gradebook, e.g. q1=2,q3=0.5 (others weigh 1)",
@@ -200,6 +227,10 @@ def main(argv=None) -> int:
         from .exercises.grader.gradescope import main as autograder_main
 
         return autograder_main(argv[1:])
+    if argv and argv[0] == "editions":  # homework editions (roofline.exercises.editions)
+        from .exercises.editions import main as editions_main
+
+        return editions_main(argv[1:])
     if argv and argv[0] == "model":
         from .model_cli import main as model_main
 

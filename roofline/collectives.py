@@ -35,11 +35,16 @@ algorithm each cost assumes:
   reduce-scatter + all-gather, so the line figure is that algorithm's, not a lower bound.)
 - "switch": each chip sends over all its `links` at once into a crossbar (NVLink + NVSwitch):
   one "link" of `links * W` to every other chip. `in_switch_reduction=True` (NVLink SHARP,
-  NCCL's NVLS, on H100/H200/B200 NVSwitch systems) lets the switch add the partial sums: an
-  all-reduce then sends each chip's whole partial sum into the switch once and receives the
-  sum once, V / W_total per chip instead of 2(n-1)/n V / W_total. Measured (nccl-tests on
-  8 x H100/H200) it reaches about 480 GB/s of bus bandwidth, far less than its ideal; see
-  chapter 6 for which figure the book uses where.
+  NCCL's NVLS) lets the switch add the partial sums. Traffic per GPU, each way: (n+1)/n V.
+  Out: the whole partial sum V (the switch reads every GPU's copy of each slice and adds
+  them) plus the GPU's 1/n slice of the sum (written once, the switch copies it to all n);
+  in: its summed slice V/n plus the n - 1 other slices and its own back, V. Time
+  (n+1)/n V / W_total instead of 2(n-1)/n V / W_total. At that ideal the algorithm bandwidth
+  V/t is n/(n+1) W_total and nccl-tests' bus bandwidth (2(n-1)/n V/t) is 2(n-1)/(n+1)
+  W_total (700 GB/s on 8 x H100, W_total = 450 GB/s); measured, 8 x H100/H200 reach about 480 GB/s,
+  69 % of it. Only where NCCL uses it: NVSwitch systems with multicast (HGX/DGX H100, H200,
+  B200, GB200: `in_switch_reduction_available`), more than 2 GPUs (NCCL's `ncclNvlsInit`
+  turns NVLS off at 2 or fewer); never A100 (its NVSwitch has no SHARP) or PCIe bridges.
 - "mesh": a direct link from every chip to every other (AMD Infinity Fabric in an 8-GPU
   platform): chip-to-chip traffic runs on n - 1 links at once.
 
@@ -82,11 +87,23 @@ __all__ = [
     "hierarchical_all_reduce_terms",
     "megatron_mlp_times",
     "fit_latency_bandwidth",
+    "in_switch_reduction_available",
+    "hierarchical_all_reduce_floor",
+    "IN_SWITCH_REDUCTION_CHIPS",
+    "NVLS_MIN_CHIPS",
+    "NVSWITCH_ALL_REDUCE_LATENCY_S",
     "NCCL_ALL_REDUCE_8X_H100",
     "NCCL_16GIB_8X_H200",
 ]
 
 COLLECTIVES = ("all-gather", "reduce-scatter", "all-reduce", "all-to-all")
+#: NCCL turns NVLS (in-switch reduction) off for this many GPUs or fewer (`ncclNvlsInit` in
+#: NVIDIA/nccl src/transport/nvls.cc: `gpuCount <= 2` returns without NVLS support).
+NVLS_MIN_CHIPS = 2
+#: Catalog chips whose NVSwitch adds partial sums (NVLink SHARP: third-generation NVSwitch and
+#: later, in HGX/DGX H100, H200, B200 and GB200 NVL72). Not A100 (second-generation NVSwitch,
+#: no SHARP), not the H100 PCIe (a two-GPU NVLink bridge, no switch).
+IN_SWITCH_REDUCTION_CHIPS = ("H100 SXM", "H200", "B200", "GB200")
 TOPOLOGIES = ("ring", "bidirectional-ring", "line", "switch", "mesh")
 _TOPOLOGY_ALIASES = {
     "ring": "ring",
@@ -213,7 +230,13 @@ def collective_bytes_per_link(kind, nbytes, n, topology="ring", links=1, in_swit
             "mesh": V / (n * n),
         }[topology]
     if kind == "all-reduce" and in_switch_reduction:
-        return V / links  # the whole partial sum in once, the whole sum out once
+        if not is_symbolic(n) and n <= NVLS_MIN_CHIPS:
+            raise ValueError(
+                f"in_switch_reduction needs more than {NVLS_MIN_CHIPS} GPUs (NCCL turns NVLS "
+                f"off at {NVLS_MIN_CHIPS} or fewer), got n = {n}; use the plain switch model"
+            )
+        # out: the whole partial sum V + one summed slice V/n; in: V/n + V (module docstring)
+        return (n + 1) * V / n / links
     rounds = 2 if kind == "all-reduce" else 1  # reduce-scatter, then all-gather
     one_round = {
         "ring": (n - 1) * V / n,
@@ -268,6 +291,25 @@ def collective_time(
     check_size("latency_s", latency_s, allow_zero=True)
     per_link = collective_bytes_per_link(kind, nbytes, n, topology, links, in_switch_reduction)
     return per_link / one_way_bytes_per_s + collective_steps(kind, n, topology) * latency_s
+
+
+def in_switch_reduction_available(chip, n) -> bool:
+    """Whether NCCL would run an all-reduce over n GPUs of `chip` (a name or `Chip`) with
+    in-switch reduction (NVLS): the chip's NVSwitch adds partial sums
+    (`IN_SWITCH_REDUCTION_CHIPS`), n is more than `NVLS_MIN_CHIPS` and no more than one
+    NVSwitch domain holds. NCCL also picks its algorithm per size; nccl-tests' NVLS curve on
+    8 x H100 (`NCCL_ALL_REDUCE_8X_H100`) runs it from 1 KiB up.
+
+    >>> in_switch_reduction_available("H100 SXM", 8), in_switch_reduction_available("A100", 8)
+    (True, False)
+    """
+    from .catalog import get_chip
+
+    chip = get_chip(chip)
+    link = chip.interconnect
+    if chip.name not in IN_SWITCH_REDUCTION_CHIPS or link is None:
+        return False
+    return NVLS_MIN_CHIPS < n <= (link.domain_chips or n)
 
 
 def _max_of(values):
@@ -370,10 +412,12 @@ def hierarchical_all_reduce_terms(
     N nodes, each chip with the chips of the same rank in the other nodes, over its own NIC
     (a ring through the network: 2(N-1)/N (V/m) / W_net); (3) all-gather inside the node.
     The phases run one after another (no pipelining between them), so their sum is an
-    upper-side estimate of what a pipelined implementation reaches (it approaches the largest
-    phase). All m NICs of a node work at once, each carrying 2(N-1)/N (V/m) one way: the least
-    an all-reduce between N nodes can send through them unless the network switches add the
-    sums (InfiniBand SHARP). For comparison, NCCL's flat ring over all m N chips (NVLink inside,
+    upper-side estimate. Pipelined chunk by chunk, the network phase can overlap the in-node
+    phases, but the in-node reduce-scatter and all-gather share the same NVLink/ICI links and
+    cannot overlap each other: the floor is max(network phase, in-node RS + in-node AG)
+    (`hierarchical_all_reduce_floor`), not the largest single phase. All m NICs of a node
+    work at once, each carrying 2(N-1)/N (V/m) one way: the least an all-reduce between N
+    nodes can send through them unless the network switches add the sums (InfiniBand SHARP). For comparison, NCCL's flat ring over all m N chips (NVLink inside,
     one ring per NIC) carries 2(mN-1)/(mN) (V/m) per NIC.
     """
     check_size("chips_per_node", chips_per_node)
@@ -434,6 +478,17 @@ def hierarchical_all_reduce_time(
     return sum(terms.values())
 
 
+def hierarchical_all_reduce_floor(*args, **kwargs):
+    """Seconds for the two-level all-reduce pipelined chunk by chunk: the larger of the
+    network phase and the two in-node phases together, max(across, RS + AG). The in-node
+    reduce-scatter and all-gather use the same NVLink/ICI links (each link's direction is
+    busy in both), so they add; the network phase runs on the NICs beside them. Arguments as
+    `hierarchical_all_reduce_time` (the sequential sum, an upper-side estimate)."""
+    terms = hierarchical_all_reduce_terms(*args, **kwargs)
+    inside = terms["reduce-scatter in the node"] + terms["all-gather in the node"]
+    return _max_of([terms["all-reduce across nodes"], inside])
+
+
 def megatron_mlp_times(
     B,
     D,
@@ -447,8 +502,9 @@ def megatron_mlp_times(
     gated=True,
     latency_s=0.0,
     in_switch_reduction=False,
+    step="forward",
 ):
-    """(t_math, t_all_reduce) in seconds per chip for a Megatron tensor-parallel MLP, forward.
+    """(t_math, t_all_reduce) in seconds per chip for a Megatron tensor-parallel MLP.
 
     The MLP's first matmul(s) X[B, D] @ W_in[D, F] are split by columns (each chip holds
     F/n columns; a gated MLP has two, W_gate and W_up), the second W_out[F, D] by rows, so the
@@ -462,10 +518,20 @@ def megatron_mlp_times(
     F > (2/3)(n-1) P / W_total (gated, bf16, switch) the math outlasts the all-reduce. HBM
     traffic is not included: estimate each matmul, e.g. `roofline.estimate(roofline.matmul(B,
     D, F // n), chip)`, as chapter 6 does.
+
+    step: "forward" (the above), "backward" (twice the forward's FLOPs: the gradients of the
+    input and of the weights; one all-reduce, of the gradient of the MLP's input [B, D],
+    Megatron's "f" operator) or "training" (forward + backward: 3x the forward's FLOPs, two
+    all-reduces). Per pass, the backward hides its all-reduce once F > (1/3)(n-1) P / W_total;
+    over the whole step, F > (4/9)(n-1) P / W_total. The forward is the strictest pass.
     """
+    passes = {"forward": (1, 1), "backward": (2, 1), "training": (3, 2)}
+    if step not in passes:
+        raise ValueError(f"step is 'forward', 'backward' or 'training', got {step!r}")
+    flops_factor, all_reduces = passes[step]
     matmuls = 3 if gated else 2
-    t_math = matmuls * 2 * B * D * F / n / peak_flops_per_s
-    t_comm = collective_time(
+    t_math = flops_factor * matmuls * 2 * B * D * F / n / peak_flops_per_s
+    t_comm = all_reduces * collective_time(
         "all-reduce",
         B * D * bytes_per_element,
         n,
@@ -479,17 +545,43 @@ def megatron_mlp_times(
 
 
 #: Measured: nccl-tests `all_reduce_perf` bus bandwidth over 8 x H100 SXM (HGX board, NVSwitch,
-#: NVLink SHARP/NVLS on, in place), NCCL 2.18.5, Azure ND H100 v5. Source: Azure/AI-benchmarking-
-#: guide, Azure_Results/ND_H100_v5_results.md (commit ae0b6a7f), printed as "1 MB 43.70; 16 MB
-#: 234.45; 67 MB 361.78; 134 MB 400.61; 268 MB 423.38; 1 GB 466.35; 8 GB 478.87" (GB/s). The
-#: sizes are read as the powers of two nccl-tests steps through (2^20 ... 2^33 bytes).
+#: "NCCL AllReduce (NVLS algorithm) tests in-place operations, varying from 1KB to 8GB"),
+#: NCCL 2.18.5, Azure ND H100 v5. Source: Azure/AI-benchmarking-guide, Azure_Results/
+#: ND_H100_v5_results.md (commit ae0b6a7f), table 6, all 24 rows, printed as "1K 0.07; 2K 0.14;
+#: 4K 0.27; 8K 0.53; 16K 0.95; 32K 1.71; 65K 2.72; 132K 5.40; 256K 10.86; 524K 21.35; 1M 43.70;
+#: 2M 81.93; 4M 128.73; 8M 172.13; 16M 234.45; 33M 295.53; 67M 361.78; 134M 400.61; 268M 423.38;
+#: 536M 438.46; 1G 466.35; 2G 472.36; 4G 475.54; 8G 478.87" (GB/s). The sizes are read as the
+#: powers of two nccl-tests steps through (2^10 ... 2^33 bytes: "65K" is 65,536, "1G" 2^30).
 NCCL_ALL_REDUCE_8X_H100 = {
     "n": 8,
-    "nbytes": (2**20, 2**24, 2**26, 2**27, 2**28, 2**30, 2**33),
-    "bus_bytes_per_s": (43.70e9, 234.45e9, 361.78e9, 400.61e9, 423.38e9, 466.35e9, 478.87e9),
+    "nbytes": tuple(2**k for k in range(10, 34)),
+    "bus_bytes_per_s": tuple(
+        x * 1e9
+        for x in (
+            0.07, 0.14, 0.27, 0.53, 0.95, 1.71, 2.72, 5.40, 10.86, 21.35, 43.70, 81.93,
+            128.73, 172.13, 234.45, 295.53, 361.78, 400.61, 423.38, 438.46, 466.35, 472.36,
+            475.54, 478.87,
+        )
+    ),
     "source": "Azure/AI-benchmarking-guide Azure_Results/ND_H100_v5_results.md (ae0b6a7f), "
-    "nccl-tests all_reduce_perf, NCCL 2.18.5, 8 x H100 with NVLS",
-}
+    "table 6, nccl-tests all_reduce_perf, NCCL 2.18.5, 8 x H100 with NVLS, 1 KiB to 8 GiB",
+}  # fmt: skip
+
+
+def _smallest_all_reduce_s(data=NCCL_ALL_REDUCE_8X_H100) -> float:
+    """Measured time of the smallest all-reduce in `data`: bus bandwidth back to seconds by
+    nccl-tests' factor, t = 2(n-1)/n V / busbw."""
+    n, V, bus = data["n"], data["nbytes"][0], data["bus_bytes_per_s"][0]
+    return 2 * (n - 1) / n * V / bus
+
+
+#: Fixed cost of one all-reduce through NVSwitch, seconds: the measured 1 KiB all-reduce over
+#: 8 x H100 (NCCL_ALL_REDUCE_8X_H100: 2 x 7/8 x 1024 B / 0.07 GB/s = 25.6 us; 2 KiB to 8 KiB
+#: measure 25.6-27.0 us). Pass `latency_s=NVSWITCH_ALL_REDUCE_LATENCY_S / 2` to
+#: `collective_time` with topology "switch" (an all-reduce there counts 2 steps), not an ICI
+#: hop's 1 us, which would predict 2 us. An all-gather or reduce-scatter (1 step) then costs
+#: half of it: an assumption, not a measurement.
+NVSWITCH_ALL_REDUCE_LATENCY_S = _smallest_all_reduce_s()
 
 
 def fit_latency_bandwidth(nbytes, seconds):

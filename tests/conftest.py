@@ -67,3 +67,18 @@ def built_book(tmp_path_factory) -> BuiltBook:
 def book_html(built_book) -> Path:
     """The built book's html folder (the calling test is skipped if the build failed)."""
     return built_book.require()
+
+
+# ---------------------------------------------------------------- registrations stay in their test
+@pytest.fixture(autouse=True)
+def _undo_registrations():
+    """A chip or model a test registers (rl.register_chip / rl.register_model) is gone after
+    that test, so the order tests run in cannot change what `list_chips()` returns."""
+    from roofline import catalog, models
+
+    chips, user_models = dict(catalog._USER_CHIPS), dict(models._USER_MODELS)
+    yield
+    catalog._USER_CHIPS.clear()
+    catalog._USER_CHIPS.update(chips)
+    models._USER_MODELS.clear()
+    models._USER_MODELS.update(user_models)

@@ -621,6 +621,30 @@ def test_menu_opens_on_a_phone_and_leads_to_a_chapter(browser, site):
         _set_width(browser, 1280)
 
 
+def test_search_from_a_chapter_finds_pages(browser, site):
+    """A chapter page no longer loads the search index (issue 37); the search box still works:
+    typing a word and Enter opens search.html, which loads the index and lists the pages."""
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page = _notebook_pages()[0]
+    _load(browser, f"{site}/{page}")
+    loaded = browser.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name)"
+    )
+    assert not [u for u in loaded if u.endswith("searchindex.js")], "a chapter loads the index"
+    _visible(browser, ".search-button-field, .search-button")[0].click()
+    field = WebDriverWait(browser, 3).until(
+        lambda d: _visible(d, "#pst-search-dialog input[name=q], .bd-search input[name=q]")
+    )[0]
+    field.send_keys("roofline", Keys.ENTER)
+    WebDriverWait(browser, 10).until(lambda d: "search.html" in d.current_url)
+    WebDriverWait(browser, 10).until(
+        lambda d: len(d.find_elements("css selector", "#search-results li")) > 3
+    )
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
 def test_figures_show_with_javascript_off(site, book_html):
     """Every figure is a plain <img> in the page: nothing needs a script to appear."""
     driver = _make_driver(javascript=False)

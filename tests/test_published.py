@@ -38,9 +38,9 @@ def test_mfu_recomputed_under_each_papers_convention():
 def test_collective_bounds_by_hand():
     # nccl-tests bus bandwidth = algorithm bandwidth x 2(n-1)/n; 18 NVLink 4 links x 25 GB/s
     # = 450 GB/s one way. Ring or tree: bus bound = 450 GB/s. NVLS (the switch adds): each GPU
-    # sends V once, so algbw = 450 and bus = 450 x 14/8 = 787.5 GB/s.
+    # sends V + V/8 and receives as much, so algbw = 450 x 8/9 and bus = 450 x 14/9 = 700 GB/s.
     assert ROWS["ring-allreduce-h200"]["bound"] == pytest.approx(450e9)
-    assert ROWS["nvls-allreduce-h100"]["bound"] == pytest.approx(787.5e9)
+    assert ROWS["nvls-allreduce-h100"]["bound"] == pytest.approx(700e9)
     assert ROWS["allreduce-a100"]["bound"] == pytest.approx(12 * 25e9)
     # TPU v5e all-gather over a line of 4: (n-1)/n V / W = 0.75 x 33.55 MB / 45 GB/s = 559 us
     t = 0.75 * 2 * 2048 * 8192 / 4.5e10

@@ -72,11 +72,33 @@ def summarize_failures(log: str) -> list[str]:
     return summary
 
 
+def execute_in_parallel(cache: Path) -> None:
+    """Fill the execution cache over all cores first (tools/execute_parallel.py); the build
+    then renders from the cache. A notebook that fails there is executed again by the build,
+    which names the failing cell."""
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "tools" / "execute_parallel.py"), "--cache", str(cache)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+    )
+    assert process.stdout is not None
+    for line in process.stdout:
+        if "Kernel is running over TCP without encryption" not in line:  # kernels on 127.0.0.1
+            sys.stdout.write(line)
+    process.wait()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-solutions", action="store_true", help="hide exercise solutions")
     parser.add_argument("--out", type=Path, help="output folder (default _build or _build/teacher)")
     parser.add_argument("--clean", action="store_true", help="remove the output folder first")
+    parser.add_argument(
+        "--serial", action="store_true", help="let Jupyter Book execute the notebooks one by one"
+    )
     args = parser.parse_args()
 
     out = args.out or (ROOT / "_build" / "teacher" if args.no_solutions else ROOT)
@@ -86,10 +108,12 @@ def main() -> int:
     command = [str(jupyter_book), "build", str(ROOT), "-n", "-W", "--keep-going"]
     if out != ROOT:
         command += ["--path-output", str(out)]
+    start = time.perf_counter()
+    if not args.serial:
+        execute_in_parallel(out / "_build" / ".jupyter_cache")
     with tempfile.TemporaryDirectory() as tmp:
         if args.no_solutions:
             command += ["--config", str(teacher_config(Path(tmp)))]
-        start = time.perf_counter()
         process = subprocess.Popen(
             command,
             cwd=ROOT,

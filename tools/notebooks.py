@@ -574,6 +574,7 @@ def expected_ipynb_text(md_path: Path, glue: dict[str, str] | None = None) -> st
     glue = {name: glue[name] for name in names if name in glue}
     notebook = jupytext.reads(text, fmt="md:myst")
     notebook.metadata.pop("jupytext", None)
+    notebook.metadata.pop("rooflines_build", None)  # build instructions (tools/execute_parallel.py)
     notebook.metadata["colab"] = {"provenance": []}
     notebook.metadata[GLUE_KEY] = dict(sorted(glue.items()))
     homework_set = re.search(r"""homework\.parameters\(\s*["']([A-Za-z0-9_-]+)["']""", text)

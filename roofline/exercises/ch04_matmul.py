@@ -17,6 +17,7 @@ from .. import (
     matmul,
 )
 from .core import Exercise, Mistake, register
+from .links import vendor_link_answers
 
 
 def _fp8_bf16_out_intensity():
@@ -310,8 +311,10 @@ register(
 
 
 def _pod_gradient_tokens(p):
-    """Tokens per chip at which 6BDF / P equals the all-reduce of the bf16 [D, F] gradient over
-    a torus slice with every axis at once (D and F cancel: any V gives the same B)."""
+    """Tokens per chip at which the backward pass, 4BDF / P per weight matrix, equals the
+    all-reduce of its bf16 [D, F] gradient over a torus slice with every axis at once (D and F
+    cancel: any V gives the same B). Only the backward can hide the all-reduce: the gradient of
+    the first layer is ready last, and the next step's forward needs its updated weight first."""
     from ..collectives import multi_axis_collective_time
 
     chip = get_chip(p["chip"])
@@ -319,7 +322,7 @@ def _pod_gradient_tokens(p):
     seconds = multi_axis_collective_time(
         "all-reduce", V, p["axes"], chip.interconnect.one_way_bytes_per_s
     )
-    return seconds / V * 2 * chip.peak_flops_per_s("bf16") / 6
+    return seconds / V * 2 * chip.peak_flops_per_s("bf16") / 4
 
 
 register(
@@ -330,24 +333,27 @@ register(
         "pure data parallelism, one chip per replica. After each step the bf16 gradient of "
         "every weight matrix W[D, F] is all-reduced over all 256 chips, on both axes at once, "
         "overlapped with the backward pass. How many tokens must each chip process per step "
-        "for its math (6BDF FLOPs per weight matmul: forward and backward) to outlast that "
-        "all-reduce?",
+        "for its backward math (4BDF FLOPs per weight matrix) to outlast that all-reduce?",
         answer=_pod_gradient_tokens,
         params={"chip": "TPU v6e", "axes": (16, 16)},
         hints=(
-            "Math: 6BDF / P. All-reduce over k axes at once of N chips in all: "
+            "Math: the backward pass only, 4BDF / P (the forward runs before any gradient "
+            "exists). All-reduce over k axes at once of N chips in all: "
             "2 (N-1)/N V / (2 k BW_link) with V = 2DF bytes. Set them equal: D and F cancel.",
         ),
         mistakes=lambda p: [
+            *vendor_link_answers(_pod_gradient_tokens, p, "number"),
             Mistake(
-                3 * _pod_gradient_tokens(p),
-                "That counts the forward matmul only (2BDF); the backward pass does two more "
-                "of the same size, 6BDF per step.",
+                2 / 3 * _pod_gradient_tokens(p),
+                "That lets the whole step's 6BDF hide the all-reduce; only the backward's 4BDF "
+                "can (the forward runs before there is a gradient, and the first layer's "
+                "gradient is ready last).",
             ),
             Mistake(
                 2 * _pod_gradient_tokens(p),
-                "That runs the all-reduce on one axis (2 links per chip); over the whole pod "
-                "both axes work at once, 4 links per chip.",
+                "Twice the answer: either the all-reduce runs on one axis only (2 links per "
+                "chip; over the whole pod both axes work at once, 4 links) or only the "
+                "forward's 2BDF was counted (the backward does 4BDF).",
             ),
             Mistake(
                 critical_batch_size(p["chip"], "bf16"),

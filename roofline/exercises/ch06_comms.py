@@ -222,7 +222,8 @@ register(
         title="A TPU v6e axis without wraparound (chapter 6)",
         question="Eight TPU v6e chips along one axis of an 8x8 slice split a bf16 matmul along D. "
         "A v6e axis wraps around only at its full length of 16, so these 8 chips form a line. "
-        "Above which D does each chip's math outlast the all-reduce of the partial sums?",
+        "Above which D does each chip's math outlast the all-reduce of the partial sums, run as "
+        "a reduce-scatter then an all-gather?",
         answer=_torus_critical_d,
         kind="number",
         params={"chip": "TPU v6e", "n": 8},
@@ -241,6 +242,11 @@ register(
             Mistake(
                 sharded_critical_D(p["chip"], n=2),
                 "That is the two-chip answer; with n chips the threshold grows like n - 1.",
+            ),
+            Mistake(
+                _torus_critical_d(p) * p["n"] / (2 * (p["n"] - 1)),
+                "That is the running-sums all-reduce (V / W per link, also reachable on a line); the "
+                "question runs it as a reduce-scatter then an all-gather, 2(n-1)/n V / W.",
             ),
         ],
     )

@@ -71,8 +71,9 @@ register(
         params={"chip": "B200", "n": 8, "nbytes": 8e9},
         hints=(
             (
-                "With in-switch reduction each GPU sends its whole array into the switch once and "
-                "receives the sum once: time = V / (18 x 50 GB/s)."
+                "With in-switch reduction each GPU sends its whole partial sum and its 1/n slice "
+                "of the sum into the switch, and receives as much: time = (n+1)/n V / (18 x 50 "
+                "GB/s)."
             ),
             "Then multiply V / time by 2(n-1)/n = 14/8.",
         ),

@@ -22,7 +22,8 @@ the rest a SKIPPED or ERROR row that says why.
 The code lives in roofline/exercises/grader/, one module per job: `sandbox` (bubblewrap,
 limits, seccomp, uid slots), `cgroup` (a memory and pids cgroup per sandbox), `kernel` (the
 Jupyter client), `probe` (imported inside the student's kernel to report), `report`
-(verdicts, CSV, roster, journal), `folder` (a whole folder in parallel), `gradebook` (--summary, --weights, --feedback-dir), `gradescope` (the
+(verdicts, CSV, roster, journal), `folder` (a whole folder in parallel), `gradebook` (--summary, --weights, --feedback-dir), `lms` (--gradebook-format canvas|moodle
+joined onto the LMS's export), `regrade` (--compare OLD.csv), `gradescope` (the
 autograder zip) and `cli`. This module re-exports the public names.
 
 The CSV has one row per student and question (student_id, file, exercise, submitted,

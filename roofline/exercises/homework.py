@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import core
+from . import core, editions
 
 __all__ = [
     "HomeworkSet",
@@ -177,7 +177,8 @@ def parameters(set_id, student_id, quiet: bool = False) -> dict:
                 f"{DEMO_ID!r}."
             )
         student_id = DEMO_ID
-    return _derive(set_id, student_id)
+    with editions.frozen(set_id):  # the set's edition: a catalog fix changes no one's numbers
+        return _derive(set_id, student_id)
 
 
 class Given:
@@ -210,7 +211,10 @@ class Given:
 
 def given(set_id, params) -> Given:
     homework_set = get_set(set_id)
-    return Given(f"Your numbers for {homework_set.title}:", homework_set.describe(params))
+    with editions.frozen(set_id) as edition:
+        rows = homework_set.describe(params)
+    named = "" if edition == editions.LIVE else f" (edition {edition})"
+    return Given(f"Your numbers for {homework_set.title}{named}:", rows)
 
 
 def check(student_id, set_id, question, answer) -> core.Feedback:
@@ -226,7 +230,8 @@ def check(student_id, set_id, question, answer) -> core.Feedback:
             f"{set_id} has no question {question!r}; it has {', '.join(homework_set.questions)}.",
         )
     params = parameters(set_id, student_id, quiet=True)
-    feedback = core.check(homework_set.exercise_id(question), answer, **params)
+    with editions.frozen(set_id):
+        feedback = core.check(homework_set.exercise_id(question), answer, **params)
     stale = _stale_numbers(set_id, student_id)
     if stale is None or not feedback.answered or feedback.correct:
         return feedback

@@ -11,11 +11,14 @@ from .folder import grade_folder
 from .gradebook import (
     info_row,
     parse_weights,
+    read_roster_aliases,
     read_roster_table,
     summary_rows,
     write_feedback,
     write_summary,
 )
+from .lms import write_lms
+from .regrade import compare, read_detailed, write_regrade
 from .report import write_csv
 from .sandbox import MIB, Limits
 
@@ -36,15 +39,11 @@ def main(args) -> int:
         return 2
     start = time.perf_counter()
     limits = _limits(args)
-    roster = None
-    if args.roster is not None:
-        try:
-            roster, warnings = read_roster_table(args.roster)
-        except (OSError, UnicodeDecodeError) as error:
-            print(f"cannot read the roster {args.roster}: {error}", file=sys.stderr)
-            return 2
-        for warning in warnings:
-            print(f"WARNING: {warning}", file=sys.stderr)
+    try:
+        roster, old_rows = _inputs(args)
+    except ValueError as error:
+        print(error, file=sys.stderr)
+        return 2
     out = Path(args.out)
     if not out.parent.is_dir():
         print(f"cannot write {out}: the folder {out.parent} does not exist", file=sys.stderr)
@@ -69,12 +68,15 @@ def main(args) -> int:
             hidden=[out.parent.resolve()] if args.out else (),
             sandbox_uid=args.sandbox_uid,
             retry_errors=getattr(args, "retry_errors", False),
+            aliases=read_roster_aliases(args.roster) if args.roster is not None else None,
         )
     except (FileNotFoundError, RuntimeError) as error:
         print(error, file=sys.stderr)
         return 2
     rows.append(info_row(rows))
     write_csv(rows, out)
+    if old_rows is not None:
+        _write_regrade(old_rows, out)
     if getattr(args, "feedback_dir", None):
         count = write_feedback(rows, args.feedback_dir)
         print(f"wrote {count} feedback file(s) to {args.feedback_dir}")
@@ -92,6 +94,42 @@ def main(args) -> int:
         f"wrote {out} in {time.perf_counter() - start:.1f} s (journal: {journal})"
     )
     return 0
+
+
+def _inputs(args) -> tuple[list[str] | None, list[dict] | None]:
+    """(the roster's ids or None, the --compare CSV's rows or None), read before grading;
+    ValueError with what to do when an option cannot be used as given."""
+    problem = _lms_problem(args)
+    if problem:
+        raise ValueError(problem)
+    old_rows = None
+    if getattr(args, "compare", None) is not None:
+        try:  # read now: --out may be the same file, rewritten after grading
+            old_rows = read_detailed(args.compare)
+        except (OSError, ValueError) as error:
+            raise ValueError(f"cannot read --compare {args.compare}: {error}") from None
+    if args.roster is None and getattr(args, "lms_export", None) is not None:
+        args.roster = args.lms_export  # the LMS's export lists the class
+    if args.roster is None:
+        return None, old_rows
+    try:
+        roster, warnings = read_roster_table(args.roster)
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"cannot read the roster {args.roster}: {error}") from None
+    for warning in warnings:
+        print(f"WARNING: {warning}", file=sys.stderr)
+    return roster, old_rows
+
+
+def _write_regrade(old_rows: list[dict], out: Path) -> None:
+    """OUT.regrade.csv: the changes from `old_rows` to the CSV just written to `out`."""
+    changes, unchanged = compare(old_rows, read_detailed(out))
+    regrade_out = out.with_name(f"{out.stem}.regrade.csv")
+    write_regrade(changes, regrade_out)
+    print(
+        f"regrade: {len(changes)} student file(s) changed, {unchanged} unchanged; "
+        f"wrote {regrade_out}"
+    )
 
 
 def _limits(args) -> Limits:
@@ -122,5 +160,33 @@ def _write_summary(args, rows: list[dict], roster) -> None:
             mtimes[r["file"]] = (folder / r["file"]).lstat().st_mtime
         except (OSError, ValueError):
             pass
-    write_summary(summary_rows(rows, roster, mtimes, weights), args.summary)
-    print(f"wrote the gradebook {args.summary}")
+    aliases = read_roster_aliases(args.roster) if args.roster is not None else None
+    summary = summary_rows(rows, roster, mtimes, weights, aliases)
+    kind = getattr(args, "gradebook_format", "plain") or "plain"
+    if kind == "plain":
+        write_summary(summary, args.summary)
+        print(f"wrote the gradebook {args.summary}")
+        return
+    sets = sorted({r["exercise"].split("/", 1)[0] for r in rows if "/" in r["exercise"]})
+    assignment = getattr(args, "assignment", None) or f"Roofline {', '.join(sets) or 'homework'}"
+    for warning in write_lms(kind, args.lms_export, summary, args.summary, assignment):
+        print(f"WARNING: {warning}", file=sys.stderr)
+    print(f"wrote the {kind} gradebook {args.summary} (column {assignment!r}): upload it as is")
+
+
+def _lms_problem(args) -> str | None:
+    """Why --gradebook-format / --lms-export cannot be used as given, or None."""
+    kind = getattr(args, "gradebook_format", "plain") or "plain"
+    export = getattr(args, "lms_export", None)
+    if kind == "plain":
+        return None
+    if not getattr(args, "summary", None):
+        return f"--gradebook-format {kind} writes the --summary file: pass --summary upload.csv"
+    if export is None:
+        return (
+            f"--gradebook-format {kind} needs the gradebook export downloaded from {kind}: "
+            "pass --lms-export FILE"
+        )
+    if not Path(export).is_file():
+        return f"--lms-export {export}: no such file"
+    return None

@@ -55,8 +55,14 @@ def _copy_private(root: Path, relative: str, target: Path) -> None:
     was opened is a regular file (a link, fifo or device is refused)."""
     fd = _open_no_links(root, relative)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(f"{relative} is not a regular file")
+        if info.st_nlink > 1 and not info.st_mode & stat.S_IROTH:
+            raise OSError(
+                f"{relative} is a hard link to a file that only its owner may read (it has "
+                f"{info.st_nlink} names); copy the file itself into the folder"
+            )
         with open(fd, "rb", closefd=False) as src, open(target, "xb") as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
     finally:
@@ -262,12 +268,14 @@ def grade_folder(
     hidden=(),
     sandbox_uid: int = 64000,
     retry_errors: bool = False,
+    aliases: dict[str, str] | None = None,
 ) -> list[dict]:
     """Grade every notebook under `folder`; return the CSV rows (one per file at least).
 
     `journal`: a JSONL file where each finished notebook's report is appended; reports
     already there (same file content and limits) are reused instead of run again, except,
-    with `retry_errors`, those that ended in an error."""
+    with `retry_errors`, those that ended in an error. `aliases`: {LMS id: roster id} (a
+    Canvas ID, say), by which a file's name may name a roster student."""
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder} is not a folder of submitted .ipynb files")
@@ -299,7 +307,7 @@ def grade_folder(
     rows = _rows(notebooks, reports, set_id, set_note)
     if roster is not None:
         names = {name: reports[name].get("student_id") for name, _ in notebooks}
-        rows = roster_rows(rows, list(roster), names)
+        rows = roster_rows(rows, list(roster), names, aliases)
     return rows + skipped
 
 

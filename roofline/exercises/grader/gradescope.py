@@ -128,6 +128,39 @@ def results(rows: list[dict], weights: dict, visibility: str) -> dict:
     return out
 
 
+def submitter_ids(root) -> list[str]:
+    """The student ids Gradescope has for whoever handed this submission in: `users[].sid` in
+    /autograder/submission_metadata.json (one per group member; Gradescope fills it from the
+    course roster's student id). Empty when the file or the ids are missing."""
+    try:
+        metadata = json.loads((Path(root) / "submission_metadata.json").read_text("utf-8"))
+        users = metadata.get("users") or []
+        return [str(u["sid"]).strip() for u in users if isinstance(u, dict) and u.get("sid")]
+    except (OSError, ValueError, AttributeError, TypeError):
+        return []
+
+
+def checked_identity(rows: list[dict], ids: list[str]) -> list[dict]:
+    """`rows`, or one ERROR row when the notebook's STUDENT_ID is none of the submitters' ids
+    (compared by `report.match_key`): its numbers, and so its score, would be another
+    student's. Without ids from Gradescope the notebook's id stands, with a NOTE saying so."""
+    from .report import match_key, visible
+
+    typed = next((r["student_id"] for r in rows if r.get("student_id")), "")
+    if not rows or not typed:
+        return rows
+    if not ids:
+        note = "Gradescope names no student id for this submission: graded with its STUDENT_ID"
+        return rows + [{**rows[0], "exercise": "NOTE", "correct": "", "feedback": note}]
+    if match_key(typed) in {match_key(i) for i in ids}:
+        return rows
+    error = (
+        f"STUDENT_ID {visible(typed)!r} is not your id ({', '.join(ids)}): the numbers and the "
+        "score belong to the id you type. Type your own id in STUDENT_ID, run all and resubmit"
+    )
+    return [{**rows[0], "exercise": "ERROR", "correct": "", "feedback": error, "expected": ""}]
+
+
 def run(root) -> dict:
     """Grade root/submission/*.ipynb (the newest counts) and write root/results/results.json."""
     from .. import homework
@@ -148,6 +181,7 @@ def run(root) -> dict:
         newest = notebooks[-1].name
         every = grade_folder(submission, set_override=set_id, jobs=1, hidden=[root / "results"])
         rows = [r for r in every if r["file"] == newest]
+        rows = checked_identity(rows, submitter_ids(root))
     result = results(rows, weights, visibility)
     (root / "results").mkdir(parents=True, exist_ok=True)
     (root / "results" / "results.json").write_text(json.dumps(result, indent=1), encoding="utf-8")

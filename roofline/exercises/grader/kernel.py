@@ -284,9 +284,23 @@ def read_cells(path: Path) -> tuple[list[str], object]:
         cells = [str(c.get("source", "")) for c in nb.cells if c.get("cell_type") == "code"]
         return cells, nb.get("metadata", {})
     except Exception as error:
-        raise ValueError(
-            f"cannot read the notebook: {type(error).__name__}: {clean_text(error, 200)}"
-        ) from None
+        raise ValueError(f"cannot read the notebook: {unreadable_reason(error)}") from None
+
+
+def unreadable_reason(error: Exception) -> str:
+    """Why a file is not a notebook, WITHOUT quoting the file: nbformat's NotJSONError puts the
+    file's first bytes in its message, and the file may be a link to one the grader alone may
+    read (/etc/shadow). JSON errors say where (line, column); others only their type."""
+    import json
+
+    cause = error
+    while cause is not None and not isinstance(cause, json.JSONDecodeError):
+        cause = cause.__cause__ or cause.__context__  # type: ignore[assignment]
+    if isinstance(cause, json.JSONDecodeError):
+        return f"it is not JSON ({cause.msg} at line {cause.lineno}, column {cause.colno})"
+    if type(error).__name__ == "NotJSONError":
+        return "it is not JSON"
+    return f"it is not a valid notebook ({type(error).__name__})"
 
 
 def new_context():

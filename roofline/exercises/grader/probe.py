@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 import json as _json
+import numbers as _numbers
 
 _B = {
     name: getattr(_builtins, name)
@@ -37,6 +38,7 @@ _B = {
     )
 }
 _dumps = _json.dumps
+_Number = _numbers.Number
 TEXT_CAP, ID_CAP, ANSWERS_CAP, KEY_CAP, OTHER_CAP = 2000, 1000, 100, 50, 200
 HUGE_INT_BITS = 1200
 
@@ -90,9 +92,30 @@ def encode(value) -> dict:
             if b["getattr"](value, "is_number", False) and value.is_real:
                 return {"type": "float", "value": b["repr"](b["float"](value))}
             return {"type": "sympy", "value": b["str"](value)[:TEXT_CAP]}
+        as_float = _float_like(value)
+        if as_float is not None:
+            return as_float
         return {"type": "other", "name": name, "value": b["repr"](value)[:OTHER_CAP]}
     except b["Exception"]:
         return {"type": "other", "name": name, "value": "<unprintable>"}
+
+
+def _float_like(value) -> dict | None:
+    """A Fraction, Decimal or any object whose type has `__float__` (or is a registered
+    `numbers.Number`) as the float the notebook's own check reads it as, exactly as
+    `roofline.exercises.core._as_details` does (`float(answer)`); None when float() fails,
+    which the check calls unreadable too."""
+    b = _B
+    kind = b["type"](value)
+    if not (b["isinstance"](value, _Number) or b["getattr"](kind, "__float__", None) is not None):
+        return None
+    try:
+        number = b["float"](value)
+    except b["Exception"]:
+        return None
+    if not b["isinstance"](number, b["float"]):
+        return None
+    return {"type": "float", "value": b["float"].__repr__(number)}
 
 
 def _student_id(sid) -> tuple[object, int]:

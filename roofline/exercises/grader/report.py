@@ -82,12 +82,13 @@ def _row(sid_text: str, file: str, exercise, submitted="", correct="", feedback=
 
 def expected_text(sid: str, set_id: str, q: str) -> str:
     """This student's right answer to `q`, as text (6 significant digits); '' if unknown."""
-    from .. import homework
+    from .. import editions, homework
     from ..core import get_exercise
 
     try:
         params = homework.parameters(set_id, sid, quiet=True)
-        value = get_exercise(homework.exercise_id(set_id, q)).answer(params)
+        with editions.frozen(set_id):
+            value = get_exercise(homework.exercise_id(set_id, q)).answer(params)
     except Exception:
         return ""
     if isinstance(value, float):
@@ -280,6 +281,35 @@ def read_roster(path) -> list[str]:
     return ids
 
 
+def match_key(student_id) -> str:
+    """The key two ids are matched by (roster, gradebook, Gradescope): NFKC, every Unicode space
+    and invisible format character removed, case-folded. 'S9001', 's9001' + a no-break space
+    and full-width 'ｓ９００１' all give 's9001'. (The numbers a notebook shows come from
+    `homework.normalise_id`, which this does not change.)"""
+    text = unicodedata.normalize("NFKC", str(student_id or ""))
+    text = "".join(
+        ch for ch in text if not ch.isspace() and unicodedata.category(ch)[0] not in ("Z", "C")
+    )
+    return unicodedata.normalize("NFKC", text.casefold())
+
+
+def named_in_file(file: str, known: dict) -> str | None:
+    """The key of the roster student whose id (or LMS alias: the keys of `known`, whose values
+    are roster ids) the file's path names ('s9001_hw1.ipynb', 'smithj_12345_678_hw1.ipynb',
+    's9001/hw1.ipynb'); None if none, or if it names two students by whole words (a Canvas
+    user id equal to another's submission id, say). Without a whole-word match, an id of 5
+    characters or more inside a word counts, the longest first."""
+    path = unicodedata.normalize("NFKC", str(Path(file).with_suffix(""))).casefold()
+    stem = " ".join(re.split(r"[\W_]+", path))
+    tokens = set(stem.split())
+    words = sorted(k for k in known if k and k in tokens)
+    if words:
+        students = {match_key(known[k]) for k in words}
+        return words[0] if len(students) == 1 else None
+    inside = sorted((k for k in known if len(k) >= 5 and k in stem), key=lambda k: (-len(k), k))
+    return inside[0] if inside else None
+
+
 def _stranger_note(student_id, known: dict[str, str]) -> str:
     """The NOTE for an id not on the roster; it names a roster id that it looks like."""
     looks = [original for original in known.values() if skeleton(original) == skeleton(student_id)]
@@ -291,32 +321,35 @@ def _stranger_note(student_id, known: dict[str, str]) -> str:
     return "this STUDENT_ID is not on the roster"
 
 
-def roster_rows(rows: list[dict], roster: list[str], names: dict[str, str]) -> list[dict]:
-    """NOTE rows for ids off the roster or files named for another student; MISSING rows."""
-    from .. import homework
+def roster_rows(
+    rows: list[dict], roster: list[str], names: dict[str, str], aliases: dict | None = None
+) -> list[dict]:
+    """NOTE rows for ids off the roster or files named for another student; MISSING rows.
 
-    known = {homework.normalise_id(r): r for r in roster if homework.normalise_id(r)}
+    Ids match by `match_key`; a file whose path names another roster student than its
+    STUDENT_ID counts for neither (see gradebook.summary_rows)."""
+    known = {match_key(r): r for r in roster if match_key(r)}
+    lookup = dict(known)
+    lookup.update({match_key(a): r for a, r in (aliases or {}).items() if match_key(a)})
     by_file: dict[str, list[dict]] = {}
     for r in rows:
         by_file.setdefault(r["file"], []).append(r)
     out, seen = [], set()
     for file, group in by_file.items():
         graded = any(r["exercise"] == "TOTAL" for r in group)
-        key = homework.normalise_id(names.get(file))
+        key = match_key(names.get(file))
         extra = []
-        if graded and key:
+        named = named_in_file(file, lookup)
+        owner = None if named is None else match_key(lookup[named])
+        if graded and key and owner in (None, key):
             seen.add(key)
-            if key not in known:
-                extra.append(_stranger_note(names.get(file), known))
-        stem = re.sub(r"[^0-9a-z]+", " ", Path(file).stem.casefold())
-        tokens = set(stem.split())
-        named = sorted(
-            (k for k in known if k in tokens or (len(k) >= 5 and k in stem)), key=len, reverse=True
-        )
-        if graded and named and key not in named:
+        if graded and key and key not in known:
+            extra.append(_stranger_note(names.get(file), known))
+        if graded and owner is not None and owner != key:
             extra.append(
-                f"the file is named for {known[named[0]]} but its STUDENT_ID is "
-                f"{names.get(file) or '(empty)'}"
+                f"the file is named for {known[owner]} but its STUDENT_ID is "
+                f"{visible(str(names.get(file) or '(empty)'))}: the gradebook credits it to "
+                "nobody until you check"
             )
         notes = [
             {

@@ -1,0 +1,157 @@
+"""Execute the book's notebooks in parallel into Jupyter Book's execution cache.
+
+Jupyter Book 1 (MyST-NB, ``execute_notebooks: cache``) executes the notebooks one after
+another while it builds. This script runs first: it reads each notebook of ``_toc.yml`` the
+way MyST-NB reads it, skips those whose code already has a cached run, executes the others
+over a pool of processes (one per core) and stores each run in the same cache. The build
+that follows then finds every notebook in the cache and only renders.
+
+A notebook that measures this machine (chapter 9) says so in its front matter
+(``rooflines_build: {execute_alone: true}``): it runs first, alone, so that no other kernel
+competes with the cores and memory it measures.
+
+A notebook that fails here is left out of the cache: the build executes it again and
+reports the failing cell in its usual way, so nothing is hidden by running in parallel.
+
+    python tools/execute_parallel.py [--cache DIR] [--jobs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMEOUT_S = 120  # as _config.yml's execute.timeout
+BUILD_KEY = "rooflines_build"  # front-matter key: {execute_alone: true} for a measuring notebook
+
+
+def toc_sources(root: Path = ROOT) -> list[Path]:
+    """Every .md file _toc.yml names, in book order."""
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    names: list[str] = [toc["root"]]
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if "file" in node:
+                names.append(node["file"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk({k: v for k, v in toc.items() if k != "root"})
+    paths = [root / (n if n.endswith(".md") else n + ".md") for n in names]
+    return [p for p in paths if p.exists()]
+
+
+def read_notebook(path: Path):
+    """The notebook as MyST-NB reads a MyST Markdown source (None if it is plain Markdown)."""
+    from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_notebook
+    from myst_parser.config.main import MdParserConfig
+
+    text = path.read_text(encoding="utf-8")
+    if not is_myst_markdown_notebook(text):
+        return None
+    return read_myst_markdown_notebook(
+        text, config=MdParserConfig(), add_source_map=True, path=str(path)
+    )
+
+
+def in_cache(cache, notebook) -> bool:
+    """Whether the cache holds a run of this notebook's code (MyST-NB's own match)."""
+    try:
+        cache.match_cache_notebook(notebook)
+    except KeyError:
+        return False
+    return True
+
+
+def execute_one(path_text: str) -> tuple[str, object, float, str | None]:
+    """Run one notebook in its own folder (as the build does); return it, seconds, error."""
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    path = Path(path_text)
+    notebook = read_notebook(path)
+    result = single_nb_execution(
+        notebook, cwd=str(path.parent), allow_errors=False, timeout=TIMEOUT_S, meta_override=True
+    )
+    error = None if result.err is None else f"{type(result.err).__name__}: {result.err}"
+    return path_text, notebook, result.time, error
+
+
+def runs_alone(path: Path) -> bool:
+    """Whether the notebook's front matter asks to run with no other kernel beside it."""
+    notebook = read_notebook(path)
+    return bool(notebook and notebook.metadata.get(BUILD_KEY, {}).get("execute_alone"))
+
+
+def store(cache, path_text: str, notebook, seconds: float, error, tag: str, failed: list) -> None:
+    """Cache a successful run (as MyST-NB does); note a failure for the build to repeat."""
+    from jupyter_cache.base import CacheBundleIn
+
+    name = Path(path_text).relative_to(ROOT)
+    if error:
+        failed.append(name)
+        print(f"  {tag} {name} failed ({error.splitlines()[0][:120]})", flush=True)
+        return
+    record = cache.add_nb_to_project(path_text, read_data={"name": "myst_nb_md", "type": "plugin"})
+    cache.cache_notebook_bundle(
+        CacheBundleIn(notebook, record.uri, data={"execution_seconds": seconds}),
+        check_validity=False,
+        overwrite=True,
+    )
+    print(f"  {tag} {name} {seconds:.1f} s", flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, default=ROOT / "_build" / ".jupyter_cache")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+
+    from jupyter_cache import get_cache
+
+    # As _ext/web_edition.py does for the kernels the build runs: the web page's answer boxes.
+    os.environ["ROOFLINE_WEB_EDITION"] = "1"
+
+    cache = get_cache(str(args.cache))
+    todo = []
+    for path in toc_sources():
+        notebook = read_notebook(path)
+        if notebook is not None and not in_cache(cache, notebook):
+            todo.append(path)
+    if not todo:
+        print("execute_parallel: every notebook is in the cache")
+        return 0
+    alone = [p for p in todo if runs_alone(p)]
+    # Longest sources first, so that a long notebook does not start last.
+    rest = sorted((p for p in todo if p not in alone), key=lambda p: -p.stat().st_size)
+    print(f"execute_parallel: {len(todo)} notebooks on {args.jobs} processes", flush=True)
+    start = time.perf_counter()
+    failed: list[Path] = []
+    done = 0
+    for group, jobs in ((alone, 1), (rest, args.jobs)):
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(execute_one, str(p)) for p in group]
+            for future in as_completed(futures):
+                done += 1
+                store(cache, *future.result(), f"[{done}/{len(todo)}]", failed)
+    print(f"execute_parallel: {time.perf_counter() - start:.0f} s", flush=True)
+    if failed:
+        print(
+            "  the build will run these again and name the failing cell: "
+            + ", ".join(map(str, failed))
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
