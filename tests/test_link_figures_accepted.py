@@ -9,13 +9,12 @@ the second must be accepted.
 
 import dataclasses
 
-import pytest
-
 import roofline as rl
 from roofline.exercises import core
 
-#: Exercises known to break the promise, fixed on another branch (issue 30, section 3).
-KNOWN_OPEN = {"matmul-dp-gradient-tokens-v6e"}
+#: Exercises known to break the promise (matmul-dp-gradient-tokens-v6e did until the
+#: collectives branch, issue 30, section 3).
+KNOWN_OPEN: set[str] = set()
 
 
 def _google_links(catalog: dict) -> dict:
@@ -69,12 +68,3 @@ def test_an_answer_with_googles_ici_figure_is_accepted():
     assert set(refused) <= KNOWN_OPEN, refused
     for i in sorted(depends):
         assert core.check(i, book[i], **core.get_exercise(i).params).correct, i
-
-
-@pytest.mark.xfail(reason="fixed by the collectives branch (issue 30, section 3)", strict=False)
-def test_the_v6e_gradient_exercise_accepts_googles_figure():
-    book = _numeric_answers(dict(rl.CATALOG))
-    google = _numeric_answers(_google_links(dict(rl.CATALOG)))
-    for i in KNOWN_OPEN & set(book):
-        params = core.get_exercise(i).params
-        assert core.check(i, google[i], **params).correct, i
