@@ -52,6 +52,7 @@ from .hardware import Chip, Link, Peak, Source
 from .models import LayerMatmul, ModelConfig, get_model, list_models, register_model
 from .parallelism import LAYOUT_AXES, TrainingStep, parse_layout, training_step
 from .serving import ServingEstimate, expected_distinct_experts, serving_estimate
+from .topology import slice_shape
 from .training import (
     RECOMPUTE,
     STATE_BYTES_PER_PARAM,
@@ -87,7 +88,15 @@ _LAZY_SUBMODULES = (
 )
 
 
+#: Functions whose modules import heavy libraries (JAX, PyTorch) only when called.
+_LAZY_FUNCTIONS = {"place": "placement", "place_trace": "trace"}
+
+
 def __getattr__(name):
+    if name in _LAZY_FUNCTIONS:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY_FUNCTIONS[name]}"), name)
     if name in _LAZY_SUBMODULES:
         import importlib
 
@@ -152,6 +161,7 @@ __all__ = [
     "TrainingStep",
     "parse_layout",
     "training_step",
+    "slice_shape",
     "ServingEstimate",
     "expected_distinct_experts",
     "serving_estimate",
@@ -167,4 +177,6 @@ __all__ = [
     "format_si",
     "format_time",
     "parse_quantity",
+    "place",
+    "place_trace",
 ]

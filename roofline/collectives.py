@@ -333,15 +333,23 @@ def multi_axis_collective_time(
     """Seconds for an all-gather, reduce-scatter or all-reduce over several torus axes at once.
 
     axes: the number of chips on each axis of the slice, e.g. (4, 4) for a 4x4 slice (the
-    collective runs over all 4 x 4 = 16 chips). topology: one name for every axis, or one per
-    axis ("bidirectional-ring" for an axis with wraparound, "line" without).
-    Algorithm (the scaling book's "AllGather over several axes"): the array is split into one
-    part per axis; part j is gathered along axis j first, then along the next axes in turn, so
-    in every phase each axis carries a different part and a chip uses the links of all its
-    axes at once. Phases are taken one after another, each as long as its slowest part (a
-    barrier between phases). With k equal wrapped axes of N chips in all this gives
-    (N-1)/N V / (2 k W): k times the bandwidth of one axis. Reduce-scatter runs the same
-    phases in reverse; all-reduce is a reduce-scatter then an all-gather.
+    collective runs over all N = 4 x 4 = 16 chips). topology: one name for every axis, or one
+    per axis ("bidirectional-ring" for an axis with wraparound, "line" without, "ring" for two
+    chips on one link). one_way_bytes_per_s: one link, one way; a number for every axis or
+    one per axis (a link shared by interleaved groups counts its share).
+
+    Algorithm: every chip must receive (N-1)/N V in an all-gather. Over axis i alone it
+    receives at a rate R_i, the one-axis collective's own: an all-gather of V over that
+    axis's a_i chips takes `collective_time` = (a_i-1)/a_i V / R_i, so R_i = W for a line or
+    a ring of two (one link into the busiest chip) and 2W for a bidirectional ring. The
+    array is split in proportion to the axes' rates, a fraction R_i / sum R over axis i
+    first (the scaling book's "AllGather over several axes", every axis busy at once), so
+    every axis finishes together:
+    t = (N-1)/N V / sum R_i (all-gather, reduce-scatter), twice that for all-reduce
+    (reduce-scatter then all-gather). With k equal wrapped axes this is (N-1)/N V / (2 k W);
+    with unequal axes it is the bandwidth bound a pipelined implementation approaches (an
+    equal split would wait for the slowest axis). One axis: exactly `collective_time`.
+    Latency: `latency_s` per step, the steps of every axis added (`collective_steps`).
     """
     kind = canonical_kind(kind)
     if kind == "all-to-all":
@@ -354,34 +362,32 @@ def multi_axis_collective_time(
         raise ValueError(f"axes are whole numbers of chips per axis, e.g. (4, 4); got {axes!r}")
     k = len(axes)
     topologies = (topology,) * k if isinstance(topology, str) else tuple(topology)
-    if len(topologies) != k:
-        raise ValueError(f"give one topology, or one per axis ({k}), got {topology!r}")
+    rates = (
+        tuple(one_way_bytes_per_s)
+        if isinstance(one_way_bytes_per_s, (tuple, list))
+        else (one_way_bytes_per_s,) * k
+    )
+    if len(topologies) != k or len(rates) != k:
+        raise ValueError(
+            f"give one topology and one bandwidth, or one per axis ({k}); got "
+            f"{topology!r}, {one_way_bytes_per_s!r}"
+        )
     check_size("nbytes", nbytes)
-    part = nbytes / k
-    total = 0
-    for phase in range(k):
-        times = []
-        for j in range(k):
-            order = [(j + q) % k for q in range(k)]
-            axis = order[phase]
-            if axes[axis] == 1:
-                continue
-            later = 1
-            for q in order[phase + 1 :]:
-                later *= axes[q]
-            times.append(
-                collective_time(
-                    "all-gather",
-                    part / later,
-                    axes[axis],
-                    one_way_bytes_per_s,
-                    topologies[axis],
-                    latency_s,
-                )
-            )
-        if times:
-            total = total + _max_of(times)
-    return 2 * total if kind == "all-reduce" else total
+    total_rate, steps, n = 0, 0, 1
+    for a, top, w in zip(axes, topologies, rates):
+        check_size("one_way_bytes_per_s", w)
+        if a == 1:
+            continue
+        n *= a
+        # R_i: the rate at which a chip of this axis receives in a one-axis all-gather
+        total_rate = total_rate + (a - 1) / a * w / collective_bytes_per_link(
+            "all-gather", 1, a, top
+        )
+        steps = steps + collective_steps("all-gather", a, top)
+    if n == 1:
+        return 0.0
+    one = (n - 1) / n * nbytes / total_rate + steps * latency_s
+    return 2 * one if kind == "all-reduce" else one
 
 
 def hierarchical_all_reduce_terms(

@@ -477,26 +477,9 @@ def _link(chip, link_bytes_per_s):
     return chip.link_bytes_per_s
 
 
-def _torus_axis_topology(chip, link, n) -> str:
-    """'ring' (two chips, one link), 'bidirectional-ring' (an axis with wraparound) or 'line'."""
-    if is_symbolic(n):
-        # a general n has no wraparound where only some lengths wrap
-        return "line" if link.wraparound_multiple else "bidirectional-ring"
-    if n == 2:
-        return "ring"  # two chips on one link: a line of two costs the same
-    if link.axis_chips and n > link.axis_chips:
-        raise ValueError(
-            f"one axis of a {chip.name} slice holds at most {link.axis_chips} chips; "
-            f"n = {n} spans several axes: use roofline.multi_axis_collective_time "
-            f"(e.g. axes=(16, {max(n // 16, 1)}))"
-        )
-    if link.wraparound_multiple and n % link.wraparound_multiple != 0:
-        return "line"
-    return "bidirectional-ring"
-
-
 def sharded_topology(chip, n=2, topology=None) -> str:
-    """The collective topology a D-split matmul on `n` chips of `chip` uses by default.
+    """The collective topology a D-split matmul on `n` chips of `chip` uses by default: one
+    layout axis of n chips, as `roofline.topology.axis_topology` places it.
 
     TPU ICI ("torus"): two chips share one link ("ring"); n >= 3 chips along one torus axis
     form a "bidirectional-ring" only where that axis has a wraparound link (the catalog's
@@ -504,141 +487,35 @@ def sharded_topology(chip, n=2, topology=None) -> str:
     slice of whole 4x4x4 cubes, which this assumes: pass topology="line" for a 2x2x4 slice);
     otherwise a "line". n above one axis's length raises (see `multi_axis_collective_time`).
     NVLink with NVSwitch or a bridge: "switch" (all the chip's links at once). AMD Infinity
-    Fabric: "mesh". Pass `topology` to choose another.
+    Fabric: "mesh". No chip-to-chip link: a "ring" over PCIe. Pass `topology` to choose another.
     """
     from .collectives import canonical_topology
+    from .topology import axis_topology
 
-    chip = get_chip(chip)
-    link = chip.interconnect
     if topology is not None:
-        chosen = canonical_topology(topology)
-    elif link is None or link.topology is None:
-        chosen = "ring"
-    elif link.topology == "torus":
-        chosen = _torus_axis_topology(chip, link, n)
-    else:
-        chosen = canonical_topology(link.topology)
-    if (
-        link is not None
-        and link.domain_chips
-        and not is_symbolic(n)
-        and n > link.domain_chips
-        and link.topology in ("switch", "mesh")
-    ):
-        raise ValueError(
-            f"{link.name} joins at most {link.domain_chips} {chip.name} chips; n = {n} needs "
-            "the data-centre network between groups: see "
-            "roofline.collectives.hierarchical_all_reduce_time (chapter 6, 'Beyond one node')"
-        )
-    return chosen
-
-
-def _slice_axes(chip, link, n):
-    """(axes, topologies) for n chips of a TPU slice.
-
-    A power-of-two n takes the slice shapes Google sells, as square (or cubic) as they come:
-    on a 2D torus (v5e, v6e: 4 ICI links) 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16 (the v5e page's
-    table of topologies), an axis wrapping only at 16; on a 3D torus (v4, v5p: 6 links)
-    2x2x1, 2x2x2, 2x2x4, 2x4x4, 4x4x4, 4x4x8, ..., wrapping only when every axis is a multiple of
-    4 (whole 4x4x4 cubes: a 2x2x4 has no wraparound). Otherwise one axis up to `axis_chips`,
-    else two full axes.
-    """
-    most = link.axis_chips or n
-    dims = {4: 2, 6: 3}.get(link.count) if link.axis_chips else None
-    if dims and 2 < n and n & (n - 1) == 0:
-        k = n.bit_length() - 1
-        axes = tuple(sorted(2 ** (k // dims + (i < k % dims)) for i in range(dims)))
-        axes = tuple(a for a in axes if a > 1)
-        if max(axes) <= most:
-            whole_cubes = dims == 3 and all(a % 4 == 0 for a in axes)
-            tops = tuple(
-                "ring"
-                if a == 2
-                else ("bidirectional-ring" if whole_cubes else "line")
-                if dims == 3
-                else _torus_axis_topology(chip, link, a)
-                for a in axes
-            )
-            return axes, tops
-    if n <= most:
-        return (n,), (sharded_topology(chip, n),)
-    if n % most:
-        raise ValueError(
-            f"n = {n} {chip.name} chips do not fill whole axes of {most}; pick a multiple of {most}"
-        )
-    axes = (most, n // most)
-    if axes[1] > most:
-        raise ValueError(
-            f"n = {n} needs more than two full axes of {most}; all_reduce_time models a slice "
-            "of at most two axes: use roofline.multi_axis_collective_time with your slice shape"
-        )
-    tops = tuple(
-        "ring" if a == 2 else _torus_axis_topology(chip, link, a) if a > 2 else "line" for a in axes
-    )
-    return axes, tops
+        return canonical_topology(topology)
+    return axis_topology(get_chip(chip), n)
 
 
 def all_reduce_time(chip, nbytes, n, latency_s=0.0, network_latency_s=0.0) -> float:
     """Seconds to all-reduce `nbytes` (e.g. a model's gradients) held by each of n chips.
 
-    Inside one NVLink/ICI domain: NVSwitch/mesh domains use `sharded_topology`; a TPU slice of
-    n chips runs on all its axes at once (`multi_axis_collective_time`) in the slice shapes
-    Google sells (`_slice_axes`: on v5e 4 chips are a 2x2, 64 an 8x8 of lines, 256 the wrapped
-    16 x 16 pod; on v5p 16 chips a 2x2x4 without wraparound, 64 a wrapped 4x4x4 cube);
-    otherwise one axis (line or wrapped ring by the chip's rule) or two full axes.
-    Beyond one domain (more than 8 GPUs, a v5e pod's 256 chips): the two-level all-reduce of
-    `roofline.collectives.hierarchical_all_reduce_time`, inside each domain on NVLink/ICI and
-    across domains on `chip.network_bytes_per_s`; n must be a whole number of domains.
-    Bandwidth terms at line rate (no in-switch reduction); latency per step if given.
+    The n chips are one group of `roofline.topology.route`: inside one NVLink/ICI domain on
+    its links (NVSwitch: all the chip's links at once; a TPU slice of n chips in the shape
+    Google sells, on all its axes at once: on v5e 4 chips are a 2x2, 64 an 8x8 of lines, 256
+    the wrapped 16 x 16 pod; on v5p 16 chips a 2x2x4 without wraparound, 64 a wrapped 4x4x4
+    cube, 6144 a wrapped 16x16x24); beyond one domain (more than 8 GPUs, more than a v5e pod)
+    the two-level all-reduce of `roofline.collectives.hierarchical_all_reduce_time`, across
+    domains on `chip.network_bytes_per_s`. Bandwidth terms at line rate (no in-switch
+    reduction); `latency_s` per hop inside a domain, `network_latency_s` per network step.
     """
-    from .collectives import (
-        collective_time,
-        hierarchical_all_reduce_time,
-        multi_axis_collective_time,
-    )
+    from .topology import collective_seconds, route
 
-    chip = get_chip(chip)
-    link = chip.interconnect
     check_size("n", n)
-    if link is None or link.topology is None:
-        raise ValueError(f"{chip.name} has no chip-to-chip link in the catalog")
+    chip = get_chip(chip)
     if n == 1:
         return 0.0
-    domain = link.domain_chips or n
-    torus = link.topology == "torus"
-    if n <= domain:
-        if not torus:
-            topology = sharded_topology(chip, n)
-            return collective_time(
-                "all-reduce", nbytes, n, link.one_way_bytes_per_s, topology, latency_s, link.count
-            )
-        axes, tops = _slice_axes(chip, link, n)
-        return multi_axis_collective_time(
-            "all-reduce", nbytes, axes, link.one_way_bytes_per_s, tops, latency_s
-        )
-    if chip.network is None:
-        raise ValueError(
-            f"{chip.name}: n = {n} is more than one {link.name} domain ({domain} chips) and the "
-            "catalog has no data-centre network figure for it; pass one to "
-            "roofline.collectives.hierarchical_all_reduce_time"
-        )
-    if n % domain:
-        raise ValueError(f"n = {n} is not a whole number of {domain}-chip {link.name} domains")
-    kwargs = {}
-    if torus:
-        kwargs["axes"], kwargs["topology"] = _slice_axes(chip, link, domain)
-    else:
-        kwargs["topology"], kwargs["links"] = sharded_topology(chip, domain), link.count
-    return hierarchical_all_reduce_time(
-        nbytes,
-        domain,
-        n // domain,
-        link.one_way_bytes_per_s,
-        chip.network_bytes_per_s,
-        latency_s=latency_s,
-        network_latency_s=network_latency_s,
-        **kwargs,
-    )
+    return collective_seconds("all-reduce", nbytes, route(chip, n), latency_s, network_latency_s)
 
 
 def _link_term(chip, plan, n, link_bytes_per_s, topology, latency_s):

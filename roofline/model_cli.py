@@ -165,14 +165,22 @@ def _serve(args, model):
     )
 
 
-def _model_figures(model) -> dict:
+def _model_figures(model, context) -> dict:
+    """The model's counts; the KV cache per token while every layer holds it (a context
+    within every sliding window) and of one sequence of `context` tokens (windows capped)."""
     return {
         "model": model.label,
         "model_config": model.to_dict(),
+        "blocks": [
+            {"layers": g.count, "block": type(g.block).__name__, "kind": g.block.kind}
+            for g in model.blocks()
+        ],
         "params": model.params,
         "active_params": model.active_params,
         "matmul_params": model.matmul_params,
-        "kv_cache_bytes_per_token_bf16": model.kv_cache_bytes_per_token("bf16"),
+        "kv_cache_bytes_per_token_bf16": model.kv_cache_bytes(1, "bf16"),
+        "context": context,
+        "kv_cache_bytes_per_sequence_bf16": model.kv_cache_bytes(context, "bf16"),
         "source": None if model.source is None else model.source.url,
     }
 
@@ -185,12 +193,12 @@ def main(argv=None) -> int:
             est = _serve(args, model)
             print(est.summary().text())
             print("assumptions:\n  " + "\n  ".join(est.assumptions))
-            figures = {**_model_figures(model), **est.to_dict()}
+            figures = {**_model_figures(model, args.context), **est.to_dict()}
         elif args.train:
             step = _train(args, model)
             print(step.summary().text())
             print("assumptions:\n  " + "\n  ".join(step.assumptions))
-            figures = {**_model_figures(model), **step.to_dict()}
+            figures = {**_model_figures(model, args.context), **step.to_dict()}
         else:
             print(model.summary().text())
             if args.chip is not None:
@@ -198,7 +206,7 @@ def main(argv=None) -> int:
                     "(add --train --tokens-per-step ... --seq-len ... for a training step, "
                     "or --serve --batch ... --context ... for serving)"
                 )
-            figures = _model_figures(model)
+            figures = _model_figures(model, args.context)
     except (ValueError, TypeError) as error:
         print(f"python -m roofline model: error: {error}", file=sys.stderr)
         return 2

@@ -6,6 +6,13 @@ cache per token and the shapes of every matmul in a layer. `get_model("Llama 3 7
 returns a published configuration with its source, like `get_chip` for hardware;
 `ModelConfig.from_hf_config("config.json")` reads a Hugging Face configuration.
 
+A model is made of blocks that know their own cost (`ModelConfig.blocks()`): each layer has
+an `Attention` (multi-head, grouped-query, multi-query, or DeepSeek's multi-head latent
+attention; optionally a sliding window) and an `MLP` (dense, gated, or a mixture of experts
+with shared experts; DeepSeek keeps dense first layers). Each block answers its parameters,
+its forward FLOPs per token (attention at a context length), its weight bytes and its
+KV-cache bytes; the model adds them up, and training, serving and the CLI ask it.
+
 What `params` counts (every parameter of a Llama/Mistral/PaLM-style model):
 
 - per layer, the matmul weights: Q [D, H d_h], K and V [D, H_kv d_h] each, O [H d_h, D];
@@ -15,7 +22,15 @@ What `params` counts (every parameter of a Llama/Mistral/PaLM-style model):
 - per layer, two normalisation scale vectors of D (RMSNorm, as Llama; no biases), and one
   final norm of D;
 - the token embedding [vocab, D] and the output head [D, vocab], one shared table when
-  `tied_embeddings`.
+  `tied_embeddings`;
+- latent attention (DeepSeek-V2/V3): the query down- and up-projections, the key/value
+  down-projection (latent + decoupled RoPE key) and up-projection, the output projection,
+  and the two latents' RMSNorm scales; shared experts' MLPs; dense first layers' MLPs.
+
+Also not counted: Gemma 2/3's two extra norms per layer (2 D per layer, under 0.01 %),
+Qwen's q/k/v biases and shared-expert gate (under 0.01 %), DeepSeek-V3's router bias and
+its multi-token-prediction module (left out of its published 671B too), and a multimodal
+model's vision encoder (only the language model of `text_config` is read).
 
 Not counted: biases (Llama, Mistral and PaLM have none; GPT-3 has them, about 0.01 % of
 its weights), LayerNorm shift vectors and learned position embeddings (GPT-3: 2048 x D,
@@ -29,6 +44,7 @@ import contextvars
 import json
 import re
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from pathlib import Path
 from typing import cast
 
@@ -38,6 +54,9 @@ from .hardware import Source
 __all__ = [
     "ModelConfig",
     "LayerMatmul",
+    "Attention",
+    "MLP",
+    "Blocks",
     "MODELS",
     "get_model",
     "list_models",
@@ -82,18 +101,258 @@ def _whole(name: str, value, minimum: int = 1) -> int:
     return value
 
 
+# ---------------------------------------------------------------- blocks: each knows its cost
+
+
+def _keys_per_query(seq_len, window, causal) -> float:
+    """Keys one query attends to, averaged over a sequence of `seq_len` tokens.
+
+    causal=False: every query meets min(seq_len, window) keys (the full square of scores, as
+    a kernel that computes them all; a window still skips what lies outside it). causal=True:
+    query i meets min(i, window) keys; averaged (continuously) that is seq_len / 2 when the
+    window holds the whole sequence, else window - window^2 / (2 seq_len).
+    """
+    w = seq_len if window is None else min(window, seq_len)
+    if not causal:
+        return w
+    return w - w * w / (2 * seq_len)
+
+
+@dataclass(frozen=True)
+class Attention:
+    """One layer's attention: its projections, its score and value matmuls, its KV cache.
+
+    Multi-head (kv_heads = heads), grouped-query (1 < kv_heads < heads), multi-query
+    (kv_heads = 1), or multi-head latent attention (DeepSeek-V2/V3, arXiv 2405.04434 section
+    2.1: `kv_lora_rank` set). `window`: sliding-window attention (Mistral, Gemma 2/3 local
+    layers): a query sees at most `window` keys, and the cache keeps at most `window` tokens.
+
+    Latent attention: queries go through a down-projection [D, q_lora_rank] and an
+    up-projection [q_lora_rank, H (d_h + d_rope)] (or one [D, H (d_h + d_rope)] when
+    q_lora_rank is None); keys and values come from one down-projection [D, kv_lora_rank +
+    d_rope] (the latent and the decoupled RoPE key, shared by all heads) and one
+    up-projection [kv_lora_rank, H (d_h + d_v)]; the output projection is [H d_v, D]. The
+    cache holds kv_lora_rank + d_rope elements per token and layer. Here d_h is DeepSeek's
+    qk_nope_head_dim.
+    """
+
+    d_model: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    window: int | None = None
+    q_lora_rank: int | None = None
+    kv_lora_rank: int | None = None
+    rope_head_dim: int = 0
+    v_head_dim: int | None = None
+
+    @property
+    def is_latent(self) -> bool:
+        return self.kv_lora_rank is not None
+
+    @property
+    def kind(self) -> str:
+        if self.is_latent:
+            return "multi-head latent"
+        if self.kv_heads == self.heads:
+            return "multi-head"
+        return "multi-query" if self.kv_heads == 1 else "grouped-query"
+
+    @property
+    def qk_head_dim(self) -> int:
+        """Width of one head's query and key: d_h (+ the RoPE part in latent attention)."""
+        return self.head_dim + self.rope_head_dim
+
+    @property
+    def value_head_dim(self) -> int:
+        return self.head_dim if self.v_head_dim is None else self.v_head_dim
+
+    def matmuls(self) -> tuple[LayerMatmul, ...]:
+        D, H = self.d_model, self.heads
+        if not self.is_latent:
+            width, kv = H * self.head_dim, self.kv_heads * self.head_dim
+            return (
+                LayerMatmul("Q projection", D, width),
+                LayerMatmul("K projection", D, kv),
+                LayerMatmul("V projection", D, kv),
+                LayerMatmul("O projection", width, D),
+            )
+        r_kv = cast(int, self.kv_lora_rank)
+        q_out = H * self.qk_head_dim
+        if self.q_lora_rank is None:
+            q = [LayerMatmul("Q projection", D, q_out)]
+        else:
+            q = [
+                LayerMatmul("Q down-projection", D, self.q_lora_rank),
+                LayerMatmul("Q up-projection", self.q_lora_rank, q_out),
+            ]
+        return (
+            *q,
+            LayerMatmul("KV down-projection", D, r_kv + self.rope_head_dim),
+            LayerMatmul("KV up-projection", r_kv, H * (self.head_dim + self.value_head_dim)),
+            LayerMatmul("O projection", H * self.value_head_dim, D),
+        )
+
+    @cached_property
+    def params(self) -> int:
+        """Projection weights, plus the RMSNorm scales of the latents (latent attention)."""
+        norms = (self.q_lora_rank or 0) + (self.kv_lora_rank or 0)
+        return sum(m.params for m in self.matmuls()) + norms
+
+    @cached_property
+    def matmul_params(self) -> int:
+        return sum(m.active_params for m in self.matmuls())
+
+    @property
+    def cache_heads(self) -> int:
+        """Distinct cached heads a tensor-parallel split can divide (1 for latent attention:
+        every head reads the same latent, so each chip keeps all of it)."""
+        return 1 if self.is_latent else self.kv_heads
+
+    @cached_property
+    def cache_elements_per_token(self) -> int:
+        """Cached elements per token: K and V, 2 x kv_heads x d_h; latent attention:
+        kv_lora_rank + d_rope (the compressed latent and the decoupled RoPE key)."""
+        if self.is_latent:
+            return cast(int, self.kv_lora_rank) + self.rope_head_dim
+        return 2 * self.kv_heads * self.head_dim
+
+    def weight_bytes(self, dtype="bf16") -> float:
+        """Bytes of this block's parameters in `dtype`."""
+        return self.params * bytes_per_element(dtype)
+
+    def kv_cache_bytes_per_token(self, dtype="bf16") -> float:
+        """Cache bytes one token adds while it is inside the window (or with no window)."""
+        return self.cache_elements_per_token * bytes_per_element(dtype)
+
+    def kv_cache_bytes(self, context, dtype="bf16") -> float:
+        """Cache bytes of one sequence of `context` tokens (at most `window` tokens kept)."""
+        kept = context if self.window is None else min(context, self.window)
+        return kept * self.cache_elements_per_token * bytes_per_element(dtype)
+
+    def core_flops_per_token(self, seq_len, causal=True, from_cache=False) -> float:
+        """FLOPs of Q K^T and A V for one query (forward), 2 per multiply-add:
+        2 H (d_qk + d_v) x keys, keys from `_keys_per_query(seq_len, window, causal)`.
+
+        from_cache=True (decode of latent attention, DeepSeek's absorbed form): the scores
+        and values are taken against the cached latent, d_qk = kv_lora_rank + d_rope and
+        d_v = kv_lora_rank (the up-projections folded into the query and output sides,
+        which costs the same matmul FLOPs per new token as up-projecting its K and V).
+        """
+        if from_cache and self.is_latent:
+            r = cast(int, self.kv_lora_rank)
+            dims = (r + self.rope_head_dim) + r
+        else:
+            dims = self.qk_head_dim + self.value_head_dim
+        return 2 * self.heads * dims * _keys_per_query(seq_len, self.window, causal)
+
+    def flops_per_token(self, seq_len, causal=True) -> float:
+        """Forward FLOPs per token: 2 per projection weight + the score and value matmuls."""
+        return 2 * self.matmul_params + self.core_flops_per_token(seq_len, causal)
+
+
+@dataclass(frozen=True)
+class MLP:
+    """One layer's MLP: dense (2 matrices), gated (3: up, gate, down) or a mixture of
+    experts: a router [D, experts] sends each token to `experts_per_token` of `experts`
+    MLPs of width d_ff, and `shared_d_ff` > 0 adds shared experts every token goes through
+    (their widths added up: DeepSeek-V3's one shared expert of 2048, Qwen2-MoE's 5632)."""
+
+    d_model: int
+    d_ff: int
+    gated: bool
+    experts: int = 1
+    experts_per_token: int = 1
+    shared_d_ff: int = 0
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts > 1
+
+    @property
+    def kind(self) -> str:
+        gate = "gated" if self.gated else "plain"
+        if not self.is_moe:
+            return f"dense {gate}, d_ff {self.d_ff}"
+        shared = f" + shared {self.shared_d_ff}" if self.shared_d_ff else ""
+        return (
+            f"{self.experts_per_token} of {self.experts} {gate} experts of d_ff {self.d_ff}{shared}"
+        )
+
+    def _expert(self, label, width, copies=1, active=1):
+        D = self.d_model
+        mats = [LayerMatmul(f"{label} up", D, width, copies, active)]
+        if self.gated:
+            mats.append(LayerMatmul(f"{label} gate", D, width, copies, active))
+        mats.append(LayerMatmul(f"{label} down", width, D, copies, active))
+        return mats
+
+    def matmuls(self) -> tuple[LayerMatmul, ...]:
+        if not self.is_moe:
+            return tuple(self._expert("MLP", self.d_ff))
+        mats = [LayerMatmul("router", self.d_model, self.experts)]
+        mats += self._expert("MLP", self.d_ff, self.experts, self.experts_per_token)
+        if self.shared_d_ff:
+            mats += self._expert("shared MLP", self.shared_d_ff)
+        return tuple(mats)
+
+    @cached_property
+    def params(self) -> int:
+        return sum(m.params for m in self.matmuls())
+
+    @cached_property
+    def matmul_params(self) -> int:
+        """Weights one token multiplies by (routed experts: only its experts_per_token)."""
+        return sum(m.active_params for m in self.matmuls())
+
+    @cached_property
+    def expert_params(self) -> int:
+        """Weights of the routed experts (what expert parallelism splits)."""
+        return sum(m.params for m in self.matmuls() if m.copies > 1)
+
+    def flops_per_token(self, seq_len=None, causal=True) -> float:
+        """Forward FLOPs per token: 2 per weight the token multiplies by (no context)."""
+        return 2 * self.matmul_params
+
+    def weight_bytes(self, dtype="bf16") -> float:
+        """Bytes of this block's parameters (every expert) in `dtype`."""
+        return self.params * bytes_per_element(dtype)
+
+    def kv_cache_bytes_per_token(self, dtype="bf16") -> float:
+        """An MLP caches nothing: 0."""
+        return 0
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """`count` layers' worth of one block (an `Attention` or an `MLP`)."""
+
+    count: int
+    block: Attention | MLP
+
+
 @dataclass(frozen=True)
 class ModelConfig:
     """A decoder-only transformer, sizes only (the module docstring says what is counted).
 
     layers: decoder layers (L). d_model: width of the residual stream (D). heads: query
-    heads (H). d_ff: hidden width of the MLP (F; of each expert's MLP in a mixture of
+    heads (H). d_ff: hidden width of the MLP (F; of each routed expert's MLP in a mixture of
     experts). vocab: vocabulary size (V). kv_heads: key/value heads (H_kv; default `heads`:
     multi-head attention; 1: multi-query; in between: grouped-query). head_dim: d_h, default
     d_model / heads. gated_mlp: three MLP matrices (SwiGLU: up, gate, down) instead of two.
     experts / experts_per_token: a mixture of experts (each token's MLP is `experts_per_token`
     of `experts` MLPs). tied_embeddings: the output head reuses the embedding table.
     name, source: for people (a catalog entry's `source` says where its sizes come from).
+
+    The layers are made of blocks (`blocks()`: an `Attention` and an `MLP` per layer), and
+    the fields after max_context choose their kinds:
+    sliding_window / sliding_layers: `sliding_layers` layers (default all) attend over at
+    most `sliding_window` tokens and cache that many (Mistral 7B: all 32 at 4096; Gemma 2:
+    half; Gemma 3: 5 in 6). kv_lora_rank (with q_lora_rank, qk_rope_head_dim, v_head_dim):
+    multi-head latent attention (DeepSeek-V2/V3), head_dim being qk_nope_head_dim.
+    shared_d_ff: shared experts' total width next to the routed ones. dense_layers /
+    dense_d_ff: the first `dense_layers` layers keep a dense MLP of width dense_d_ff
+    (DeepSeek-V3: 3 of 18432, then 58 mixture-of-experts layers).
     """
 
     layers: int
@@ -112,6 +371,15 @@ class ModelConfig:
     max_context: int | None = None
     """The longest context (prompt + generated tokens) the model was trained for (Hugging
     Face's max_position_embeddings); None: not stated, nothing is checked."""
+    sliding_window: int | None = None
+    sliding_layers: int | None = None
+    q_lora_rank: int | None = None
+    kv_lora_rank: int | None = None
+    qk_rope_head_dim: int = 0
+    v_head_dim: int | None = None
+    shared_d_ff: int = 0
+    dense_layers: int = 0
+    dense_d_ff: int | None = None
 
     def __post_init__(self):
         for size in ("layers", "d_model", "heads", "d_ff", "vocab", "experts"):
@@ -146,6 +414,89 @@ class ModelConfig:
             object.__setattr__(self, "max_context", _whole("max_context", self.max_context))
         if self.name is not None and not isinstance(self.name, str):
             raise TypeError(f"name must be text, got {self.name!r}")
+        self._check_block_fields()
+
+    def _check_block_fields(self):
+        for size in ("sliding_window", "q_lora_rank", "kv_lora_rank", "v_head_dim", "dense_d_ff"):
+            if getattr(self, size) is not None:
+                object.__setattr__(self, size, _whole(size, getattr(self, size)))
+        for size in ("qk_rope_head_dim", "shared_d_ff", "dense_layers"):
+            object.__setattr__(self, size, _whole(size, getattr(self, size), minimum=0))
+        if self.sliding_layers is not None:
+            n = _whole("sliding_layers", self.sliding_layers, minimum=0)
+            if self.sliding_window is None or n > self.layers:
+                raise ValueError(
+                    f"sliding_layers ({n}) needs sliding_window and at most layers "
+                    f"({self.layers}) layers"
+                )
+            object.__setattr__(self, "sliding_layers", n)
+        if self.kv_lora_rank is None and (
+            self.q_lora_rank or self.qk_rope_head_dim or self.v_head_dim
+        ):
+            raise ValueError(
+                "q_lora_rank, qk_rope_head_dim and v_head_dim describe multi-head latent "
+                "attention: give kv_lora_rank too (DeepSeek-V3: 512)"
+            )
+        if (self.shared_d_ff or self.dense_layers) and not self.is_moe:
+            raise ValueError(
+                "shared_d_ff and dense_layers describe a mixture of experts: set experts > 1"
+            )
+        if self.dense_layers > self.layers:
+            raise ValueError(
+                f"dense_layers ({self.dense_layers}) cannot exceed layers ({self.layers})"
+            )
+
+    # -- the blocks
+    def attention_block(self, window: int | None = None) -> Attention:
+        """The attention of one layer (with `window` for a sliding-window layer)."""
+        return Attention(
+            self.d_model,
+            self.heads,
+            cast(int, self.kv_heads),
+            cast(int, self.head_dim),
+            window,
+            self.q_lora_rank,
+            self.kv_lora_rank,
+            self.qk_rope_head_dim,
+            self.v_head_dim,
+        )
+
+    def blocks(self) -> tuple[Blocks, ...]:
+        """Every layer's blocks, grouped by kind: attention blocks (sliding-window and full)
+        then MLP blocks (dense first layers, then the rest); the counts of the attention
+        groups add up to `layers`, and so do the MLP groups'."""
+        cached = self.__dict__.get("_blocks")
+        if cached is None:
+            cached = self._make_blocks()
+            object.__setattr__(self, "_blocks", cached)  # frozen: built once, never changed
+        return cached
+
+    def _make_blocks(self) -> tuple[Blocks, ...]:
+        groups = []
+        n_window = 0 if self.sliding_window is None else self.sliding_layers
+        n_window = self.layers if n_window is None else n_window
+        if n_window:
+            groups.append(Blocks(n_window, self.attention_block(self.sliding_window)))
+        if self.layers - n_window:
+            groups.append(Blocks(self.layers - n_window, self.attention_block()))
+        if self.dense_layers:
+            width = self.dense_d_ff or self.d_ff
+            groups.append(Blocks(self.dense_layers, MLP(self.d_model, width, self.gated_mlp)))
+        if self.layers - self.dense_layers:
+            mlp = MLP(
+                self.d_model,
+                self.d_ff,
+                self.gated_mlp,
+                self.experts,
+                self.experts_per_token,
+                self.shared_d_ff,
+            )
+            groups.append(Blocks(self.layers - self.dense_layers, mlp))
+        return tuple(groups)
+
+    def _sum(self, what):
+        """Sum over every layer's blocks of what(block) (exact for whole numbers)."""
+        return sum(g.count * what(g.block) for g in self.blocks())
 
     # -- sizes derived from the configuration
     @property
@@ -160,6 +511,12 @@ class ModelConfig:
         return cast(int, self.kv_heads) * cast(int, self.head_dim)  # both filled by __post_init__
 
     @property
+    def kv_cache_heads(self) -> int:
+        """Cached heads a tensor-parallel split can divide: kv_heads, or 1 for latent
+        attention (one latent per token serves every head)."""
+        return self.attention_block().cache_heads
+
+    @property
     def is_moe(self) -> bool:
         """True for a mixture of experts (more than one expert MLP per layer)."""
         return self.experts > 1
@@ -172,34 +529,21 @@ class ModelConfig:
         )
 
     def layer_matmuls(self) -> tuple[LayerMatmul, ...]:
-        """Every weight matrix of one layer, in the order a token meets them."""
-        D, F, E, k = self.d_model, self.d_ff, self.experts, self.experts_per_token
-        mats = [
-            LayerMatmul("Q projection", D, self.attention_width),
-            LayerMatmul("K projection", D, self.kv_width),
-            LayerMatmul("V projection", D, self.kv_width),
-            LayerMatmul("O projection", self.attention_width, D),
-        ]
-        if self.is_moe:
-            mats.append(LayerMatmul("router", D, E))
-        mats.append(LayerMatmul("MLP up", D, F, E, k))
-        if self.gated_mlp:
-            mats.append(LayerMatmul("MLP gate", D, F, E, k))
-        mats.append(LayerMatmul("MLP down", F, D, E, k))
-        return tuple(mats)
+        """Every weight matrix of one layer of the most common kind (the last: for
+        DeepSeek-V3 a mixture-of-experts layer), in the order a token meets them."""
+        mlp = [g.block for g in self.blocks() if isinstance(g.block, MLP)][-1]
+        return self.attention_block().matmuls() + mlp.matmuls()
 
     @property
     def layer_params(self) -> int:
-        """Matmul weights of one layer (all experts), norms excluded."""
+        """Matmul weights of one layer of the most common kind (all experts), norms excluded."""
         return sum(m.params for m in self.layer_matmuls())
 
     @property
     def expert_params(self) -> int:
-        """Weights of every expert MLP in all layers (0 for a dense model): what expert
-        parallelism splits."""
-        if not self.is_moe:
-            return 0
-        return self.layers * sum(m.params for m in self.layer_matmuls() if m.copies > 1)
+        """Weights of every routed expert MLP in all layers (0 for a dense model): what expert
+        parallelism splits (shared experts are not split)."""
+        return int(self._sum(lambda b: b.expert_params if isinstance(b, MLP) else 0))
 
     @property
     def embedding_params(self) -> int:
@@ -213,64 +557,126 @@ class ModelConfig:
 
     @property
     def params(self) -> int:
-        """Every parameter: all layers' matmul weights (every expert), the norms, the
-        embedding and the output head (counted once when tied)."""
-        return self.layers * self.layer_params + self.norm_params + self.embedding_params
+        """Every parameter: all layers' blocks (every expert), the norms, the embedding and
+        the output head (counted once when tied)."""
+        return int(self._sum(lambda b: b.params)) + self.norm_params + self.embedding_params
 
     @property
     def active_params(self) -> int:
-        """Parameters one token uses: as `params`, with only `experts_per_token` of the expert
-        MLPs (equal to `params` for a dense model)."""
-        per_layer = sum(m.active_params for m in self.layer_matmuls())
-        return self.layers * per_layer + self.norm_params + self.embedding_params
+        """Parameters one token uses: as `params`, with only `experts_per_token` of the routed
+        expert MLPs (equal to `params` for a dense model)."""
+        return self.params - self.expert_params + self._routed_active
+
+    @property
+    def _routed_active(self) -> int:
+        return int(
+            self._sum(
+                lambda b: (
+                    b.matmul_params - (b.params - b.expert_params) if isinstance(b, MLP) else 0
+                )
+            )
+        )
 
     @property
     def matmul_params(self) -> int:
         """Weights a token is multiplied by (the N of "6N FLOPs per token"): every layer's
         active matmul weights plus the output head [D, V]. The embedding lookup is a gather,
         not a matmul, so an untied input table is left out; norms are elementwise."""
-        per_layer = sum(m.active_params for m in self.layer_matmuls())
-        return self.layers * per_layer + self.vocab * self.d_model
+        return int(self._sum(lambda b: b.matmul_params)) + self.vocab * self.d_model
+
+    def attention_flops_per_token(self, seq_len, causal=True, from_cache=False) -> float:
+        """Forward FLOPs of the score and value matmuls per token, all layers: each
+        attention block's `core_flops_per_token` (sliding-window layers capped at their
+        window). causal: averaged over a sequence of seq_len tokens under a causal mask;
+        causal=False: every query against seq_len keys (decode against a context of seq_len).
+        from_cache: a decode step of latent attention against the cached latent."""
+        return self._sum(
+            lambda b: (
+                b.core_flops_per_token(seq_len, causal, from_cache)
+                if isinstance(b, Attention)
+                else 0
+            )
+        )
+
+    def forward_flops_per_token(self, seq_len, causal=True) -> float:
+        """Forward FLOPs per token: 2 per active matmul weight (output head included) +
+        `attention_flops_per_token(seq_len, causal)`."""
+        return 2 * self.matmul_params + self.attention_flops_per_token(seq_len, causal)
 
     def weight_bytes(self, dtype="bf16") -> float:
         """Bytes of every parameter in `dtype` (bf16: 2 bytes each)."""
         return self.params * bytes_per_element(dtype)
 
-    def kv_cache_bytes_per_token(self, dtype="bf16") -> float:
-        """KV-cache bytes one token of context holds, all layers together:
-        2 (K and V) x layers x kv_heads x head_dim x bytes per element of `dtype`.
-        Grouped-query and multi-query attention store kv_heads, not heads."""
-        return 2 * self.layers * self.kv_width * bytes_per_element(dtype)
+    def kv_cache_bytes(self, context, dtype="bf16") -> float:
+        """KV-cache bytes of one sequence of `context` tokens, all layers (a sliding-window
+        layer keeps at most its window)."""
+        return self._sum(
+            lambda b: b.kv_cache_bytes(context, dtype) if isinstance(b, Attention) else 0
+        )
+
+    def kv_cache_bytes_per_token(self, dtype="bf16", context=None) -> float:
+        """KV-cache bytes one token of context holds, all layers together: 2 (K and V) x
+        layers x kv_heads x head_dim x bytes per element of `dtype` (grouped-query and
+        multi-query attention store kv_heads, not heads; latent attention stores
+        kv_lora_rank + qk_rope_head_dim per layer). With sliding-window layers this is the
+        average over a sequence of `context` tokens (required then: the window caps it)."""
+        if context is None:
+            if self.sliding_window is not None and self.sliding_layers != 0:
+                raise ValueError(
+                    f"{self.label} has sliding-window layers (window {self.sliding_window}): "
+                    "the cache per token depends on the context; pass context=..."
+                )
+            return self.kv_cache_bytes(1, dtype)
+        return self.kv_cache_bytes(context, dtype) / context
 
     def with_changes(self, **changes) -> ModelConfig:
         """A copy with some fields changed (validated again), e.g. `.with_changes(layers=40)`."""
         return replace(self, **changes)
 
     # -- display
+    def _attention_rows(self) -> list:
+        rows = []
+        for g in self.blocks():
+            b = g.block
+            if not isinstance(b, Attention):
+                continue
+            text = f"{b.kind}, {b.heads} heads of {b.qk_head_dim}"
+            if b.is_latent:
+                text += f", latent {b.kv_lora_rank} + RoPE key {b.rope_head_dim} cached"
+            else:
+                text += f", {b.kv_heads} KV head{'' if b.kv_heads == 1 else 's'}"
+            if b.window is not None:
+                text += f", sliding window {b.window:,}"
+            rows.append((f"attention ({g.count} layers)", text))
+        return rows
+
     def summary(self):
         """The sizes and counts, as a `roofline.display.Summary`."""
         from .display import Summary
 
-        attention = (
-            "multi-head"
-            if self.kv_heads == self.heads
-            else ("multi-query" if self.kv_heads == 1 else "grouped-query")
-        )
-        rows = [
-            ("layers", str(self.layers)),
-            ("d_model", str(self.d_model)),
-            (
-                "attention",
-                f"{self.heads} heads of {self.head_dim}, {self.kv_heads} KV heads ({attention})",
-            ),
-            ("d_ff", f"{self.d_ff} ({'gated, 3 matrices' if self.gated_mlp else '2 matrices'})"),
-            ("vocab", f"{self.vocab}{' (tied embeddings)' if self.tied_embeddings else ''}"),
+        rows = [("layers", str(self.layers)), ("d_model", str(self.d_model))]
+        rows += self._attention_rows()
+        rows += [
+            (f"MLP ({g.count} layers)", g.block.kind)
+            for g in self.blocks()
+            if isinstance(g.block, MLP)
         ]
-        if self.is_moe:
-            rows.append(("experts", f"{self.experts_per_token} of {self.experts} per token"))
+        rows.append(
+            ("vocab", f"{self.vocab}{' (tied embeddings)' if self.tied_embeddings else ''}")
+        )
         rows.append(("parameters", f"{self.params / 1e9:.4g} billion"))
         if self.is_moe:
             rows.append(("active per token", f"{self.active_params / 1e9:.4g} billion"))
+        if self.sliding_window is None or self.sliding_layers == 0:
+            kv = f"{self.kv_cache_bytes_per_token('bf16'):,.0f} bytes per token (bf16)"
+        else:
+            n = self.sliding_window
+            beyond = (self.kv_cache_bytes(2 * n, "bf16") - self.kv_cache_bytes(n, "bf16")) / n
+            kv = (
+                f"{self.kv_cache_bytes(n, 'bf16') / n:,.0f} bytes per token (bf16) up to "
+                f"{n:,} tokens, then {beyond:,.0f} per further token (windows full)"
+            )
+        rows.append(("KV cache", kv))
         if self.max_context is not None:
             rows.append(("context", f"up to {self.max_context:,} tokens"))
         if self.source is not None:
@@ -310,6 +716,19 @@ class ModelConfig:
         Gemma's GeGLU) use a gated MLP; another model_type with hidden_act "gelu"/"relu" reads
         as an ungated one. A missing tie_word_embeddings takes transformers' default for the
         family (tied for Gemma, untied for the others).
+
+        Also read: shared experts (Qwen-MoE shared_expert_intermediate_size, DeepSeek
+        n_shared_experts), dense first layers (DeepSeek first_k_dense_replace, Qwen
+        mlp_only_layers), DeepSeek's n_routed_experts and latent attention (kv_lora_rank,
+        q_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim), sliding windows
+        (Mistral sliding_window on every layer; Qwen use_sliding_window with
+        max_window_layers; Gemma 2 every other layer; Gemma 3 sliding_window_pattern or
+        layer_types) and a multimodal config's text_config.
+
+        Strict: a key this reader does not read whose name says it changes the cost (experts,
+        windows, layer kinds, head or layer sizes, ...) raises ValueError naming it, as do
+        interleaved dense/MoE layers (moe_layer_freq, decoder_sparse_step other than 1):
+        a model is never counted as a dense one it is not.
         """
         data, default_name = _read_hf(path_or_dict)
         return _from_hf(cls, data, name or default_name)
@@ -317,13 +736,40 @@ class ModelConfig:
 
 # ---------------------------------------------------------------- Hugging Face config.json
 
-_GATED_FAMILIES = ("llama", "mistral", "mixtral", "qwen", "gemma")
+_GATED_FAMILIES = ("llama", "mistral", "mixtral", "qwen", "gemma", "deepseek")
 _HF_REQUIRED = {
     "layers": "num_hidden_layers",
     "d_model": "hidden_size",
     "heads": "num_attention_heads",
     "vocab": "vocab_size",
 }
+#: Keys read into the ModelConfig (or checked against a value this reader models).
+_HF_READ = {
+    *_HF_REQUIRED.values(),
+    "model_type", "_name_or_path", "intermediate_size", "num_key_value_heads", "head_dim",
+    "hidden_act", "hidden_activation", "tie_word_embeddings", "max_position_embeddings",
+    "num_local_experts", "num_experts", "n_routed_experts", "num_experts_per_tok",
+    "moe_intermediate_size", "shared_expert_intermediate_size", "n_shared_experts",
+    "first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step", "mlp_only_layers",
+    "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
+    "sliding_window", "use_sliding_window", "max_window_layers", "sliding_window_pattern",
+    "layer_types", "text_config", "vision_config", "num_nextn_predict_layers",
+}  # fmt: skip
+#: Keys whose name sounds like cost but that change no parameter, FLOP or cached byte:
+#: routing rules (which experts, how weighted), losses, softcapping, scalings, dropout.
+_HF_COST_NEUTRAL = {
+    "n_group", "topk_group", "topk_method", "scoring_func", "routed_scaling_factor",
+    "norm_topk_prob", "seq_aux", "aux_loss_alpha", "ep_size", "router_aux_loss_coef",
+    "router_jitter_noise", "output_router_logits", "router_z_loss_coef",
+    "attn_logit_softcapping", "final_logit_softcapping", "query_pre_attn_scalar",
+    "cache_implementation", "rope_local_base_freq", "attention_dropout",
+}  # fmt: skip
+#: Words in a key that usually mean it changes the cost: an unread key holding one is refused.
+_HF_COST_WORDS = re.compile(
+    r"expert|moe|lora|window|sliding|sparse|layer_types|mlp_only|dense|shared|nextn|rope_head"
+    r"|nope|v_head|head_dim|altup|laurel|per_layer|cross_attention|encoder|ssm|mamba|conv|"
+    r"linear|hybrid|num_.*layers|num_.*heads|_size$|_dim$"
+)
 
 
 def _read_hf(path_or_dict):
@@ -350,43 +796,127 @@ def _read_hf(path_or_dict):
     return data, default
 
 
+def _hf_text(data: dict) -> dict:
+    """The language model's settings: a multimodal config (Gemma 3) nests them in
+    text_config; its vision tower is another model, not counted here."""
+    text = data.get("text_config")
+    if isinstance(text, dict):
+        return {"model_type": data.get("model_type"), **text}
+    return data
+
+
+def _check_hf_keys(data: dict):
+    kind = data.get("model_type", "unknown model_type")
+    unread = sorted(
+        key
+        for key in data
+        if key not in _HF_READ and key not in _HF_COST_NEUTRAL and _HF_COST_WORDS.search(key)
+    )
+    if unread:
+        raise ValueError(
+            f"config.json ({kind}) has {', '.join(repr(k) for k in unread)}, which changes the "
+            "model's cost in a way ModelConfig does not read; describe the model with "
+            "ModelConfig(...) fields instead (rather than have it counted wrong)"
+        )
+    for key, allowed in (("moe_layer_freq", 1), ("decoder_sparse_step", 1)):
+        if data.get(key, allowed) != allowed:
+            raise ValueError(
+                f"config.json ({kind}) has {key} = {data[key]!r}: mixture-of-experts layers "
+                "interleaved with dense ones are not modelled (only dense first layers); "
+                "describe the model with ModelConfig(...)"
+            )
+
+
+def _hf_experts(data: dict, need) -> dict:
+    """Mixture-of-experts fields: Mixtral (num_local_experts), Qwen-MoE (num_experts,
+    shared_expert_intermediate_size, mlp_only_layers), DeepSeek (n_routed_experts,
+    n_shared_experts, first_k_dense_replace)."""
+    keys = ("num_local_experts", "num_experts", "n_routed_experts")
+    experts = next((data[k] for k in keys if data.get(k)), 1)
+    if experts <= 1:
+        return {"d_ff": need("intermediate_size")}
+    out = {
+        "experts": experts,
+        "experts_per_token": need("num_experts_per_tok"),
+        "d_ff": data.get("moe_intermediate_size") or need("intermediate_size"),
+    }
+    if data.get("shared_expert_intermediate_size"):
+        out["shared_d_ff"] = data["shared_expert_intermediate_size"]
+    elif data.get("n_shared_experts"):
+        out["shared_d_ff"] = data["n_shared_experts"] * out["d_ff"]
+    dense = data.get("first_k_dense_replace") or len(data.get("mlp_only_layers") or ())
+    if dense:
+        out["dense_layers"] = dense
+        out["dense_d_ff"] = need("intermediate_size")
+    return out
+
+
+def _hf_attention(data: dict, kind: str, layers: int, need) -> dict:
+    """Latent attention (DeepSeek) and sliding windows (Mistral, Qwen, Gemma 2/3)."""
+    out: dict = {}
+    if data.get("kv_lora_rank"):
+        out.update(
+            kv_lora_rank=data["kv_lora_rank"],
+            q_lora_rank=data.get("q_lora_rank"),
+            head_dim=need("qk_nope_head_dim"),
+            qk_rope_head_dim=data.get("qk_rope_head_dim", 0),
+            v_head_dim=data.get("v_head_dim"),
+        )
+    window = data.get("sliding_window")
+    if window is None or data.get("use_sliding_window") is False:
+        return out
+    types = data.get("layer_types")
+    if types is not None:
+        odd = sorted(set(types) - {"sliding_attention", "full_attention"})
+        if odd:
+            raise ValueError(f"config.json ({kind}) has layer_types {odd}, not modelled")
+        sliding = sum(t == "sliding_attention" for t in types)
+    elif kind.startswith("gemma2"):
+        sliding = (layers + 1) // 2  # layers 0, 2, 4, ... slide (transformers' Gemma 2)
+    elif data.get("sliding_window_pattern"):
+        sliding = layers - layers // data["sliding_window_pattern"]  # every p-th is global
+    elif data.get("use_sliding_window"):
+        sliding = layers - data.get("max_window_layers", 0)  # Qwen2: the first ones are full
+    else:
+        sliding = layers  # Mistral 7B v0.1: every layer
+    out.update(sliding_window=window, sliding_layers=sliding)
+    return out
+
+
 def _from_hf(cls, data: dict, name):
+    text_only = isinstance(data.get("text_config"), dict)
+    name = name or data.get("_name_or_path") or data.get("model_type")
+    data = _hf_text(data)
+    kind = str(data.get("model_type") or "").lower()
+
     def need(key):
         if key not in data or data[key] is None:
-            kind = data.get("model_type", "unknown model_type")
             raise ValueError(
-                f"config.json ({kind}) has no {key!r}; expected Llama/Mistral/Mixtral/Qwen-style "
-                f"keys ({', '.join(_HF_REQUIRED.values())}, intermediate_size)"
+                f"config.json ({kind or 'unknown model_type'}) has no {key!r}; expected "
+                f"Llama/Mistral/Qwen/Gemma/DeepSeek-style keys ({', '.join(_HF_REQUIRED.values())}"
+                ", intermediate_size)"
             )
         return data[key]
 
+    _check_hf_keys(data)
     kwargs = {ours: need(theirs) for ours, theirs in _HF_REQUIRED.items()}
-    experts = data.get("num_local_experts") or data.get("num_experts") or 1
-    if experts > 1:
-        if data.get("shared_expert_intermediate_size") or data.get("n_shared_experts"):
-            raise ValueError(
-                "config.json describes shared experts next to the routed ones; ModelConfig "
-                "models routed experts only (Mixtral / Qwen3-MoE style)"
-            )
-        kwargs["experts"] = experts
-        kwargs["experts_per_token"] = need("num_experts_per_tok")
-        kwargs["d_ff"] = data.get("moe_intermediate_size") or need("intermediate_size")
-    else:
-        kwargs["d_ff"] = need("intermediate_size")
+    kwargs.update(_hf_experts(data, need))
     if data.get("num_key_value_heads") is not None:
         kwargs["kv_heads"] = data["num_key_value_heads"]
     if data.get("head_dim") is not None:
         kwargs["head_dim"] = data["head_dim"]
-    kind = str(data.get("model_type", "")).lower()
+    kwargs.update(_hf_attention(data, kind, kwargs["layers"], need))
     act = str(data.get("hidden_act", data.get("hidden_activation", "silu"))).lower()
-    # Llama, Mistral, Mixtral, Qwen and Gemma (GeGLU: gelu, gated) all gate their MLP
+    # Llama, Mistral, Mixtral, Qwen, DeepSeek and Gemma (GeGLU: gelu, gated) gate their MLP
     kwargs["gated_mlp"] = kind.startswith(_GATED_FAMILIES) or not act.startswith(("gelu", "relu"))
     # transformers' own defaults when the key is absent: Gemma ties, the others do not
     tied_default = kind.startswith("gemma")
     kwargs["tied_embeddings"] = bool(data.get("tie_word_embeddings", tied_default))
     if data.get("max_position_embeddings") is not None:
         kwargs["max_context"] = data["max_position_embeddings"]
-    return cls(**kwargs, name=name or data.get("_name_or_path") or data.get("model_type"))
+    if text_only:  # say so wherever the model is shown: the image encoder is not counted
+        name = f"{name} (language model only)"
+    return cls(**kwargs, name=name)
 
 
 # ---------------------------------------------------------------- the catalog
@@ -556,6 +1086,106 @@ _MODELS = [
             "12288, 80 layers; vocabulary 51,200; d_ff = 4 h, output layer sharing the embedding",
         ),
     ),
+    ModelConfig(
+        32,
+        4096,
+        32,
+        14336,
+        32000,
+        kv_heads=8,
+        gated_mlp=True,
+        sliding_window=4096,
+        name="Mistral 7B",
+        max_context=32768,
+        source=Source(
+            _hf("mistralai/Mistral-7B-v0.1"),
+            "num_hidden_layers 32, hidden_size 4096, num_attention_heads 32, num_key_value_heads "
+            "8, intermediate_size 14336, vocab_size 32000, sliding_window 4096, "
+            "max_position_embeddings 32768, tie_word_embeddings false (Jiang et al., "
+            "arXiv 2310.06825, Table 1: window_size 4096); Mistral AI: a 7.3B parameter model",
+        ),
+    ),
+    ModelConfig(
+        46,
+        4608,
+        32,
+        36864,
+        256000,
+        kv_heads=16,
+        head_dim=128,
+        gated_mlp=True,
+        tied_embeddings=True,
+        sliding_window=4096,
+        sliding_layers=23,
+        name="Gemma 2 27B",
+        max_context=8192,
+        source=Source(
+            _hf("google/gemma-2-27b"),
+            "model_type gemma2, num_hidden_layers 46, hidden_size 4608, num_attention_heads 32, "
+            "num_key_value_heads 16, head_dim 128, intermediate_size 36864, vocab_size 256000, "
+            "sliding_window 4096 (every other layer, starting with the first), "
+            "max_position_embeddings 8192, tied embeddings; 27.2B parameters",
+        ),
+    ),
+    ModelConfig(
+        61,
+        7168,
+        128,
+        2048,
+        129280,
+        head_dim=128,
+        gated_mlp=True,
+        experts=256,
+        experts_per_token=8,
+        q_lora_rank=1536,
+        kv_lora_rank=512,
+        qk_rope_head_dim=64,
+        v_head_dim=128,
+        shared_d_ff=2048,
+        dense_layers=3,
+        dense_d_ff=18432,
+        name="DeepSeek-V3",
+        max_context=163840,
+        source=Source(
+            _hf("deepseek-ai/DeepSeek-V3"),
+            "num_hidden_layers 61, hidden_size 7168, num_attention_heads 128, q_lora_rank "
+            "1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim "
+            "128, n_routed_experts 256, num_experts_per_tok 8, n_shared_experts 1, "
+            "moe_intermediate_size 2048, first_k_dense_replace 3, intermediate_size 18432, "
+            "vocab_size 129280, max_position_embeddings 163840, tie_word_embeddings false; "
+            "DeepSeek-V3 Technical Report (arXiv 2412.19437): 671B total parameters, 37B "
+            "activated for each token (the multi-token-prediction module, 14B, not included)",
+        ),
+    ),
+    ModelConfig(
+        60,
+        5120,
+        128,
+        1536,
+        102400,
+        head_dim=128,
+        gated_mlp=True,
+        experts=160,
+        experts_per_token=6,
+        q_lora_rank=1536,
+        kv_lora_rank=512,
+        qk_rope_head_dim=64,
+        v_head_dim=128,
+        shared_d_ff=2 * 1536,
+        dense_layers=1,
+        dense_d_ff=12288,
+        name="DeepSeek-V2",
+        max_context=163840,
+        source=Source(
+            _hf("deepseek-ai/DeepSeek-V2"),
+            "num_hidden_layers 60, hidden_size 5120, num_attention_heads 128, q_lora_rank "
+            "1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim "
+            "128, n_routed_experts 160, num_experts_per_tok 6, n_shared_experts 2, "
+            "moe_intermediate_size 1536, first_k_dense_replace 1, intermediate_size 12288, "
+            "vocab_size 102400; DeepSeek-V2 (arXiv 2405.04434): 236B total parameters, "
+            "21B activated for each token",
+        ),
+    ),
 ]
 
 
@@ -577,6 +1207,10 @@ _ALIASES = {
     "PaLM 540B": ("PaLM",),
     "Megatron 1T": ("Megatron 1008B",),
     "Megatron 145.6B": ("Megatron 146B",),
+    "Mistral 7B": ("Mistral-7B-v0.1",),
+    "Gemma 2 27B": ("gemma-2-27b",),
+    "DeepSeek-V3": ("DeepSeek V3", "deepseek-v3-base"),
+    "DeepSeek-V2": ("DeepSeek V2",),
 }
 _USER_MODELS: dict[str, ModelConfig] = {}
 

@@ -21,15 +21,20 @@ degrees {"dp", "fsdp", "tp", "pp", "ep"} (missing ones are 1; their product is n
   MoE layer does an all-to-all of the routed tokens to their experts and back, forward and
   backward.
 
-Where the chips are: the axes are laid out innermost first in the order tp, ep, fsdp, pp,
-dp (tensor parallelism on the fastest links). An axis whose chips all sit in one domain of
-the chip's interconnect (8 GPUs on one NVSwitch, a TPU pod) uses that interconnect
-(NVSwitch: all the chip's links at once; a TPU torus axis: a bidirectional ring); an axis
-that leaves the domain uses the data-centre network: one NIC of `network_bytes_per_s`
-(one way) per chip into a non-blocking switched fabric (a fat tree), costed as a "switch"
-with one link per chip (the same all-reduce time as a ring; an all-to-all sends each chip's
-share once). Collective costs come from `roofline.collectives` (bandwidth
-terms, one-way link rates, no per-hop latency: a lower bound).
+Where the chips are: `roofline.topology` (the one model of the machine). The axes are laid
+out innermost first in the order tp, ep, fsdp, pp, dp (tensor parallelism on the fastest
+links), each axis's chips the product of the inner degrees apart. The job's chips form slices
+of the shape the vendor sells (a TPU job of n chips: one slice of n up to a pod, else equal
+slices; `slice_chips` sets them, e.g. MaxText's DCN axes) and NVLink domains of 8 GPUs; an
+axis whose chips sit in one slice uses its interconnect (NVSwitch: all the chip's links at
+once; a TPU slice: the physical axes the group spans, each a bidirectional ring where it
+wraps round and a line where not, several at once in proportion to their bandwidth); an axis
+that leaves the slice uses the data-centre network: one NIC of `network_bytes_per_s` (one way)
+per chip into a non-blocking switched fabric (a fat tree), costed as a "switch" with one link
+per chip (the same all-reduce time as a ring; an all-to-all sends each chip's share once), in
+two levels when several members share a slice. Collective costs come from
+`roofline.collectives` (bandwidth terms, one-way link rates, no per-hop latency: a lower
+bound).
 
 Times are per step and per chip, at the datasheet's dense peak (FLOPs counted as in
 `roofline.training`, including recomputation: hardware FLOPs) and full memory bandwidth.
@@ -44,17 +49,13 @@ import re
 from dataclasses import dataclass, field
 
 from .catalog import get_chip
-from .collectives import (
-    collective_time,
-    hierarchical_all_reduce_time,
-    multi_axis_collective_time,
-)
 from .dtypes import canonical_dtype
 from .models import ModelConfig, get_model
+from .topology import collective_seconds, job_slice_chips, route
 from .training import (
     STATE_BYTES_PER_PARAM,
-    _recompute,
     activation_bytes_per_layer,
+    check_recompute,
     training_flops_per_token,
     training_state_bytes,
 )
@@ -127,163 +128,6 @@ def parse_layout(layout, n_chips=None) -> dict:
                 f"{n_chips} chips; make dp x fsdp x tp x pp x ep = {n_chips}"
             )
     return out
-
-
-@dataclass(frozen=True)
-class _Route:
-    """Where one parallel axis's collectives run.
-
-    kind "link": all on the chip's interconnect (`topology`, `links` as `collective_time`
-    takes them; `axes` for a group spread over several TPU torus axes); "network": every
-    member in another domain, one NIC each; "two-level": `per_node` members share each
-    domain and the `size / per_node` domains talk over the network.
-    """
-
-    name: str
-    kind: str
-    link_bytes_per_s: float = 0.0
-    topology: str = "switch"
-    links: int = 1
-    axes: tuple = ()
-    network_bytes_per_s: float = 0.0
-    per_node: int = 1
-    wraparound_multiple: int | None = None
-    inside: _Route | None = None
-
-    @property
-    def p2p_bytes_per_s(self) -> float:
-        """One chip to one other, one way: the network NIC once the pair is in different
-        domains, else all the chip's links into a switch, or one torus link."""
-        if self.kind != "link":
-            return self.network_bytes_per_s
-        return self.link_bytes_per_s * (self.links if self.topology == "switch" else 1)
-
-
-def _torus_axes(chip, size) -> tuple:
-    """A group of `size` TPU chips as whole torus axes of `axis_chips` (the last one shorter)."""
-    longest = chip.interconnect.axis_chips or size
-    axes, rest = [], size
-    while rest > longest:
-        if rest % longest:
-            raise ValueError(
-                f"{size} {chip.name} chips on one parallel axis do not fill whole torus axes "
-                f"of {longest}; use a degree that is a multiple of {longest} or at most {longest}"
-            )
-        axes.append(longest)
-        rest //= longest
-    return tuple(axes + [rest])
-
-
-def _domain_route(chip, size) -> _Route:
-    """`size` chips inside one domain of the chip's interconnect."""
-    link = chip.interconnect
-    if link.topology == "torus":
-        return _Route(
-            f"{link.name} torus",
-            "link",
-            link.one_way_bytes_per_s,
-            "torus",
-            axes=_torus_axes(chip, size),
-            wraparound_multiple=link.wraparound_multiple,
-        )
-    topology = "switch" if link.topology == "switch" else link.topology
-    return _Route(link.name, "link", link.one_way_bytes_per_s, topology, link.count)
-
-
-def _route(chip, size, stride, network_bytes_per_s) -> _Route:
-    """The links an axis of `size` chips, `stride` apart, uses (see the module docstring):
-    the interconnect when the whole group fits in one domain; else the network, in two
-    levels when several members share a domain (the largest divisor of `size` that fits)."""
-    link = chip.interconnect
-    domain: float = 1  # chips in one link domain; inf where the catalog sets no cap
-    if link is not None and link.topology is not None:
-        domain = link.domain_chips or math.inf
-        if size * stride <= domain:
-            return _domain_route(chip, size)
-    net = _network(chip, network_bytes_per_s)
-    per_node = max(
-        (d for d in range(1, size + 1) if size % d == 0 and d * stride <= domain), default=1
-    )
-    name = chip.network.name if chip.network else "network"
-    if per_node == 1:
-        return _Route(name, "network", network_bytes_per_s=net)
-    inside = _domain_route(chip, per_node)
-    return _Route(
-        f"{inside.name} + {name}",
-        "two-level",
-        network_bytes_per_s=net,
-        per_node=per_node,
-        inside=inside,
-    )
-
-
-def _network(chip, network_bytes_per_s):
-    if network_bytes_per_s is not None:
-        return network_bytes_per_s
-    if chip.network_bytes_per_s is None:
-        link = chip.interconnect
-        where = (
-            f"beyond one {link.name} domain of {link.domain_chips} {chip.name} chips"
-            if link is not None and link.topology is not None and link.domain_chips
-            else f"between {chip.name} chips (the catalog gives them no chip-to-chip link)"
-        )
-        raise ValueError(
-            f"this layout sends traffic {where}, over the data-centre network, and the "
-            "catalog has no network figure for this chip: pass network_bytes_per_s (one way, "
-            "per chip; e.g. 50e9 for one 400 Gb/s NIC per GPU; CLI: --network '50 GB/s')"
-        )
-    return chip.network_bytes_per_s
-
-
-def _on_link(kind, nbytes, n, r: _Route) -> float:
-    if n < 2:
-        return 0.0
-    if r.axes and len(r.axes) > 1 and kind != "all-to-all":
-        tops = tuple(_axis_topology(r, a) for a in r.axes)
-        return multi_axis_collective_time(kind, nbytes, r.axes, r.link_bytes_per_s, tops)
-    top = _axis_topology(r, n) if r.axes else r.topology
-    return collective_time(kind, nbytes, n, r.link_bytes_per_s, top, links=r.links)
-
-
-def _axis_topology(r: _Route, n) -> str:
-    """A TPU torus axis of n chips: a ring of two chips, a bidirectional ring where the axis
-    wraps round (n a multiple of the catalog's `wraparound_multiple`), else a line."""
-    if n == 2:
-        return "ring"
-    if r.wraparound_multiple and n % r.wraparound_multiple:
-        return "line"
-    return "bidirectional-ring"
-
-
-def _collective(kind, nbytes, n, route: _Route) -> float:
-    """Seconds for one collective of a `nbytes` array over `n` chips on `route` (bandwidth
-    terms only, no per-hop latency). Two-level: all-reduce by
-    `hierarchical_all_reduce_time`; all-gather / reduce-scatter as the same two phases
-    (inside the node on the full array, across nodes on its 1/per_node); all-to-all over the
-    network alone (its NIC is the narrowest step)."""
-    if n < 2 or nbytes == 0:
-        return 0.0
-    if route.kind == "link":
-        return _on_link(kind, nbytes, n, route)
-    net = route.network_bytes_per_s
-    if route.kind == "network" or kind == "all-to-all":  # the NIC is the narrowest step
-        return collective_time(kind, nbytes, n, net, "switch", links=1)
-    m, nodes, inner = route.per_node, n // route.per_node, route.inside
-    assert inner is not None, "a two-level route carries the links inside each node"
-    if kind == "all-reduce":
-        tops = tuple(_axis_topology(inner, a) for a in inner.axes) if inner.axes else None
-        return hierarchical_all_reduce_time(
-            nbytes,
-            m,
-            nodes,
-            inner.link_bytes_per_s,
-            net,
-            tops or inner.topology,
-            inner.links,
-            axes=inner.axes or None,
-        )
-    inside = _on_link(kind, nbytes, m, inner)
-    return inside + collective_time(kind, nbytes / m, nodes, net, "switch", links=1)
 
 
 @dataclass(frozen=True)
@@ -564,14 +408,41 @@ def _hbm_bytes(p: _Plan) -> float:
     return p.microbatches * (reads + grads + acts) + optimizer
 
 
-def _link_times(p: _Plan, chip, network):
-    """ "TP", "EP", "FSDP", "DP", "PP" -> (seconds per step, label) for each axis in use."""
-    m, layout, microbatches = p.m, p.layout, p.microbatches
+def _routes(chip, layout, network, slice_chips) -> dict:
+    """axis -> `roofline.topology.Route` for each parallel axis in use, laid out innermost
+    first (tp, ep, fsdp, pp, dp: each axis's chips sit the product of the inner degrees
+    apart). The data-parallel group of a mixture of experts is dp x ep chips."""
     stride, routes = 1, {}
+    slice_chips = job_slice_chips(chip, math.prod(layout.values()), slice_chips)
     for axis in LAYOUT_AXES:
         if layout[axis] > 1:
-            routes[axis] = _route(chip, layout[axis], stride, network)
+            routes[axis] = route(chip, layout[axis], stride, slice_chips, network)
         stride *= layout[axis]
+    return routes
+
+
+def _collective(kind, nbytes, n, r) -> float:
+    return collective_seconds(kind, nbytes, r) if n > 1 and r is not None else 0.0
+
+
+def _data_all_reduce(nbytes, routes) -> float:
+    """All-reduce over the data group, dp x ep chips (ep's and dp's chips sit apart):
+    reduce-scatter over ep, all-reduce of the 1/ep over dp, all-gather over ep (the
+    two-level decomposition; either level may be absent)."""
+    ep, dp = routes.get("ep"), routes.get("dp")
+    if ep is None:
+        return _collective("all-reduce", nbytes, dp.size, dp)
+    t = _collective("reduce-scatter", nbytes, ep.size, ep)
+    t += _collective("all-gather", nbytes, ep.size, ep)
+    if dp is not None:
+        t += _collective("all-reduce", nbytes / ep.size, dp.size, dp)
+    return t
+
+
+def _link_times(p: _Plan, chip, network, slice_chips=None):
+    """ "TP", "EP", "FSDP", "DP", "PP" -> (seconds per step, label) for each axis in use."""
+    m, layout, microbatches = p.m, p.layout, p.microbatches
+    routes = _routes(chip, layout, network, slice_chips)
     times = {}
     layers_here = p.layers_here
     act = p.micro_batch * p.seq_len * m.d_model * 2  # bf16 activations of one micro-batch
@@ -595,8 +466,10 @@ def _link_times(p: _Plan, chip, network):
     if data_group > 1:
         route = routes.get("dp") or routes["ep"]
         expert_grads = 2 * m.expert_params / (layout["tp"] * layout["pp"] * layout["ep"])
-        t = _collective("all-reduce", (grads - expert_grads) / layout["fsdp"], data_group, route)
-        t += _collective("all-reduce", expert_grads / layout["fsdp"], layout["dp"], route)
+        t = _data_all_reduce((grads - expert_grads) / layout["fsdp"], routes)
+        t += _collective(
+            "all-reduce", expert_grads / layout["fsdp"], layout["dp"], routes.get("dp")
+        )
         times["DP"] = (t, f"DP all-reduce ({route.name})")
     if "pp" in routes:
         route = routes["pp"]
@@ -618,6 +491,7 @@ def training_step(
     network_bytes_per_s=None,
     fused_attention=True,
     causal=False,
+    slice_chips=None,
 ) -> TrainingStep:
     """The roofline of one training step of `model` on `n_chips` chips (see the module
     docstring for every assumption).
@@ -629,12 +503,15 @@ def training_step(
     domains (default: the catalog's figure, where it has one). fused_attention: attention
     runs as one fused kernel (FlashAttention) that stores no score matrix (activations).
     causal: count half the attention FLOPs (a causal mask; PaLM's MFU counts them all).
+    slice_chips: chips in one ICI slice when a TPU job runs as several slices joined by the
+    data-centre network (MaxText's dcn_* axes; e.g. 384 for the MLPerf v5p run of 16 slices);
+    layout axes beyond one slice then use the network (`roofline.topology.route`).
     """
     m = get_model(model)
     chip = get_chip(chip)
     n_chips = _whole("n_chips", n_chips)
     layout = parse_layout(layout, n_chips)
-    recompute = _recompute(recompute)
+    recompute = check_recompute(recompute)
     dtype = canonical_dtype(dtype)
     _check_model_split(m, layout)
     microbatches, micro_batch = _batch(tokens_per_step, seq_len, layout, microbatches)
@@ -645,7 +522,7 @@ def training_step(
     times = {"math": hw_flops / peak, "HBM": _hbm_bytes(plan) / chip.hbm_bytes_per_s}
     kinds = {"math": "compute", "HBM": "memory"}
     labels = {"math": f"math ({dtype} dense peak)", "HBM": f"{chip.memory_kind} traffic"}
-    for key, (seconds, label) in _link_times(plan, chip, network_bytes_per_s).items():
+    for key, (seconds, label) in _link_times(plan, chip, network_bytes_per_s, slice_chips).items():
         times[key], kinds[key], labels[key] = seconds, "link", label
     if layout["pp"] > 1:
         staged = [times[r] for r in ("math", "HBM", "TP", "EP") if r in times]
@@ -676,12 +553,15 @@ def training_step(
 
 _ASSUMPTIONS = (
     "datasheet dense peak FLOP/s and full memory bandwidth; one-way link rates",
-    "FLOPs: 6 per matmul weight per token + PaLM's attention term; recomputation counted "
+    "FLOPs: 6 per matmul weight per token + 3 x the attention blocks' forward score and value "
+    "FLOPs (PaLM's term for plain attention; windows and latent attention as the blocks "
+    "count them); recomputation counted "
     "in the math time (hardware FLOPs), not in the MFU",
     "t_lower: every resource overlapped with every other; the pipeline bubble "
     "((pp - 1) / microbatches of the per-stage work, 1F1B) is not overlapped",
-    "axes laid out innermost first tp, ep, fsdp, pp, dp; an axis inside one interconnect "
-    "domain uses it, one that leaves it uses the network (non-blocking, one NIC per chip)",
+    "axes laid out innermost first tp, ep, fsdp, pp, dp on the vendor's slice shapes "
+    "(roofline.topology); an axis inside one slice or NVLink domain uses its links, one that "
+    "leaves it uses the network (non-blocking, one NIC per chip)",
     "memory: 16 bytes per parameter (bf16 weights and gradients, fp32 master and Adam "
     "moments), divided by fsdp (ZeRO-3); activations by Korthikanti et al. 2022 with "
     "sequence parallelism; logits, workspace and fragmentation not counted",

@@ -213,12 +213,18 @@ def _style_axes(ax) -> None:
     ax.set_axisbelow(True)
 
 
+style_axes = _style_axes  # the public name other modules import
+
+
 def _width(ax) -> float:
     return float(ax.figure.get_size_inches()[0])
 
 
 def _fs(ax, role="small") -> float:
     return font_pt(role, _width(ax))
+
+
+font_size = _fs  # the public name other modules import
 
 
 #: Tick formats by the quantity on the axis; every label comes from roofline.units.
@@ -385,6 +391,9 @@ def _renderer(fig):
 
         FigureCanvasAgg(fig)
     return fig.canvas.get_renderer()
+
+
+figure_renderer = _renderer  # the public name other modules import
 
 
 def _overlap(a, b, tolerance_px=1.0) -> bool:
@@ -1132,6 +1141,9 @@ def _marker_boxes(ax, renderer, prefixes=("ridge:", "operation:", "point:", "vio
     return boxes
 
 
+marker_boxes = _marker_boxes  # the public name other modules import
+
+
 def _lay_out_labels(fig, ax, ridge_labels, peak_labels, point_labels):
     """Once the layout is final: ridge values that would touch move to the other side of
     their guide or up it; the peak's value goes where no marker is; then each point's label
@@ -1549,7 +1561,7 @@ def decode_throughput_figure(
 
     from . import transformer as tf
 
-    model = tf.LLAMA_8B_MODEL if model is None else model
+    model = tf.LLAMA_8B_MODEL if model is None else tf.as_model_shape(model)
     chip = get_chip(chip)
     contexts = [contexts] if isinstance(contexts, (int, float)) else list(contexts)
     if not contexts:

@@ -12,8 +12,9 @@ Per decode step and chip (the times in `ServingEstimate.times`):
 - "math": 2 FLOPs per active matmul weight per token (`ModelConfig.matmul_params`: a
   mixture of experts counts only `experts_per_token` expert MLPs) + attention, 4 x
   attention width x context_len per token and layer (Q K^T and A V, 2 FLOPs per
-  multiply-add), divided by tp, at the chip's dense peak in `dtype` (the dtype the matmuls
-  run in);
+  multiply-add; `ModelConfig.attention_flops_per_token`: a sliding-window layer counts at
+  most its window, latent attention scores against its cached latent), divided by tp, at
+  the chip's dense peak in `dtype` (the dtype the matmuls run in);
 - "HBM": the chip's memory traffic, the sum of two parts (`hbm_parts`), which share one
   memory bandwidth and so add up:
   "weights", every weight the step touches, read once in `weights` dtype, divided by tp. The input embedding table is a gather of `batch` rows, not a read of the table, so an
@@ -21,13 +22,16 @@ Per decode step and chip (the times in `ServingEstimate.times`):
   the experts its tokens route to: with uniform, independent routing of `batch` tokens to
   `experts_per_token` of `experts` experts, a layer reads on average
   E (1 - (1 - k/E)^batch) distinct experts;
-  "KV cache", batch x context_len tokens of K and V in `kv_dtype`, all layers, read once.
+  "KV cache", batch x context_len tokens of K and V in `kv_dtype`, all layers, read once
+  (`ModelConfig.kv_cache_bytes`: a sliding-window layer keeps at most its window; latent
+  attention keeps its latent and RoPE key).
   TP splits the KV heads; when tp exceeds kv_heads each chip keeps one KV head (the heads
-  are replicated tp / kv_heads times), so the per-chip cache stops shrinking;
+  are replicated tp / kv_heads times), so the per-chip cache stops shrinking; latent
+  attention's one latent per token is kept whole on every chip;
 - "TP": two all-reduces per layer (after attention and after the MLP) of the
   [batch, d_model] activations (bf16) over the tp chips, bandwidth term from
-  `roofline.collectives` on the chip's own interconnect plus `hop_latency_s` per step of the
-  collective (`collective_steps`; default 1 microsecond, the scaling book's per-hop figure
+  `roofline.collectives` on the links `roofline.topology` routes the replica's tp chips over,
+  plus `hop_latency_s` per step of the collective (`collective_steps`; default 1 microsecond, the scaling book's per-hop figure
   for TPU ICI, used here for every chip: NCCL's measured small-message latencies are larger,
   so this keeps a lower bound).
 
@@ -51,15 +55,16 @@ import math
 from dataclasses import dataclass, field
 
 from .catalog import get_chip
-from .collectives import collective_steps
 from .dtypes import bytes_per_element, canonical_dtype
 from .models import ModelConfig, get_model
+from .topology import collective_seconds, job_slice_chips, route
 
 __all__ = [
     "ServingEstimate",
     "compute_bound_batch",
     "expected_distinct_experts",
     "serving_estimate",
+    "tp_all_reduce_seconds",
 ]
 
 #: Default per-hop latency of a collective step, seconds (scaling book, sharding chapter:
@@ -151,7 +156,7 @@ class ServingEstimate:
     def kv_cache_bytes(self) -> float:
         """KV cache of the whole replica's batch (all chips of the replica together, counting
         replicated KV heads once)."""
-        return self.batch * self.context_len * self.model.kv_cache_bytes_per_token(self.kv_dtype)
+        return self.batch * self.model.kv_cache_bytes(self.context_len, self.kv_dtype)
 
     @property
     def memory_bytes(self) -> float:
@@ -252,7 +257,7 @@ def _check_split(m: ModelConfig, n_chips, tp):
         raise ValueError(
             f"tp={tp} must divide the {m.heads} attention heads of {m.label}; use one of {divisors}"
         )
-    kv = m.kv_heads
+    kv = m.kv_cache_heads  # 1 for latent attention: every chip keeps the whole latent
     if tp > kv and tp % kv or tp < kv and kv % tp:
         raise ValueError(
             f"tp={tp} and the {kv} KV heads of {m.label} must divide one another (each chip "
@@ -279,20 +284,17 @@ def _weights_read(m: ModelConfig, tokens) -> tuple[float, float]:
     return dense + m.expert_params * distinct / m.experts, distinct
 
 
-def _tp_all_reduce_s(chip, tp, nbytes, hop_latency_s) -> float:
-    """One all-reduce of `nbytes` over tp chips of one replica, bandwidth + latency."""
+def tp_all_reduce_seconds(chip, tp, nbytes, hop_latency_s=HOP_LATENCY_S) -> float:
+    """One all-reduce of `nbytes` over the tp chips of one replica: bandwidth + latency.
+
+    The replica is its own group and slice (`roofline.topology.route`: tp TPU chips in the
+    slice shape Google sells, e.g. a 2x2 for 4 v5e; tp GPUs under one NVSwitch; beyond one
+    domain, the network), timed by `roofline.topology.collective_seconds` with
+    `hop_latency_s` per step of the collective (`collective_steps` on each axis)."""
     if tp < 2:
         return 0.0
-    from .parallelism import _collective, _route
-
-    route = _route(chip, tp, 1, None)
-    if route.axes:
-        steps = sum(collective_steps("all-reduce", a, "bidirectional-ring") for a in route.axes)
-    else:
-        steps = collective_steps(
-            "all-reduce", tp, "switch" if route.kind != "link" else route.topology
-        )
-    return _collective("all-reduce", nbytes, tp, route) + steps * hop_latency_s
+    r = route(get_chip(chip), tp, 1, job_slice_chips(chip, tp))
+    return collective_seconds("all-reduce", nbytes, r, hop_latency_s, hop_latency_s)
 
 
 def _resource_times(m, chip, tp, tokens, ctx_tokens, dtypes, kv_chip_fraction, hop, causal):
@@ -301,12 +303,14 @@ def _resource_times(m, chip, tp, tokens, ctx_tokens, dtypes, kv_chip_fraction, h
     ctx_tokens: decode: context_len (each token attends over it); prefill: the prompt length
     (each token attends over half of it on average, `causal`)."""
     dtype, w_dtype, kv_dtype = dtypes
-    attn_per_token = 4 * m.layers * m.attention_width * ctx_tokens * (0.5 if causal else 1)
+    # the attention blocks' score and value FLOPs: prefill averaged under the causal mask,
+    # decode against the whole context (latent attention: against the cached latent)
+    attn_per_token = m.attention_flops_per_token(ctx_tokens, causal, from_cache=not causal)
     flops = (2 * m.matmul_params + attn_per_token) * tokens / tp
     params_read, distinct = _weights_read(m, tokens)
-    kv_tokens = tokens * (1 if causal else ctx_tokens)  # prefill writes, decode reads
-    kv_bytes = kv_tokens * m.kv_cache_bytes_per_token(kv_dtype) * kv_chip_fraction
-    ar = _tp_all_reduce_s(chip, tp, tokens * m.d_model * ACTIVATION_BYTES, hop)
+    kv_seqs = 1 if causal else tokens  # prefill writes one prompt's, decode reads each's
+    kv_bytes = kv_seqs * m.kv_cache_bytes(ctx_tokens, kv_dtype) * kv_chip_fraction
+    ar = tp_all_reduce_seconds(chip, tp, tokens * m.d_model * ACTIVATION_BYTES, hop)
     parts = {
         "weights": params_read * bytes_per_element(w_dtype) / tp / chip.hbm_bytes_per_s,
         "KV cache": kv_bytes / chip.hbm_bytes_per_s,
@@ -354,7 +358,8 @@ def serving_estimate(
         raise ValueError(f"reserve_fraction is a share of HBM in [0, 1), got {reserve_fraction}")
     dtype = canonical_dtype(dtype)
     dtypes = (dtype, canonical_dtype(weights or dtype), canonical_dtype(kv_dtype or dtype))
-    kv_chip_fraction = max(m.kv_heads // tp, 1) / m.kv_heads  # replicated beyond kv_heads
+    kv_heads = m.kv_cache_heads
+    kv_chip_fraction = max(kv_heads // tp, 1) / kv_heads  # replicated beyond kv_heads
     times, hbm_parts, distinct = _resource_times(
         m, chip, tp, batch, context_len, dtypes, kv_chip_fraction, hop_latency_s, False
     )
@@ -362,7 +367,7 @@ def serving_estimate(
         m, chip, tp, prompt_len, prompt_len, dtypes, kv_chip_fraction, hop_latency_s, True
     )
     kinds = {"math": "compute", "HBM": "memory", "TP": "link"}
-    kv_seq = context_len * m.kv_cache_bytes_per_token(dtypes[2]) * kv_chip_fraction
+    kv_seq = m.kv_cache_bytes(context_len, dtypes[2]) * kv_chip_fraction
     memory = {
         "weights": m.params * bytes_per_element(dtypes[1]) / tp,
         "KV cache": batch * kv_seq,

@@ -119,7 +119,7 @@ def _build_scene(figure, model, chip, tp, weights):
     context the sliders offer; the memory axis 1.6 x the capacity (taller bars are clipped)."""
     from matplotlib.ticker import LogLocator
 
-    from .plots import PALETTE, _style_axes, font_pt, format_axis
+    from .plots import PALETTE, font_pt, format_axis, style_axes
 
     corners = [
         numbers(estimate(model, chip, tp, b, c, weights))
@@ -132,7 +132,7 @@ def _build_scene(figure, model, chip, tp, weights):
     )
     ax, mem = figure.add_subplot(grid[0]), figure.add_subplot(grid[1])
     for a in (ax, mem):
-        _style_axes(a)
+        style_axes(a)
     bars = [b for b in _BARS if b != "TP" or tp > 1]
     rects = ax.barh(
         range(len(bars)), [1] * len(bars), color=[PALETTE[_KIND_COLOURS[b]] for b in bars]
@@ -178,10 +178,10 @@ def serving_explorer(
     model="Llama 3 70B", chip="H100 SXM", tp=8, batch=16, context=4096, weights="bf16"
 ):
     """A live explorer of `roofline.serving_estimate` (see the module docstring)."""
-    from .widgets import _enable_colab_widgets, _widgets
+    from .widgets import enable_colab_widgets, load_ipywidgets
 
-    widgets = _widgets()
-    _enable_colab_widgets()
+    widgets = load_ipywidgets()
+    enable_colab_widgets()
     start = dict(zip(_NAMES, (model, chip, tp, batch, context, weights)))
     offered = dict(zip(_NAMES, (MODELS, CHIPS, TP_DEGREES, BATCHES, CONTEXTS, WEIGHT_DTYPES)))
     for name, value in start.items():
@@ -231,7 +231,10 @@ def web_constants() -> dict:
     """What the page's formula mirror needs, computed by the package (SI base units).
 
     models: {name: {N: matmul weights per token, L, width: attention width, D: d_model,
-    kv_heads, kv_bytes: bf16 KV cache bytes per token (all layers), params, untied: the
+    attn_decode / attn_prefill: attention FLOPs per token per context token, from the model's
+    attention blocks (decode against the whole context; prefill under the causal mask: half),
+    kv_heads: cached heads TP splits, kv_bytes: bf16 KV cache bytes per token (all layers),
+    params, untied: the
     input embedding table's parameters when it is not tied (not read by a step), experts,
     k: experts per token, expert_params}}; chips: {name: {peak: dense bf16 FLOP/s, hbm: B/s,
     capacity: bytes, all_reduce: {tp: [seconds per byte, fixed seconds]}}}; dtype_bytes;
@@ -239,18 +242,22 @@ def web_constants() -> dict:
     from .catalog import get_chip
     from .dtypes import bytes_per_element
     from .models import get_model
-    from .serving import HOP_LATENCY_S, RESERVE_FRACTION, _tp_all_reduce_s
+    from .serving import HOP_LATENCY_S, RESERVE_FRACTION, tp_all_reduce_seconds
 
     models = {}
     for name in MODELS:
         m = get_model(name)
+        if m.sliding_window is not None:  # the page scales attention linearly with context
+            raise ValueError(f"{name}: the page's formula has no sliding windows")
         models[name] = {
             "N": m.matmul_params,
             "L": m.layers,
             "width": m.attention_width,
+            "attn_decode": m.attention_flops_per_token(1, causal=False, from_cache=True),
+            "attn_prefill": m.attention_flops_per_token(2, causal=True) / 2,
             "D": m.d_model,
-            "kv_heads": m.kv_heads,
-            "kv_bytes": m.kv_cache_bytes_per_token("bf16"),
+            "kv_heads": m.kv_cache_heads,
+            "kv_bytes": m.kv_cache_bytes(1, "bf16"),
             "params": m.params,
             "untied": 0 if m.tied_embeddings else m.vocab * m.d_model,
             "experts": m.experts,
@@ -262,8 +269,9 @@ def web_constants() -> dict:
         chip = get_chip(name)
         reduce = {}
         for tp in TP_DEGREES[1:]:
-            fixed = _tp_all_reduce_s(chip, tp, 0, HOP_LATENCY_S)
-            per_byte = (_tp_all_reduce_s(chip, tp, 1e9, HOP_LATENCY_S) - fixed) / 1e9
+            one = tp_all_reduce_seconds(chip, tp, 1e9, HOP_LATENCY_S)  # linear in the bytes
+            per_byte = (tp_all_reduce_seconds(chip, tp, 2e9, HOP_LATENCY_S) - one) / 1e9
+            fixed = one - 1e9 * per_byte
             reduce[str(tp)] = [per_byte, fixed]
         chips[name] = {
             "peak": chip.peak_flops_per_s("bf16"),
@@ -309,7 +317,7 @@ def _static_html(explorer) -> str:
     import base64
     from importlib import resources
 
-    from .widgets import COLAB_NOTE, _encode
+    from .widgets import COLAB_NOTE, encode_png
 
     start = {n: explorer.controls[n].value for n in _NAMES}
     offered = dict(zip(_NAMES, (MODELS, CHIPS, TP_DEGREES, BATCHES, CONTEXTS, WEIGHT_DTYPES)))
@@ -319,7 +327,7 @@ def _static_html(explorer) -> str:
     script = (
         resources.files("roofline.web").joinpath("serving_explorer.js").read_text(encoding="utf-8")
     ).replace("</", "<\\/")
-    png = base64.b64encode(_encode(explorer.figure.canvas, quantize=True)).decode("ascii")
+    png = base64.b64encode(encode_png(explorer.figure.canvas, quantize=True)).decode("ascii")
     parts = [_control_html(n, list(offered[n]), start[n]) for n in _NAMES]
     return (
         '<div class="roofline-explorer roofline-serving-explorer" data-explorer="serving" '

@@ -139,7 +139,7 @@ _MEMORY_COLOURS = ("blue", "sky blue", "orange", "reddish purple")
 
 def _draw(fig, numbers, reason, title):
     """Bars of each resource's time (left) and the memory per chip against capacity (right)."""
-    from .plots import PALETTE, _style_axes, font_pt, format_axis
+    from .plots import PALETTE, font_pt, format_axis, style_axes
 
     fig.clear()
     if numbers is None:
@@ -162,7 +162,7 @@ def _draw(fig, numbers, reason, title):
     )
     ax, mem = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
     for a in (ax, mem):
-        _style_axes(a)
+        style_axes(a)
     names = [label for _, _, _, label in numbers["times"]][::-1]
     keys = [key for key, _, _, _ in numbers["times"]][::-1]
     values = [t for _, t, _, _ in numbers["times"]][::-1]
@@ -204,10 +204,10 @@ def training_step_explorer(
     recompute="selective",
 ):
     """A live explorer of `roofline.training_step` (see the module docstring)."""
-    from .widgets import _enable_colab_widgets, _widgets
+    from .widgets import enable_colab_widgets, load_ipywidgets
 
-    widgets = _widgets()
-    _enable_colab_widgets()
+    widgets = load_ipywidgets()
+    enable_colab_widgets()
     for name, value, options in (
         ("model", model, MODELS),
         ("chip", chip, CHIPS),
@@ -333,7 +333,7 @@ def _static_html(explorer) -> str:
     import base64
     from importlib import resources
 
-    from .widgets import COLAB_NOTE, _encode
+    from .widgets import COLAB_NOTE, encode_png
 
     start = dict(
         zip(
@@ -356,7 +356,7 @@ def _static_html(explorer) -> str:
     script = (
         resources.files("roofline.web").joinpath("step_explorer.js").read_text(encoding="utf-8")
     ).replace("</", "<\\/")
-    png = base64.b64encode(_encode(explorer.figure.canvas, quantize=True)).decode("ascii")
+    png = base64.b64encode(encode_png(explorer.figure.canvas, quantize=True)).decode("ascii")
     labels = {
         "model": "model",
         "chip": "chip",

@@ -8,7 +8,10 @@ to the weights are one matmul each), so 6 per weight per token. Attention adds
 12 x layers x attention width x sequence length per token (forward 4, backward 8: the two
 matmuls Q K^T and A V of 2 x width x seq FLOPs each), counted over the whole square of
 scores; `causal=True` halves it (only the lower triangle is computed, as FlashAttention's
-benchmarks count). Recomputation (`recompute`): "full" (activation checkpointing of every
+benchmarks count). The attention blocks answer this
+(`ModelConfig.attention_flops_per_token`): a sliding-window layer caps the keys at its
+window, latent attention (DeepSeek) uses its query/key width d_nope + d_rope and value
+width d_v. Recomputation (`recompute`): "full" (activation checkpointing of every
 layer: Narayanan et al. 2021) runs each layer's forward again in the backward pass, so
 layers cost 8 per weight instead of 6 (the output head is not recomputed); "selective"
 (Korthikanti et al. 2022) recomputes only the attention core (4 x width x seq per layer
@@ -56,15 +59,21 @@ def _recompute(recompute) -> str:
     return recompute
 
 
+check_recompute = _recompute  # the public name other modules import
+
+
 def training_flops_per_token(
     model, seq_len, recompute="none", causal=False, attention=True
 ) -> float:
     """FLOPs to train on one token (forward + backward, + recomputation): see the module
     docstring for the convention.
 
-    6 x matmul_params + 12 x layers x attention_width x seq_len (halved if `causal`;
-    left out if `attention=False`); recompute="full" adds one forward of the layers
-    (2 x layer matmul weights + 4 x layers x width x seq), "selective" the attention part.
+    6 x matmul_params + 3 x the attention blocks' forward score and value FLOPs
+    (`ModelConfig.attention_flops_per_token`: 12 x layers x attention_width x seq_len for
+    multi-head attention over the whole square, halved if `causal`, sliding-window layers
+    capped at their window; left out if `attention=False`); recompute="full" adds one
+    forward of the layers (2 x layer matmul weights + the forward attention), "selective"
+    the forward attention.
     With recompute="full" this is Narayanan et al.'s Eq. 3 divided by the tokens in a batch.
     """
     m = _model(model)
@@ -72,9 +81,9 @@ def training_flops_per_token(
     recompute = _recompute(recompute)
     head = m.vocab * m.d_model
     layer_weights = m.matmul_params - head
-    attn_fwd = 4 * m.layers * m.attention_width * seq_len if attention else 0
-    if causal:
-        attn_fwd = attn_fwd / 2
+    # the attention blocks' score and value matmuls (4 x width x seq per layer for plain
+    # attention over the whole square, sliding windows capped, latent attention's head sizes)
+    attn_fwd = m.attention_flops_per_token(seq_len, causal) if attention else 0
     total = 6 * m.matmul_params + 3 * attn_fwd
     if recompute == "full":
         total = total + 2 * layer_weights + attn_fwd

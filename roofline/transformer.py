@@ -29,6 +29,8 @@ A whole model (`ModelShape`: ``n_layers`` layers, the token embedding and the ou
 head) adds memory capacity and serving: `weight_bytes`, `kv_cache_bytes`, `max_batch`
 (the most sequences whose KV cache fits next to the weights), and `step_time`, the time
 of one decode step (per-token latency, tokens/s) or of a prefill (time to first token).
+Each takes a `ModelShape`, a `roofline.ModelConfig` or a catalog name (`as_model_shape`:
+a model whose layers are all one dense gated layer; norms left out of the weights here).
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ __all__ = [
     "StepTime",
     "step_time",
     "time_to_first_token",
+    "as_model_shape",
 ]
 
 MODES = ("prefill", "decode")
@@ -308,12 +311,50 @@ LLAMA_8B_MODEL = ModelShape(
 )
 
 
-def _check_model(model):
-    if not isinstance(model, ModelShape):
-        raise TypeError(
-            f"model must be a ModelShape such as roofline.transformer.LLAMA_8B_MODEL "
-            f"(a whole model, not one layer), got {model!r}"
+def as_model_shape(model) -> ModelShape:
+    """A `ModelShape` from a ModelShape, a `roofline.ModelConfig` or a catalog model's name.
+
+    This module's whole-model functions take any of the three. A ModelConfig converts when
+    all its layers are alike in the way `TransformerShape` describes (grouped-, multi-query
+    or multi-head attention, a gated MLP, no experts, no sliding window, no latent
+    attention); otherwise the error says which block differs and points to roofline.serving,
+    whose blocks count every kind. The weights then follow this module's convention
+    (norms left out: 2 D per layer + D, under 0.01 %); the KV cache is the same.
+    """
+    if isinstance(model, ModelShape):
+        return model
+    from .models import ModelConfig, get_model
+
+    if isinstance(model, (str, ModelConfig)):
+        m = get_model(model)
+        differs = [
+            words
+            for bad, words in (
+                (m.is_moe, "a mixture of experts"),
+                (not m.gated_mlp, "an ungated MLP"),
+                (m.sliding_window is not None, "sliding-window layers"),
+                (m.kv_lora_rank is not None, "latent attention"),
+            )
+            if bad
+        ]
+        if differs:
+            raise ValueError(
+                f"{m.label} has {' and '.join(differs)}: roofline.transformer's layer is one "
+                "dense gated layer; use roofline.serving_estimate(model, ...) for this model"
+            )
+        layer = TransformerShape(
+            m.label, m.d_model, m.d_ff, m.heads, int(m.kv_heads or 0), int(m.head_dim or 0)
         )
+        source = "" if m.source is None else m.source.url
+        return ModelShape(m.label, layer, m.layers, m.vocab, m.tied_embeddings, source)
+    raise TypeError(
+        f"model must be a ModelShape such as roofline.transformer.LLAMA_8B_MODEL, a "
+        f"roofline.ModelConfig or a catalog name (a whole model, not one layer), got {model!r}"
+    )
+
+
+def _check_model(model) -> ModelShape:
+    return as_model_shape(model)
 
 
 def _check_chips(n_chips, model):
@@ -327,25 +368,25 @@ def _check_chips(n_chips, model):
         )
 
 
-def weight_bytes(model: ModelShape, dtype="bf16"):
+def weight_bytes(model, dtype="bf16"):
     """Bytes of all the model's weights in `dtype` (bf16: 2 bytes per weight)."""
-    _check_model(model)
+    model = _check_model(model)
     return model.weights * bytes_per_element(dtype)
 
 
-def kv_cache_bytes(model: ModelShape, T, dtype="bf16"):
+def kv_cache_bytes(model, T, dtype="bf16"):
     """Bytes of KV cache one sequence of T tokens holds, all layers together.
 
     K and V, each T x H_kv x d_h numbers per layer: 2 * n_layers * H_kv * d_h * T * bytes.
     `dtype` is the cache's own dtype (an int8 or fp8 cache halves it).
     """
-    _check_model(model)
+    model = _check_model(model)
     check_size("T", T)
     layer = model.layer
     return 2 * model.n_layers * layer.n_kv_heads * layer.head_dim * T * bytes_per_element(dtype)
 
 
-def max_batch(model: ModelShape, T, chip, n_chips=1, dtype="bf16", kv_dtype=None) -> int:
+def max_batch(model, T, chip, n_chips=1, dtype="bf16", kv_dtype=None) -> int:
     """The most sequences of T tokens whose KV cache fits in memory next to the weights.
 
     floor((n_chips * memory per chip - weight bytes) / KV bytes per sequence), with the
@@ -353,7 +394,7 @@ def max_batch(model: ModelShape, T, chip, n_chips=1, dtype="bf16", kv_dtype=None
     Returns 0 when the weights alone do not fit. Activations, the runtime's workspace
     and memory fragmentation are ignored: a real server fits somewhat fewer.
     """
-    _check_model(model)
+    model = _check_model(model)
     check_size("T", T)
     if is_symbolic(T):
         raise TypeError("max_batch needs a number for T (it rounds down to whole sequences)")
@@ -368,7 +409,7 @@ def max_batch(model: ModelShape, T, chip, n_chips=1, dtype="bf16", kv_dtype=None
 
 
 def model_costs(
-    model: ModelShape, B, T, mode="decode", dtype="bf16", fused_attention_kernel=False
+    model, B, T, mode="decode", dtype="bf16", fused_attention_kernel=False
 ) -> list[Cost]:
     """The operations of one step of the whole model, each counted over all layers.
 
@@ -377,7 +418,7 @@ def model_costs(
     too (that is all generating the next token needs). The embedding lookup, a gather
     of B rows, is left out.
     """
-    _check_model(model)
+    model = _check_model(model)
     ops = [
         replace(
             op,
@@ -463,7 +504,7 @@ class StepTime:
 
 
 def step_time(
-    model: ModelShape,
+    model,
     B,
     T,
     chip,
@@ -471,6 +512,7 @@ def step_time(
     n_chips=1,
     dtype="bf16",
     fused_attention_kernel=True,
+    latency_s=0.0,
 ) -> StepTime:
     """Roofline time of one decode step (or one prefill) of the whole model.
 
@@ -479,10 +521,13 @@ def step_time(
     (tensor parallelism: attention by heads, the MLP by columns then rows): each chip does 1/n
     of every operation's FLOPs and bytes, and each layer ends its attention and its MLP with an
     all-reduce of the [tokens, d_model] activations (tokens = B in decode, B*T in prefill) on
-    the chips' own topology (`roofline.sharded_topology`; bandwidth term only, no latency),
-    added to the step without overlap (`StepTime.communication_s`).
+    the links `roofline.topology.route` gives the n chips (bandwidth term), plus `latency_s`
+    seconds per all-reduce (a fixed cost: launch, synchronisation and hops; default 0, a
+    lower bound), added to the step without overlap (`StepTime.communication_s`). Decode at
+    batch 1 is latency-bound on several chips: a small NCCL all-reduce takes about 10 us
+    (pass latency_s=10e-6), so 80 layers x 2 all-reduces add 1.6 ms per token.
     """
-    _check_model(model)
+    model = _check_model(model)
     _check_chips(n_chips, model)
     for name, value in (("B", B), ("T", T)):
         check_size(name, value)
@@ -498,31 +543,26 @@ def step_time(
         for op in ops
     )
     fits = B <= max_batch(model, T, chip, n_chips, dtype)
-    comm = _tensor_parallel_comm_s(model, B * (T if mode == "prefill" else 1), chip, n_chips, dtype)
+    tokens = B * (T if mode == "prefill" else 1)
+    comm = _tensor_parallel_comm_s(model, tokens, chip, n_chips, dtype, latency_s)
     return StepTime(model.name, chip.name, mode, int(B), int(T), n_chips, estimates, fits, comm)
 
 
-def _tensor_parallel_comm_s(model, tokens, chip, n_chips, dtype) -> float:
-    """Seconds of the 2 all-reduces of [tokens, d_model] per layer over n_chips (0 for one)."""
+def _tensor_parallel_comm_s(model, tokens, chip, n_chips, dtype, latency_s=0.0) -> float:
+    """Seconds of the 2 all-reduces of [tokens, d_model] per layer over n_chips (0 for one),
+    routed by `roofline.topology` (the n chips are one group and one slice), each plus a
+    fixed `latency_s`."""
     if n_chips == 1:
         return 0.0
-    from .collectives import collective_time
-    from .estimate import sharded_topology
+    from .topology import collective_seconds, route
 
     nbytes = tokens * model.layer.d_model * bytes_per_element(dtype)
-    if chip.interconnect is not None:
-        link, links = chip.link_bytes_per_s, chip.link_count
-        topology = sharded_topology(chip, n_chips)
-    elif chip.host_link is not None:  # no chip-to-chip link: through PCIe, one link each
-        link, links, topology = chip.host_bytes_per_s, 1, "ring"
-    else:
-        raise ValueError(f"{chip.name} has no link in the catalog to split a model over chips")
-    per_reduce = collective_time("all-reduce", nbytes, n_chips, link, topology, links=links)
-    return 2 * model.n_layers * per_reduce
+    r = route(chip, n_chips)
+    return 2 * model.n_layers * collective_seconds("all-reduce", nbytes, r, 0.0, 0.0, latency_s)
 
 
 def time_to_first_token(
-    model: ModelShape, T, chip, B=1, n_chips=1, dtype="bf16", fused_attention_kernel=True
+    model, T, chip, B=1, n_chips=1, dtype="bf16", fused_attention_kernel=True
 ) -> float:
     """Seconds from a prompt of T tokens (per sequence, B sequences) to its first new token.
 

@@ -45,6 +45,7 @@ from .estimate import (
     sharded_topology,
 )
 from .hardware import Chip
+from .topology import most_chips_on_one_axis
 from .units import format_bandwidth, format_flops_rate, format_intensity, format_time
 
 __all__ = [
@@ -65,7 +66,7 @@ _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # ---------------------------------------------------------------- environment
 
 
-def _enable_colab_widgets() -> None:
+def enable_colab_widgets() -> None:
     """In Colab, turn on the custom widget manager (ipywidgets need it there)."""
     try:
         import importlib.util
@@ -79,7 +80,7 @@ def _enable_colab_widgets() -> None:
         pass
 
 
-def _widgets():
+def load_ipywidgets():
     try:
         import ipywidgets
     except ImportError as exc:  # pragma: no cover - ipywidgets is a dependency
@@ -103,7 +104,7 @@ def _new_figure():
     return fig
 
 
-def _encode(canvas, quantize=False) -> bytes:
+def encode_png(canvas, quantize=False) -> bytes:
     """PNG of what the Agg canvas holds now: fast for the live view, small for the web page."""
     from PIL import Image
 
@@ -161,7 +162,7 @@ class Explorer:
     """A live explorer plus its web version (`static_html`). Made by the functions below."""
 
     def __init__(self, name, title, controls, render, web, sync=None):
-        widgets = _widgets()
+        widgets = load_ipywidgets()
         self.name = name
         self.title = title
         self.controls = controls
@@ -223,7 +224,7 @@ class Explorer:
         self._readout.value = (
             f"<pre style='white-space:pre-wrap;margin:0'>{html.escape(self.text)}</pre>"
         )
-        self._png = _encode(self.figure.canvas)
+        self._png = encode_png(self.figure.canvas)
         self._image.value = self._png
 
     def _draw(self, full: bool) -> None:
@@ -309,7 +310,7 @@ class Explorer:
 
         chip, start = self._web(self)
         data = explorer_data(self.name, chip, **start)
-        png = _encode(self.figure.canvas, quantize=True)
+        png = encode_png(self.figure.canvas, quantize=True)
         return explorer_html(data, self.title, png, self._alt, self.text, COLAB_NOTE)
 
     # -- display
@@ -430,15 +431,15 @@ def _place(artists, ax, intensity, flops, text):
     label.xy = (intensity, flops)
     label.set_text(text)
     # next to the point, where it covers no ridge value, region name, tick or legend
-    from .plots import _marker_boxes, _renderer, legend_frames, place_labels, text_artists
+    from .plots import figure_renderer, legend_frames, marker_boxes, place_labels, text_artists
 
     still = getattr(label, "_roofline_still_boxes", None)
     if still is None:  # the text and ridge markers that do not move, measured once per background
-        renderer = _renderer(ax.figure)
+        renderer = figure_renderer(ax.figure)
         still = [
             a.get_window_extent(renderer) for _, a in text_artists(ax.figure) if a is not label
         ]
-        still += _marker_boxes(ax, renderer, ("ridge:",)) + legend_frames(ax.figure)
+        still += marker_boxes(ax, renderer, ("ridge:",)) + legend_frames(ax.figure)
         label._roofline_still_boxes = still
     place_labels(ax.figure, [label], taken=still)
 
@@ -450,8 +451,8 @@ def roofline_explorer(chip="H100 SXM", dtype="bf16", intensity=64.0) -> Explorer
     """Pick a chip and dtype, slide an operation's intensity, read where it lands on the roof."""
     from .plots import PALETTE
 
-    widgets = _widgets()
-    _enable_colab_widgets()
+    widgets = load_ipywidgets()
+    enable_colab_widgets()
     own = get_chip(chip)
     dtype = canonical_dtype(dtype)
     own.peak(dtype)  # a clear error if the chip has no such dtype
@@ -583,8 +584,8 @@ def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights
     the two critical batches."""
     from .plots import PALETTE
 
-    widgets = _widgets()
-    _enable_colab_widgets()
+    widgets = load_ipywidgets()
+    enable_colab_widgets()
     own = get_chip(chip)
     dtype = canonical_dtype(dtype)
     own.peak(dtype)
@@ -660,19 +661,10 @@ def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights
     )
 
 
-def _most_chips(chip: Chip) -> int | None:
-    """The most chips one sharded matmul may span: a torus axis (`axis_chips`) on a TPU, the
-    switch or mesh domain elsewhere; None where the catalog sets no cap."""
-    link = chip.interconnect
-    if link is None:
-        return None
-    return link.axis_chips if link.topology == "torus" else link.domain_chips
-
-
 def _n_options(chip: Chip) -> list[int]:
     """The chip counts the sharded explorer offers for `chip` (one torus axis or one switch or
     mesh domain caps them)."""
-    most = _most_chips(chip)
+    most = most_chips_on_one_axis(chip)
     return [k for k in (2, 4, 8, 16, 32, 64) if not most or k <= most]
 
 
@@ -706,7 +698,7 @@ def _check_sharded(own: Chip, n, link_bytes_per_s):
         raise ValueError(
             "link_bytes_per_s must be between 1e9 and 1e13 bytes/s (one way, per link)"
         )
-    link, most = own.interconnect, _most_chips(own)
+    link, most = own.interconnect, most_chips_on_one_axis(own)
     if n not in _n_options(own) and most and link is not None:  # most is None without a link
         where = "one torus axis holds" if link.topology == "torus" else f"{link.name} joins"
         raise ValueError(f"{where} at most {most} {own.name} chips; pick n <= {most}")
@@ -724,8 +716,8 @@ def sharded_matmul_explorer(
     bandwidth. The chip, B and F are controls too, as on the web page."""
     import numpy as np
 
-    widgets = _widgets()
-    _enable_colab_widgets()
+    widgets = load_ipywidgets()
+    enable_colab_widgets()
     own = get_chip(chip)
     B = _check_positive("B", B, whole=True)
     D = _check_positive("D", D, whole=True)
@@ -797,11 +789,11 @@ def _sharded_scene(chip, B, F, ranges, d_axis):
     curves and markers (moving), and a y range over every n and link the controls allow."""
     import numpy as np
 
-    from .plots import PALETTE, _style_axes, font_pt, format_axis
+    from .plots import PALETTE, font_pt, format_axis, style_axes
 
     def build(fig):
         ax = fig.add_subplot(1, 1, 1)
-        _style_axes(ax)
+        style_axes(ax)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         state = _sharded_artists(ax, chip, PALETTE, font_pt("small"))

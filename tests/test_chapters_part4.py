@@ -159,8 +159,10 @@ def test_data_parallel_threshold_for_eight_h100s():
     f = _chapter_functions(CHAPTERS[11], ["collective_s", "dp_tokens_per_replica"])
     by_hand = 2 / 3 * 7 / 8 * H100_PEAK / H100_ALL_LINKS  # about 1283 tokens
     assert f["dp_tokens_per_replica"]("H100 SXM", 8) == pytest.approx(by_hand, rel=1e-3)
-    # TPU v5p on a 16-chip torus axis: all-reduce (n-1)/n V / W with W = 90 GB/s one way
-    by_hand_v5p = 1 / 3 * 15 / 16 * 459e12 / 90e9
+    # 16 TPU v5p chips are Google's 2x2x4 slice (no wraparound: one link on each of the three
+    # axes, 3W into a chip): all-reduce 2 (15/16) V / 3W with W = 90 GB/s one way, V = 2 psi;
+    # tokens = t P / (6 psi) = 2/9 (15/16) P / W = 1062.5
+    by_hand_v5p = 2 / 9 * 15 / 16 * 459e12 / 90e9
     assert f["dp_tokens_per_replica"]("TPU v5p", 16) == pytest.approx(by_hand_v5p, rel=1e-3)
 
 

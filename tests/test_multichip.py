@@ -628,19 +628,21 @@ def test_all_reduce_time_picks_the_level_by_hand():
     # 64 v5p chips are one 4x4x4 cube, wrapped on all 3 axes: 6 links, 63/64 V / 6W per gather
     assert rl.all_reduce_time("TPU v5p", V, 64) == pytest.approx(2 * 63 / 64 * V / (6 * 9e10))
     # 16 v5p chips are a 2x2x4: no wraparound (not whole cubes), so the 4-axis is a line
-    from roofline.estimate import _slice_axes
+    from roofline.topology import route
 
-    v5p = rl.get_chip("TPU v5p")
-    assert _slice_axes(v5p, v5p.interconnect, 16) == ((2, 2, 4), ("ring", "ring", "line"))
-    v5e = rl.get_chip("TPU v5e")
-    assert _slice_axes(v5e, v5e.interconnect, 64) == ((8, 8), ("line", "line"))
+    def axes(chip, n):
+        r = route(chip, n)
+        return tuple(a.chips for a in r.axes), tuple(a.topology for a in r.axes)
+
+    assert axes("TPU v5p", 16) == ((2, 2, 4), ("ring", "ring", "line"))
+    assert axes("TPU v5e", 64) == ((8, 8), ("line", "line"))
     # a whole v5e pod, 16 x 16 wrapped: 4 links per chip, twice an all-gather's 255/256 V / 4W
     assert rl.all_reduce_time("TPU v5e", V, 256) == pytest.approx(2 * 255 / 256 * V / 1.8e11)
     # two pods over DCN (2.5e10 B/s per 8-chip host): + a ring of 2 on V/256 at 3.125e9 B/s
     two_pods = 2 * 255 / 256 * V / 1.8e11 + 2 * 1 / 2 * (V / 256) / (2.5e10 / 8)
     assert rl.all_reduce_time("TPU v5e", V, 512) == pytest.approx(two_pods)
-    with pytest.raises(ValueError, match="whole number"):
-        rl.all_reduce_time("H100 SXM", V, 12)
+    # 12 H100s: two nodes of 6 (the largest share of 12 one 8-GPU board holds)
+    assert route("H100 SXM", 12).per_node == 6
 
 
 def test_line_works_on_numpy_and_sympy():

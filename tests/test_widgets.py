@@ -191,6 +191,9 @@ def test_web_data_carries_the_catalog_figures():
         "domain_chips": 256,
         "wraparound_multiple": 16,  # a v5e axis wraps only at its full length (scaling book)
         "axis_chips": 16,
+        # one axis of n chips: one link for 2, a line below 16, a wrapped ring at 16
+        "most_chips": 16,
+        "topologies": {"2": "ring", "4": "line", "8": "line", "16": "bidirectional-ring"},
     }
     assert h100["matrix"]["bf16"] == pytest.approx(989.5e12, rel=1e-12)
     assert h100["vector"]["bf16"] == pytest.approx(133.8e12, rel=1e-12)

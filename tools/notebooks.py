@@ -15,7 +15,7 @@ cell tags (the web edition keeps MyST):
   "Exercise N (title)" numbered as on the web page;
 - a solution (`{solution-start}` ... `{solution-end}`, code cells included) becomes one
   markdown cell with a closed `<details>` block: "Run all" does not answer the exercise;
-- `{doc}`, `{ref}` (to an exercise), `{numref}` (to a figure: "Figure N", numbered book-wide
+- `{doc}`, `{ref}` (to an exercise), `{numref}` (to a figure: "Figure N", numbered per chapter
   as Sphinx does) and `{term}` become links to the web edition (`web_url`); a figure's cell
   is followed by a markdown cell with its number and caption ("**Figure N:** ...");
 - the setup cell installs the tagged package version the text was built from (`package_tag`);
@@ -36,6 +36,9 @@ import jupytext
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "_ext"))
+from numbering import number  # noqa: E402  (the web edition's per-chapter numbers)
+
 NOTEBOOK_DIRS = ("chapters", "exercises")
 NOTEBOOK_PAGES = ("sympy_in_five_minutes.md",)  # MyST notebooks at the top level (appendix pages)
 SETUP_MARKER = "# Colab setup"
@@ -243,9 +246,10 @@ class _Twin:
             if "nonumber" in options:
                 title = "Exercise" + (f" ({argument})" if argument else "")
             else:
-                title = f"Exercise {self.first_exercise + self.exercises}" + (
-                    f" ({argument})" if argument else ""
+                shown = number(
+                    self.source.removesuffix(".md"), self.first_exercise + self.exercises
                 )
+                title = f"Exercise {shown}" + (f" ({argument})" if argument else "")
                 self.exercises += 1
             if "label" in options:
                 self.exercise_titles[options["label"]] = title
@@ -376,10 +380,11 @@ def glossary_anchor(term: str) -> str:
 
 def exercise_index() -> dict[str, tuple[str, str]]:
     """label -> (document without .md, "Exercise N (title)") for every exercise in the book."""
-    index, number = {}, 0
+    index = {}
     for document in toc_documents():
         if not document.exists():
             continue
+        docname, position = document.relative_to(ROOT).with_suffix("").as_posix(), 0
         for match in _DIRECTIVE.finditer(document.read_text(encoding="utf-8")):
             if match.group("name") != "exercise":
                 continue
@@ -388,8 +393,8 @@ def exercise_index() -> dict[str, tuple[str, str]]:
             if "nonumber" in options:
                 title = "Exercise"
             else:
-                number += 1
-                title = f"Exercise {number}"
+                position += 1
+                title = f"Exercise {number(docname, position)}"
             title += f" ({argument})" if argument else ""
             if "label" in options:
                 index[options["label"]] = (
@@ -411,16 +416,17 @@ def figure_index() -> dict[str, str]:
     return index
 
 
-def figure_numbers() -> dict[str, int]:
-    """figure name -> its number on the web page. Sphinx numbers every figure that has an id
-    (a name) across the whole book, in _toc.yml order (numfig, no numbered sections): the
-    first named figure of the book is Figure 1."""
-    numbers = {}
+def figure_numbers() -> dict[str, str]:
+    """figure name -> its number on the web page ("6.2"): each document's named figures are
+    numbered from 1 under its label (_ext/numbering.py, the rule the web edition uses)."""
+    numbers: dict[str, str] = {}
     for document in toc_documents():
         if document.exists() and document.suffix == ".md":
+            docname = document.relative_to(ROOT).with_suffix("").as_posix()
             text = document.read_text(encoding="utf-8")
-            for name in re.findall(r"^    name: (fig-[\w-]+)\s*$", text, re.M):
-                numbers.setdefault(name, len(numbers) + 1)
+            names = dict.fromkeys(re.findall(r"^    name: (fig-[\w-]+)\s*$", text, re.M))
+            for position, name in enumerate(names, 1):
+                numbers.setdefault(name, number(docname, position))
     return numbers
 
 
@@ -434,23 +440,6 @@ def figure_caption(twin: _Twin, cell) -> str | None:
     number = figure_numbers().get(name) if name else None
     head = f"**Figure {number}:**" if number else "**Figure:**"
     return f"{head} {twin.roles(str(caption).strip())}"
-
-
-def exercises_before(md_path: Path) -> int:
-    """How many exercises the book has before `md_path`: sphinx-exercise numbers them across
-    the whole book (Exercise 22 is the first of chapter 5), so the twins do the same."""
-    count = 0
-    for document in toc_documents():
-        if document.resolve() == md_path.resolve():
-            return count
-        if document.exists():
-            text = document.read_text(encoding="utf-8")
-            count += sum(
-                ":nonumber:" not in m.group("options")
-                for m in _DIRECTIVE.finditer(text)
-                if m.group("name") == "exercise"
-            )
-    raise TwinError(f"{md_path.name} is not in _toc.yml, so its exercises have no numbers")
 
 
 def twin_cells(notebook, source: str, glue: dict[str, str], first_exercise: int = 1) -> list:
@@ -580,11 +569,9 @@ def expected_ipynb_text(md_path: Path, glue: dict[str, str] | None = None) -> st
     homework_set = re.search(r"""homework\.parameters\(\s*["']([A-Za-z0-9_-]+)["']""", text)
     if md_path.stem.startswith("homework_") and homework_set:  # the grader reads the set here
         notebook.metadata[SET_KEY] = homework_set.group(1)
-    notebook.cells = twin_cells(
-        notebook, md_path.relative_to(ROOT).as_posix(), glue, exercises_before(md_path) + 1
-    )
-    for number, cell in enumerate(notebook.cells):
-        cell.id = f"cell-{number}"  # stable ids, so regenerating changes nothing
+    notebook.cells = twin_cells(notebook, md_path.relative_to(ROOT).as_posix(), glue)
+    for position, cell in enumerate(notebook.cells):
+        cell.id = f"cell-{position}"  # stable ids, so regenerating changes nothing
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None

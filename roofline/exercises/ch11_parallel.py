@@ -1,10 +1,10 @@
 """Exercises of chapter 11, "Spreading a model over many chips" (ids start with "parallel-").
 
 Each answer is computed from the catalog and the package's collective model
-(`roofline.collectives`), on a chip, model or layout the chapter did not work through.
+(`roofline.collectives`, routed by `roofline.topology`), on a chip, model or layout the chapter did not work through.
 """
 
-from .. import collective_time, get_chip
+from .. import all_reduce_time, get_chip
 from .core import Exercise, Mistake, register
 
 #: Bytes per parameter of mixed-precision training with Adam (bf16 weight and gradient, fp32
@@ -16,9 +16,7 @@ def _dp_tokens(chip, n):
     """Tokens per replica above which 6 Psi b / P outlasts the all-reduce of 2 Psi bytes through
     the chip's switch (all its links at once). Psi cancels; 1 is used."""
     chip = get_chip(chip)
-    t_allreduce = collective_time(
-        "all-reduce", 2.0, n, chip.link_bytes_per_s, "switch", links=chip.link_count
-    )
+    t_allreduce = all_reduce_time(chip, 2.0, n)  # routed by roofline.topology: the switch
     return t_allreduce * chip.peak_flops_per_s("bf16") / 6.0
 
 
@@ -62,7 +60,7 @@ def _tp_mesh_f(chip):
     chip; n cancels: F* = (2/3) P / link."""
     chip = get_chip(chip)
     n = chip.link_count + 1
-    t_two = 2 * collective_time("all-reduce", 2.0, n, chip.link_bytes_per_s, "mesh")
+    t_two = 2 * all_reduce_time(chip, 2.0, n)  # routed by roofline.topology: the mesh
     return t_two * chip.peak_flops_per_s("bf16") * n / 12.0
 
 

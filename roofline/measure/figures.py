@@ -10,7 +10,7 @@ def sweep_figure(result, ax=None):
     """Log-log plot of each kernel's best bandwidth against its working set, with the
     detected plateaus (caches, main memory) as horizontal segments. Returns the Figure;
     ``fig.roofline_description`` holds a plain-language description (alt text)."""
-    from ..plots import PALETTE, _fs, format_axis, height_for_legend, legend_below, new_figure
+    from ..plots import PALETTE, font_size, format_axis, height_for_legend, legend_below, new_figure
     from ..units import format_bandwidth
 
     colours = [PALETTE[k] for k in ("blue", "orange", "bluish green")]
@@ -46,7 +46,7 @@ def sweep_figure(result, ax=None):
             xy=(p.max_working_set, p.bytes_per_s),
             xytext=(4, 4),
             textcoords="offset points",
-            fontsize=_fs(ax),
+            fontsize=font_size(ax),
         )
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -54,17 +54,17 @@ def sweep_figure(result, ax=None):
     format_axis(ax.xaxis, "bytes", base=2)
     format_axis(ax.yaxis, "bandwidth")
     ax.set_xlabel(
-        "Working set (bytes of all arrays the kernel touches)", fontsize=_fs(ax, "normal")
+        "Working set (bytes of all arrays the kernel touches)", fontsize=font_size(ax, "normal")
     )
-    ax.set_ylabel("Bandwidth (bytes/s)", fontsize=_fs(ax, "normal"))
+    ax.set_ylabel("Bandwidth (bytes/s)", fontsize=font_size(ax, "normal"))
     if own:
         legend_below(ax, ncol=3)
         from ..plots import place_labels
 
         place_labels(fig, [t for t in ax.texts])
     else:
-        ax.legend(fontsize=_fs(ax), loc="lower left")
-    ax.set_title(f"Bandwidth sweep on {result.host}", fontsize=_fs(ax, "title"))
+        ax.legend(fontsize=font_size(ax), loc="lower left")
+    ax.set_title(f"Bandwidth sweep on {result.host}", fontsize=font_size(ax, "title"))
     fig.roofline_description = (
         "Bandwidth against working-set size for the copy, scale and add kernels on log-log axes; "
         + "; ".join(
@@ -92,7 +92,7 @@ def measured_roofline_figure(result, dtype: str = "fp64"):
     import numpy as np
 
     from ..estimate import attainable_flops_per_s
-    from ..plots import _fs, format_axis, height_for_legend, new_figure
+    from ..plots import font_size, format_axis, height_for_legend, new_figure
 
     chip = result.chip
     peak = chip.peak_flops_per_s(dtype)
@@ -120,13 +120,17 @@ def measured_roofline_figure(result, dtype: str = "fp64"):
     )
     format_axis(ax.xaxis, "intensity")
     format_axis(ax.yaxis, "flops_rate")
-    ax.set_xlabel("Arithmetic intensity (FLOPs/byte)", fontsize=_fs(ax, "normal"))
-    ax.set_ylabel("Attainable performance (FLOP/s)", fontsize=_fs(ax, "normal"))
-    ax.set_title(f"{result.host}, measured ({dtype})", fontsize=_fs(ax, "title"))
+    ax.set_xlabel("Arithmetic intensity (FLOPs/byte)", fontsize=font_size(ax, "normal"))
+    ax.set_ylabel("Attainable performance (FLOP/s)", fontsize=font_size(ax, "normal"))
+    ax.set_title(f"{result.host}, measured ({dtype})", fontsize=font_size(ax, "title"))
     # the legend stays an Axes legend (below the plot, anchored under the axis label), every
     # label in it: nothing is written on the plot, so no label can cover another
     ax.legend(
-        loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, fontsize=_fs(ax), frameon=False
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.2),
+        ncol=1,
+        fontsize=font_size(ax),
+        frameon=False,
     )
     fig.roofline_description = _measured_description(
         result, dtype, all_chip, all_peak, points, above

@@ -28,6 +28,7 @@ from importlib import resources
 from ..catalog import get_chip, list_chips
 from ..dtypes import DTYPE_BYTES
 from ..hardware import Chip
+from ..topology import axis_topology, most_chips_on_one_axis
 from ..units import format_bandwidth, format_intensity
 
 __all__ = ["KINDS", "N_CHOICES", "chip_data", "explorer_data", "explorer_script", "explorer_html"]
@@ -80,18 +81,20 @@ def chip_data(chip) -> dict:
             "domain_chips": link.domain_chips,
             "wraparound_multiple": link.wraparound_multiple,
             "axis_chips": link.axis_chips,
+            # routing is the package's (roofline.topology): the page looks it up
+            "most_chips": most_chips_on_one_axis(chip),
+            "topologies": _topologies(chip),
         },
     }
 
 
-def _most_chips(link):
-    """The most chips one sharded collective may span (`roofline.sharded_topology`'s limit):
-    one torus axis on a TPU, the switch or mesh domain on a GPU."""
-    if link is None:
-        return None
-    if link.topology == "torus":
-        return link.axis_chips
-    return link.domain_chips
+def _topologies(chip) -> dict:
+    """n -> the topology one axis of n chips uses (`roofline.topology.axis_topology`), for
+    every n the explorers offer; None for a chip without a chip-to-chip topology."""
+    if chip.interconnect is None or chip.interconnect.topology is None:
+        return {}
+    most = most_chips_on_one_axis(chip)
+    return {str(k): axis_topology(chip, k) for k in N_CHOICES if most is None or k <= most}
 
 
 def _chips(own: Chip, usable) -> dict:
@@ -162,8 +165,7 @@ def explorer_data(kind: str, chip, **start) -> dict:
                 and c.has_peak("bf16", "matrix")
             ),
         )
-        link = own.interconnect
-        most = _most_chips(link)
+        most = most_chips_on_one_axis(own)
         ns = [k for k in N_CHOICES if most is None or k <= most]
         controls = {
             "chip": _select((c, c) for c in chips),

@@ -83,15 +83,9 @@
                 critical_batch: ridge * w / 2,
                 exact_critical_batch: denominator > 0 ? ridge * w * D * F / denominator : Infinity};
       },
-      topology: function (chip, n) {                 // roofline.sharded_topology
-        var t = chip.link ? chip.link.topology : null;
-        if (t === "torus") {                         // wraparound only at some axis lengths
-          if (n === 2) return "ring";
-          var m = chip.link.wraparound_multiple;
-          return m && n % m !== 0 ? "line" : "bidirectional-ring";
-        }
-        if (t === "switch" || t === "mesh") return t;
-        return "ring";
+      topology: function (chip, n) {                 // roofline.topology.axis_topology, looked up
+        var t = chip.link && chip.link.topologies ? chip.link.topologies[String(n)] : null;
+        return t || "ring";
       },
       allReducePerLink: function (V, n, topology, links) { // collective_bytes_per_link("all-reduce")
         var round = {"ring": (n - 1) * V / n, "bidirectional-ring": (n - 1) * V / (2 * n),
@@ -356,7 +350,7 @@
     Explorer.prototype.nChoices = function () {
       var link = this.chip().link;
       return this.data.n_choices.filter(function (k) {
-        var most = !link ? null : (link.topology === "torus" ? link.axis_chips : link.domain_chips);
+        var most = !link ? null : link.most_chips;   // roofline.topology.most_chips_on_one_axis
         return !most || k <= most;
       });
     };

@@ -51,9 +51,10 @@
     return v >= 100 ? v.toLocaleString("en-US", {maximumFractionDigits: 0}) : String(v);
   }
 
-  // roofline.serving: one pass over `tokens` tokens, each attending over ctx (causal: half)
+  // roofline.serving: one pass over `tokens` tokens, each attending over ctx (prefill: causal);
+  // the attention FLOPs per context token come from the model's attention blocks
   function pass(m, chip, tp, tokens, ctx, wbytes, prefill, share) {
-    var attention = 4 * m.L * m.width * ctx * (prefill ? 0.5 : 1);
+    var attention = (prefill ? m.attn_prefill : m.attn_decode) * ctx;
     var flops = (2 * m.N + attention) * tokens / tp;
     var read = m.params - m.untied;
     if (m.experts > 1) {  // the experts the tokens route to: E (1 - (1 - k/E)^tokens)

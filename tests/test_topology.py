@@ -1,0 +1,226 @@
+"""One model of the machine (issue 30, section 1): every caller asks `roofline.topology` and
+gets one answer for the same collective on the same chips; expected values by hand."""
+
+import math
+
+import pytest
+
+import roofline as rl
+from roofline import serving_explorer
+from roofline.collectives import multi_axis_collective_time
+from roofline.serving import tp_all_reduce_seconds
+from roofline.topology import collective_seconds, route, slice_shape
+from roofline.training import STATE_BYTES_PER_PARAM
+
+V = 1e9  # bytes of the full array every chip holds
+W_V5E, W_V5P = 4.5e10, 9e10  # one ICI link, one way (the catalog's figures, scaling book)
+
+CASES = [
+    ("TPU v5e", 4),
+    ("TPU v5e", 8),
+    ("TPU v5e", 16),
+    ("TPU v5e", 256),
+    ("TPU v5p", 64),
+    ("TPU v5p", 128),
+    ("TPU v5p", 6144),
+    ("H100 SXM", 8),
+    ("H100 SXM", 16),
+    ("H100 SXM", 1024),
+    ("MI300X", 8),
+]
+
+
+def _dp_all_reduce(chip, n):
+    """The data-parallel gradient all-reduce inside training_step (Llama 3 8B, dp = n), and
+    the gradient bytes it moves (bf16, 2 bytes per parameter)."""
+    step = rl.training_step("Llama 3 8B", chip, n, n * 4096, 4096, {"dp": n})
+    grads = STATE_BYTES_PER_PARAM["gradients"] * rl.get_model("Llama 3 8B").params
+    return step.times["DP"], grads
+
+
+@pytest.mark.parametrize("chip,n", CASES)
+def test_every_caller_gives_one_answer(chip, n):
+    by_estimate = rl.all_reduce_time(chip, V, n)
+    t_dp, grads = _dp_all_reduce(chip, n)
+    assert t_dp == pytest.approx(rl.all_reduce_time(chip, grads, n), rel=1e-12)
+    assert tp_all_reduce_seconds(chip, n, V, hop_latency_s=0.0) == pytest.approx(
+        by_estimate, rel=1e-12
+    )
+    assert collective_seconds("all-reduce", V, route(chip, n)) == pytest.approx(by_estimate)
+
+
+@pytest.mark.parametrize("chip,n", [c for c in CASES if c[1] <= 8 and "TPU" not in c[0]])
+def test_step_time_uses_the_same_route(chip, n):
+    """transformer.step_time's tensor-parallel all-reduces (2 per layer of B x d_model bf16)."""
+    from roofline import transformer as tf
+
+    model = tf.LLAMA_8B_MODEL
+    step = tf.step_time(model, 64, 1024, chip, "decode", n_chips=n)
+    nbytes = 64 * model.layer.d_model * 2
+    expected = 2 * model.n_layers * rl.all_reduce_time(chip, nbytes, n)
+    assert step.communication_s == pytest.approx(expected, rel=1e-12)
+
+
+def test_serving_explorer_table_is_the_package_answer():
+    """The serving explorer's page data (seconds per byte, fixed seconds per tp) reproduce the
+    package's tensor-parallel all-reduce, latency included."""
+    table = serving_explorer.web_constants()
+    from roofline.serving import HOP_LATENCY_S
+
+    for name, data in table["chips"].items():
+        for tp, (per_byte, fixed) in data["all_reduce"].items():
+            want = tp_all_reduce_seconds(name, int(tp), 3e7, HOP_LATENCY_S)
+            assert per_byte * 3e7 + fixed == pytest.approx(want, rel=1e-9), (name, tp)
+
+
+def test_matmul_explorer_page_looks_routing_up():
+    """The browser edition reads each axis's topology from the package, not its own rules."""
+    from roofline.web import chip_data
+
+    for name in ("TPU v5e", "TPU v5p", "H100 SXM", "MI300X"):
+        link = chip_data(name)["link"]
+        for k, top in link["topologies"].items():
+            assert top == rl.sharded_topology(name, int(k))
+
+
+def test_slice_shapes_are_googles():
+    # v5e (cloud.google.com/tpu/docs/v5e, topologies 2x2 ... 16x16) and v5p (docs/v5p table:
+    # 2x2x1, 2x2x2, 2x4x4, 4x4x4, 4x4x8, 4x8x8, 8x8x8, ..., 16x16x24 = 6144 chips)
+    assert [slice_shape("TPU v5e", n) for n in (4, 8, 16, 32, 64, 128, 256)] == [
+        (2, 2),
+        (2, 4),
+        (4, 4),
+        (4, 8),
+        (8, 8),
+        (8, 16),
+        (16, 16),
+    ]
+    v5p = {4: (2, 2), 8: (2, 2, 2), 32: (2, 4, 4), 64: (4, 4, 4), 128: (4, 4, 8)}
+    v5p |= {256: (4, 8, 8), 512: (8, 8, 8), 2048: (8, 16, 16), 6144: (16, 16, 24)}
+    for n, shape in v5p.items():
+        assert slice_shape("TPU v5p", n) == shape, n
+
+
+def test_all_reduce_by_hand():
+    """t = 2 (N-1)/N V / sum R_i, R_i = W for a line or one link, 2W for a wrapped axis."""
+    # v5e 4 = 2x2 (no 1x4 v5e slice is sold): two axes of one link, R = 2W
+    t4 = 2 * 3 / 4 * V / (2 * W_V5E)
+    assert rl.all_reduce_time("TPU v5e", V, 4) == pytest.approx(t4)  # 16.7 ms
+    assert t4 == pytest.approx(16.67e-3, rel=1e-3)
+    # the 1x4 line the training layout used to assume: 2 (3/4) V / W = 33.3 ms, twice as long
+    assert rl.collective_time("all-reduce", V, 4, W_V5E, "line") == pytest.approx(2 * t4)
+    # v5e 8 = 2x4: one link + a line of 4, R = 2W
+    assert rl.all_reduce_time("TPU v5e", V, 8) == pytest.approx(2 * 7 / 8 * V / (2 * W_V5E))
+    # v5e 256 = the wrapped 16x16 pod, R = 4W
+    assert rl.all_reduce_time("TPU v5e", V, 256) == pytest.approx(2 * 255 / 256 * V / 1.8e11)
+    # v5p 128 = 4x4x8 of whole cubes, every axis wrapped: R = 6W
+    assert rl.all_reduce_time("TPU v5p", V, 128) == pytest.approx(2 * 127 / 128 * V / 5.4e11)
+    # v5p 6144 = 16x16x24, wrapped: R = 6W
+    assert rl.all_reduce_time("TPU v5p", V, 6144) == pytest.approx(2 * 6143 / 6144 * V / 5.4e11)
+    # 8 H100s under NVSwitch: 18 links x 25 GB/s = 450 GB/s
+    assert rl.all_reduce_time("H100 SXM", V, 8) == pytest.approx(2 * 7 / 8 * V / 450e9)
+    # 8 MI300X, a full mesh of 64 GB/s links: each chip's 1/8 goes over 7 links at once
+    assert rl.all_reduce_time("MI300X", V, 8) == pytest.approx(2 * V / 8 / 64e9)
+
+
+def test_multi_axis_split_follows_bandwidth():
+    """Axis bandwidths R_i; sending R_i / sum R of the array over axis i ends every axis
+    together, so t = (N-1)/N V / sum R (all-gather). An equal split waits for the slowest."""
+    # 2x4 of single links (R = W each): 7/8 V / 2W
+    t = multi_axis_collective_time("all-gather", V, (2, 4), W_V5E, ("ring", "line"))
+    assert t == pytest.approx(7 / 8 * V / (2 * W_V5E))
+    # a wrapped axis of 16 (R = 2W) beside a line of 4 (R = W): 63/64 V / 3W
+    t = multi_axis_collective_time("all-gather", V, (16, 4), W_V5E, ("bidirectional-ring", "line"))
+    assert t == pytest.approx(63 / 64 * V / (3 * W_V5E))
+    # per-axis bandwidths W and 3W on two lines of 4: 15/16 V / 4W; all-reduce twice that
+    t = multi_axis_collective_time("all-reduce", V, (4, 4), (W_V5E, 3 * W_V5E), "line")
+    assert t == pytest.approx(2 * 15 / 16 * V / (4 * W_V5E))
+    # check the split: axis 2 carries 3/4 of the bytes, axis 1 1/4; each part's time is equal
+    part1 = 15 / 16 * (V / 4) / W_V5E
+    part2 = 15 / 16 * (3 * V / 4) / (3 * W_V5E)
+    assert part1 == pytest.approx(part2) == pytest.approx(t / 2)
+    # one axis: exactly the one-axis collective
+    assert multi_axis_collective_time("all-gather", V, (8,), W_V5E, "line") == pytest.approx(
+        rl.collective_time("all-gather", V, 8, W_V5E, "line")
+    )
+    # latency: the steps of every axis (3 + 3 on two lines of 4)
+    t0 = multi_axis_collective_time("all-gather", V, (4, 4), W_V5E, "line")
+    t1 = multi_axis_collective_time("all-gather", V, (4, 4), W_V5E, "line", latency_s=1e-6)
+    assert t1 - t0 == pytest.approx(6e-6)
+
+
+def test_mlperf_v5p_layout_spans_slices_over_dcn():
+    """MLPerf GPT-3 on 6144 TPU v5p: data 16 over DCN x FSDP 48 x tensor 8, 16 slices of 384
+    (published-measurements.md; MaxText config). Modelled, not refused."""
+    layout = {"dp": 16, "fsdp": 48, "tp": 8}
+    step = rl.training_step(
+        "GPT-3 175B", "TPU v5p", 6144, 6144 * 2048, 2048, layout, slice_chips=384
+    )
+    assert math.isfinite(step.t_lower)
+    v5p = rl.get_chip("TPU v5p")
+    # 384 chips of whole cubes, as cubic as they come: 4x8x12 (all axes wrap)
+    assert slice_shape("TPU v5p", 384) == (4, 8, 12)
+    # tensor 8: the whole wrapped axis of 4 (R = 2W) and 2 chips of the next (one link, W)
+    tp = route("TPU v5p", 8, 1, 384)
+    assert [(a.chips, a.topology) for a in tp.axes] == [(4, "bidirectional-ring"), (2, "ring")]
+    # FSDP 48, 8 apart: 4 chips 2 apart round the wrapped axis of 8 (each link shared by 2
+    # interleaved groups: R = 2 (W/2) = W) and the whole wrapped axis of 12 (R = 2W)
+    fsdp = route("TPU v5p", 48, 8, 384)
+    assert [(a.chips, a.topology, a.one_way_bytes_per_s) for a in fsdp.axes] == [
+        (4, "bidirectional-ring", W_V5P / 2),
+        (12, "bidirectional-ring", W_V5P),
+    ]
+    assert collective_seconds("all-gather", V, fsdp) == pytest.approx(47 / 48 * V / (3 * W_V5P))
+    # data 16, 384 apart: every member in another slice, over DCN (one NIC share per chip)
+    dp = route("TPU v5p", 16, 384, 384)
+    assert dp.kind == "network"
+    net = v5p.network_bytes_per_s
+    assert collective_seconds("all-reduce", V, dp) == pytest.approx(2 * 15 / 16 * V / net)
+    grads = 2 * rl.get_model("GPT-3 175B").params / 8  # bf16 gradients of the tp slice
+    assert step.times["DP"] == pytest.approx(2 * 15 / 16 * (grads / 48) / net, rel=1e-12)
+    assert "DCN" in step.labels["DP"]
+
+
+def test_step_time_takes_a_per_collective_latency():
+    """Decode at batch 1 on 8 GPUs is latency-bound: 80 layers x 2 all-reduces x ~10 us."""
+    from roofline import transformer as tf
+
+    layer = tf.TransformerShape(
+        "70B-like", d_model=8192, d_ff=28672, n_heads=64, n_kv_heads=8, head_dim=128
+    )
+    model = tf.ModelShape("70B-like", layer, n_layers=80, vocab_size=128256)
+    bare = tf.step_time(model, 1, 4096, "H100 SXM", n_chips=8)
+    slow = tf.step_time(model, 1, 4096, "H100 SXM", n_chips=8, latency_s=10e-6)
+    # 160 all-reduces x 10 us = 1.6 ms on top of the bandwidth term (8192 x 2 bytes: 64 ns)
+    assert slow.communication_s - bare.communication_s == pytest.approx(160 * 10e-6)
+    assert bare.communication_s == pytest.approx(160 * 2 * 7 / 8 * 8192 * 2 / 450e9)
+    assert slow.communication_s > 1.6e-3
+
+
+@pytest.mark.parametrize("chip,n", [("H100 SXM", 8), ("H100 SXM", 1024), ("TPU v4", 64)])
+def test_step_explorer_gives_the_same_answer(chip, n):
+    """The training-step explorer (Python side; its page looks these numbers up)."""
+    from roofline import step_explorer
+
+    step, reason = step_explorer.step_or_reason("Llama 3 8B", chip, n, "data parallel")
+    assert reason is None
+    grads = STATE_BYTES_PER_PARAM["gradients"] * rl.get_model("Llama 3 8B").params
+    assert step.times["DP"] == pytest.approx(rl.all_reduce_time(chip, grads, n), rel=1e-12)
+
+
+def test_pcie_cards_share_a_host_and_then_the_network():
+    """No chip-to-chip link (L4): a ring over PCIe inside one host of PCIE_HOST_CHIPS cards,
+    one x16 link each way (Gen4: 31.5 GB/s); beyond the host, the network."""
+    from roofline.topology import PCIE_HOST_CHIPS
+
+    l4 = rl.get_chip("L4")
+    r = route(l4, 4)
+    assert [(a.chips, a.topology) for a in r.axes] == [(4, "ring")]
+    # one-way ring all-reduce: 2 (3/4) V / W_pcie
+    assert rl.all_reduce_time(l4, V, 4) == pytest.approx(2 * 3 / 4 * V / l4.host_bytes_per_s)
+    assert route(l4, PCIE_HOST_CHIPS).kind == "link"
+    if l4.network_bytes_per_s is None:
+        with pytest.raises(ValueError, match="network_bytes_per_s"):
+            route(l4, 2 * PCIE_HOST_CHIPS)
+    # an NVLink bridge joins two H100 PCIe cards: all 12 links at once, then the network
+    assert route("H100 PCIe", 2).axes[0].topology == "switch"
