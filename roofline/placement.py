@@ -4,8 +4,9 @@ Three paths, picked from the arguments (or `backend=`):
 
 - **JAX** (`pip install 'roofline[jax]'`): FLOPs, bytes and transcendentals from XLA's cost
   analysis of the compiled function, ``jax.jit(fn).lower(*args).compile().cost_analysis()``
-  (source "compiler"). It is best-effort: some ops report no count (None) or -1, and its FLOPs
-  are counted per operation before fusion while its bytes are those of the fused program.
+  (source "compiler"). It is best-effort: some ops report no count (None) or -1; it analyses the
+  optimized program, adding every remaining operation's FLOPs as if unfused while counting bytes
+  only at fusion boundaries.
 - **NumPy** (or any Python function): FLOPs and bytes from a formula you pass, `cost=` a
   `roofline.Cost` such as ``rl.matmul(512, 512, 512, "fp32")`` or `flops=` and `bytes=`
   (source "formula").
@@ -44,8 +45,8 @@ SOURCES = ("compiler", "counter", "formula", "measured")
 
 JAX_CAVEAT = (
     "XLA's cost analysis is best-effort: an op it cannot count reports none or -1 (shown as "
-    "missing), and its FLOPs are summed per operation before fusion while its bytes are those "
-    "of the fused program"
+    "missing); its FLOPs are every operation's of the optimized program, as if unfused, while "
+    "its bytes are only those read and written at fusion boundaries"
 )
 TORCH_FLOPS_CAVEAT = (
     "FlopCounterMode counts ops it does not know (elementwise ops among them) as 0 FLOPs"

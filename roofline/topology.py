@@ -331,7 +331,8 @@ def collective_seconds(
 
     latency_s: per hop inside a domain (steps from `roofline.collectives.collective_steps`);
     network_latency_s: per step across the network; collective_latency_s: a fixed cost per
-    collective (launch and synchronisation, e.g. about 10 us for a small NCCL all-reduce).
+    collective (launch and synchronisation: a small NCCL all-reduce on 8 x H100 measures
+    `collectives.NVSWITCH_ALL_REDUCE_LATENCY_S`, 25.6 us).
     Link: `_on_axes`. Network: a "switch" of one NIC per chip. Two-level: all-reduce by
     `hierarchical_all_reduce_time`; all-gather / reduce-scatter as the same two phases
     (inside on the full array, across on its 1/per_node); all-to-all over the network alone
