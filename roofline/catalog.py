@@ -276,6 +276,8 @@ _TPUS = [
             wraparound_multiple=4,  # _SCALING: wraparound only on multiples of a full 4x4x4 cube
             axis_chips=28,  # _SCALING: superpod "16x20x28 for TPU v5p"
             domain_chips=8960,
+            # _V5P: "The largest job that can be scheduled is a 96 cube (6144 chip) job."
+            slice_chips=6144,
             vendor=Source(
                 _V5P,
                 "Bidirectional inter-chip interconnect (ICI) bandwidth (per chip): "
@@ -289,7 +291,9 @@ _TPUS = [
             Source(_SCALING, "PCIe bandwidth is typically around `1.5e10` bytes / second per chip"),
         ),
         notes="Google's page gives no ICI port count for v5p; the one-way per-port figure "
-        "divides 1200 GBps by 6 ports (a 3D torus: two neighbours per axis) and 2 directions.",
+        "divides 1200 GBps by 6 ports (a 3D torus: two neighbours per axis) and 2 directions. "
+        "One job spans at most 6144 of a pod's 8960 chips (Google's v5p page: 'The largest job "
+        "that can be scheduled is a 96 cube (6144 chip) job.'); beyond, several slices.",
     ),
     Chip(
         name="TPU v6e",

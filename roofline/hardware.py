@@ -109,6 +109,10 @@ class Link:
     domain_chips: int | None = None
     """The most chips this topology joins without another kind of network (8 GPUs on one
     NVSwitch board, 72 in a GB200 NVL72 rack, 2 over an NVLink bridge, 256 in a v5e pod)."""
+    slice_chips: int | None = None
+    """The most chips one slice (one job on this interconnect) may span, where that is fewer
+    than `domain_chips`: a TPU v5p pod joins 8960 chips, one job at most 6144; a larger job
+    runs as several slices over the data-centre network. None: `domain_chips`."""
     vendor: Source | None = None
     """The vendor's own words, where `source` (the figure the book uses) is another text."""
     vendor_one_way_bytes_per_s: float | None = None

@@ -223,7 +223,7 @@ def _domain(chip) -> tuple:
     link = chip.interconnect
     if link is not None and link.topology is not None:
         top = link.topology
-        return link.domain_chips or math.inf, link, top, link.count
+        return link.slice_chips or link.domain_chips or math.inf, link, top, link.count
     if chip.host_link is not None:
         return PCIE_HOST_CHIPS, chip.host_link, "ring", 1
     return 1, None, None, 1

@@ -236,3 +236,12 @@ def test_a_job_of_two_slices_over_the_network_is_timed_not_refused():
     assert rl.all_reduce_time("TPU v4", V, 6144) == pytest.approx(by_hand, rel=1e-9)
     # two v5p slices of 6144 (Google schedules at most 6144 chips in one slice)
     assert rl.topology.route("TPU v5p", 12288).per_node == 6144
+
+
+def test_one_v5p_job_spans_at_most_6144_chips():
+    # Google's v5p page: a pod joins 8960 chips, "The largest job that can be scheduled is a
+    # 96 cube (6144 chip) job": 6144 chips stay on ICI, 8192 run as two slices of 4096 (the
+    # largest equal share of 8192 that fits in 6144) joined by the data-centre network
+    assert route("TPU v5p", 6144).kind == "link"
+    big = route("TPU v5p", 8192)
+    assert (big.kind, big.per_node) == ("two-level", 4096)
