@@ -110,6 +110,10 @@ def answer_payload(exercise: core.Exercise, params: dict | None = None) -> dict:
             [_values_at(m.value, names, points), m.message]
             for m in exercise.specific_mistakes(**resolved)
         ]
+        payload["factors"] = [
+            [_values_at(ratio, names, points), message]
+            for ratio, message in core.formula_factors(exercise)
+        ]
         return payload
     if exercise.kind == "choice":
         extra = exercise.choice_words
@@ -117,9 +121,8 @@ def answer_payload(exercise: core.Exercise, params: dict | None = None) -> dict:
         payload["choices"] = {core.normalise_choice(c, extra): c for c in exercise.choices}
         payload["choice_words"] = dict(extra)
         payload["listed"] = ", ".join(repr(c) for c in exercise.choices)
-        payload["mistakes"] = [
-            [core.normalise_choice(str(m.value), extra), m.message]
-            for m in exercise.specific_mistakes(**resolved)
+        payload["mistakes"] = [  # every wrong choice, with its own message
+            [key, message] for key, message in core.wrong_choice_messages(exercise, resolved).items()
         ]
         return payload
     payload["expected"] = _number(expected)

@@ -99,8 +99,10 @@ register(
         choices=("compute", "memory", "link"),
         params={"B": 8192, "D": 4096, "F": 16384, "chip": "TPU v5e"},
         hints=(
-            f"Compare D with the link's critical D (about {sharded_critical_D('TPU v5e'):.0f} for v5e; "
-            "B does not matter there), and B with the HBM critical batch of the chip's slice.",
+            "Work out each chip's three times (its math, its HBM traffic, its partial sum over the "
+            "link) from the FLOPs and bytes of its slice, or compare D with the link's critical D "
+            "(the chip's peak over the link's one-way bandwidth, as derived in this chapter) and "
+            "B with the HBM critical batch.",
         ),
         mistakes=lambda p: [
             Mistake(

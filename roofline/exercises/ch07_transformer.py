@@ -99,8 +99,8 @@ register(
         hints=(
             "Add up the layer's FLOPs and bytes with tf.layer_total and compare its intensity with the "
             "chip's ridge point.",
-            "With a 128-token cache each sequence reads only 2 x 128 x H_kv x d_h cached numbers per "
-            "layer: far less than with 4096 tokens.",
+            "The attention's bytes grow with the cache length T: count them for this T, as the "
+            "chapter did for T = 4096, before you compare.",
         ),
         mistakes=lambda p: [
             Mistake(
