@@ -122,12 +122,16 @@ def answer_payload(exercise: core.Exercise, params: dict | None = None) -> dict:
         payload["choice_words"] = dict(extra)
         payload["listed"] = ", ".join(repr(c) for c in exercise.choices)
         payload["mistakes"] = [  # every wrong choice, with its own message
-            [key, message] for key, message in core.wrong_choice_messages(exercise, resolved).items()
+            [key, message]
+            for key, message in core.wrong_choice_messages(exercise, resolved).items()
         ]
         return payload
     payload["expected"] = _number(expected)
     payload["wanted"] = None if exercise.kind == "number" else exercise.kind
     payload["tol_text"] = core.tolerance_text(exercise.tolerance)
+    payload["rounding"] = (
+        [exercise.rounding[0], exercise.unrounded_message()] if exercise.rounding else None
+    )
     payload["mistakes"] = [
         [_number(m.value), m.message, m.tag] for m in exercise.mistake_table(**resolved)
     ]

@@ -26,6 +26,7 @@ def _latency_crossover(p):
 register(
     Exercise(
         id="comms-critical-d-v4",
+        twice=("bidirectional",),
         title="Two TPU v4 chips (chapter 6)",
         question="Two TPU v4 chips split X[B, D] @ W[D, F] (bf16) along D and add their partial sums "
         "over one ICI link. Above which D does each chip's math outlast the link transfer?",
@@ -56,6 +57,8 @@ register(
 register(
     Exercise(
         id="comms-time-per-chip",
+        twice=("sparse", "bidirectional"),
+        byte_units=True,
         title="Time per chip (chapter 6)",
         question="B = 1024, D = 16384, F = 8192 in bf16, D split over 2 TPU v5e chips. How long does each "
         "chip need at best (math, HBM traffic and link transfer perfectly overlapped)?",
@@ -123,6 +126,7 @@ register(
 register(
     Exercise(
         id="comms-hbm-bytes-per-chip",
+        factor_words={"n": "the number of chips"},
         title="Memory bytes per chip, symbolically (chapter 6)",
         question="A bf16 matmul X[B, D] @ W[D, F] is split along D over n chips. Each chip reads its "
         "shards of X and W from its own memory once and writes its [B, F] partial sum once. "
@@ -153,6 +157,11 @@ register(
 register(
     Exercise(
         id="comms-ring-bytes-fp32",
+        factor_words={
+            "n": "the number of chips",
+            "(n-1)/n": "each chip already holds 1/n of the data, so it sends (and receives) only (n-1)/n of it",
+            "4": "bytes per fp32 element",
+        },
         title="fp32 partial sums on a ring (chapter 6)",
         question="The n chips of a matmul split along D keep their partial sums of Y[B, F] in fp32 "
         "(4 bytes per element) and add them with an all-reduce on a one-way ring. How many bytes "
@@ -188,6 +197,7 @@ register(
 register(
     Exercise(
         id="comms-allgather-mesh",
+        factor_words={"n": "the number of chips"},
         title="An all-gather on a full mesh (chapter 6)",
         question="n chips are joined as a full mesh: every chip has its own link, W bytes/s each way, to "
         "every other chip. Write the time of an all-gather of an array of V bytes (each chip "
@@ -221,6 +231,7 @@ register(
 register(
     Exercise(
         id="comms-torus-critical-d",
+        twice=("bidirectional", "all-reduce"),
         title="A TPU v6e axis without wraparound (chapter 6)",
         question="Eight TPU v6e chips along one axis of an 8x8 slice split a bf16 matmul along D. "
         "A v6e axis wraps around only at its full length of 16, so these 8 chips form a line. "
@@ -257,6 +268,7 @@ register(
 register(
     Exercise(
         id="comms-nvswitch-critical-d",
+        twice=("bidirectional", "all-reduce"),
         title="Eight B200s on NVSwitch (chapter 6)",
         question="Eight B200 GPUs on NVSwitch split a bf16 matmul along D; each GPU sends over all its "
         "NVLink 5 links at once. Above which D does each GPU's math outlast the all-reduce?",
@@ -288,6 +300,7 @@ register(
 register(
     Exercise(
         id="comms-latency-crossover",
+        twice=("bidirectional",),
         title="When latency wins (chapter 6)",
         question="An all-gather over 8 TPU v5e chips along one axis of a slice (a line: a v5e axis "
         "wraps only at 16), with 1 µs of latency per step. Below which array size V does the "
@@ -327,6 +340,7 @@ def _megatron_f_star(p, matmuls=3, links=None):
 register(
     Exercise(
         id="comms-megatron-threshold",
+        twice=("bidirectional", "all-reduce"),
         title="A tensor-parallel MLP on eight B200s (chapter 6)",
         question="Eight B200 GPUs on NVSwitch run a gated MLP (three matmuls: gate, up, down) split "
         "Megatron's way: the gate and up matrices by columns, the down matrix by rows, one "

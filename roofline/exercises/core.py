@@ -350,7 +350,8 @@ class Exercise:
     listed mistake (homework: the choice wrong for a student changes with their numbers)."""
     factor_words: dict = field(default_factory=dict)
     """For a formula: what a factor counts, {"H": "the number of heads", "3": "the three
-    matmuls"}; an answer off by that one factor is told which kind of factor it is."""
+    matmuls"}; an answer off by that one factor is told which kind of factor it is. The key
+    "(n-1)/n" (for a symbol n) says why a ring's share belongs: an answer missing it is told."""
 
     def __post_init__(self):
         valid = {"number", "symbolic", "choice", "parts", *UNIT_FOR_KIND}
@@ -427,12 +428,15 @@ class Exercise:
         A generic mistake that falls within the tolerance of the answer or of a mistake
         before it is left out (it could never be told apart, or never fire)."""
         table = self.specific_mistakes(**params)
-        if self.kind in ("symbolic", "choice", "parts") or not self.generic_mistakes:
+        if self.kind in ("symbolic", "choice", "parts"):
             return table
         expected = float(self.answer(self.resolve(params)))
         if expected == 0 or not math.isfinite(expected):
             return table
-        generic = self._rounding_mistakes(expected) + [
+        generic = self._rounding_mistakes(expected)  # the exercise's own rounding rule
+        if not self.generic_mistakes:
+            return self._distinct(table, generic, expected)
+        generic += [
             Mistake(expected * factor, message, tag) for factor, message, tag in GENERIC_MISTAKES
         ]
         generic += [
@@ -445,6 +449,11 @@ class Exercise:
         if abs(expected) != 1:
             wanted = None if self.kind == "number" else self.kind
             generic.append(Mistake(1 / expected, RECIPROCAL_MESSAGES[wanted], "reciprocal"))
+        return self._distinct(table, generic, expected)
+
+    def _distinct(self, table: list, generic: list, expected: float) -> list[Mistake]:
+        """`table` then each of `generic` a student could tell from the answer and from the
+        mistakes before it (within the tolerance)."""
         taken = [expected] + [float(m.value) for m in table]
         for mistake in generic:
             value = float(mistake.value)
@@ -462,6 +471,13 @@ class Exercise:
         if wrong <= 0:
             return []
         return [Mistake(wrong, f"Round {way}, {because}", "rounding")]
+
+    def unrounded_message(self) -> str | None:
+        """What an answer that was not rounded (or rounded to a fraction) is told."""
+        if not self.rounding:
+            return None
+        way, because = self.rounding
+        return f"The answer is a whole number: round {way}, {because}"
 
     def given_quantities(self, **params) -> list[str]:
         givens = self.givens(self.resolve(params)) if callable(self.givens) else self.givens
@@ -931,6 +947,8 @@ def _numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
         return True, correct_message(exercise, expected), None
     if value < 0 <= expected:
         return False, "That is negative; the answer is a positive quantity.", "sign"
+    if unrounded(exercise, value, expected):
+        return False, exercise.unrounded_message(), "rounding"
     # A bare number is read in base units; for a count (FLOPs) that is the unit meant.
     bare = unit_kind is None and wanted not in (None, "intensity", "count")
     if unit_kind is None and wanted == "count":
@@ -955,6 +973,15 @@ def _numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
     if value == 0:
         return False, "That is zero; the answer is not.", None
     return False, _how_far(exercise, value / expected), None
+
+
+def unrounded(exercise, value: float, expected: float) -> bool:
+    """True for a fraction that rounds to the whole-number answer the way the exercise says
+    (116.4 where 116 sequences fit, rounding down): the answer was not rounded."""
+    if not exercise.rounding or not float(expected).is_integer() or float(value).is_integer():
+        return False
+    way = exercise.rounding[0]
+    return (math.floor(value) if way == "down" else math.ceil(value)) == expected
 
 
 def _how_far(exercise, ratio: float) -> str:
@@ -1277,27 +1304,37 @@ def formula_factors(exercise) -> list[tuple]:
         s = names[name]
         what = f"{name} ({words[name]})" if name in words else name
         out.append(
-            (s, f"Yours is {name} times the answer: one factor {what} too many, or a division "
-             f"by {name} missing.")
+            (
+                s,
+                f"Yours is {name} times the answer: one factor {what} too many, or a division "
+                f"by {name} missing.",
+            )
         )
         out.append(
-            (1 / s, f"Yours is the answer divided by {name}: a factor {what} is missing, or "
-             f"you divided by {name} once too often.")
+            (
+                1 / s,
+                f"Yours is the answer divided by {name}: a factor {what} is missing, or "
+                f"you divided by {name} once too often.",
+            )
         )
         ring = f"({name}-1)/{name}"
+        if ring not in words:  # the ring's share: only where the symbol counts chips in a ring
+            continue
+        out.append((s / (s - 1), f"The factor {ring} is missing: {words[ring]}."))
         out.append(
-            (s / (s - 1), f"The factor {ring} is missing: in a ring each of the {name} chips "
-             f"sends (and receives) only {ring} of the data, since 1/{name} of it is its own.")
-        )
-        out.append(
-            ((s - 1) / s, f"Yours is {ring} times the answer: a factor {ring} where there is "
-             "none (or twice).")
+            (
+                (s - 1) / s,
+                f"Yours is {ring} times the answer: a factor {ring} where there is "
+                "none (or twice).",
+            )
         )
     for key, word in words.items():
-        if key in names:
+        if key in names or "/" in key:
             continue
         value = sympy.Rational(key)
-        out.append((1 / value, f"Yours is 1/{key} of the answer: a factor {key} ({word}) is missing."))
+        out.append(
+            (1 / value, f"Yours is 1/{key} of the answer: a factor {key} ({word}) is missing.")
+        )
         out.append((value, f"Yours is {key} times the answer: a factor {key} ({word}) too many."))
     return out
 
@@ -1477,7 +1514,9 @@ def _compare_symbolic(exercise, answer, expected, names, params) -> Feedback:
     if ratio is not None and ratio != 0:
         for factor, message in formula_factors(exercise):
             if symbolically_equal(ratio, factor):
-                return Feedback(exercise.id, False, message, diagnosis=message, hints=exercise.hints)
+                return Feedback(
+                    exercise.id, False, message, diagnosis=message, hints=exercise.hints
+                )
     if ratio is not None and ratio.is_number and ratio != 0:
         try:
             shown = fraction_text(float(ratio))

@@ -337,6 +337,10 @@
     }
     if (accepts(value, expected, P.tolerance)) { return [true, P.correct_message]; }
     if (value < 0 && expected >= 0) { return [false, "That is negative; the answer is a positive quantity."]; }
+    if (P.rounding && Number.isInteger(expected) && !Number.isInteger(value) &&  // core.unrounded
+        (P.rounding[0] === "down" ? Math.floor(value) : Math.ceil(value)) === expected) {
+      return [false, P.rounding[1]];
+    }
     var bare = unitKind === null && wanted !== null && wanted !== "intensity" && wanted !== "count";
     var prefix = wanted === "count" ? missingPrefix(value, expected, P.tolerance) : null;
     if (unitKind === null && prefix !== null) {
