@@ -297,7 +297,11 @@ _register(
             "That is the model state alone; add the activations kept for the backward pass.",
         ),
     ],
-    hints=("16 bytes per parameter of the chip's share, plus 34 s b h / t bytes per layer.",),
+    hints=(
+        "16 bytes per parameter of the chip's share, plus, for each layer the chip holds, "
+        "34 s b D / t bytes of activations (Korthikanti et al. 2022): s = seq_len tokens per "
+        "sequence, b = sequences per micro-batch, D = the model width, t = tp.",
+    ),
 )
 _register(
     "q5",
