@@ -96,6 +96,8 @@ def test_count_nouns_are_read_as_numbers_and_units_are_not():
     assert core.count_details("47 chips")["noun"] == "chips"
     assert core.count_details("5%  chips") is None  # a percentage of chips is no count
     assert core.count_details("chips") is None
+    assert core.count_details("5 Gbps") is None  # bits per second: the unit hint, not a count
+    assert "lower-case b is a bit" in check("serve-max-batch-h200", "5 Gbps").message
     # a real unit is no noun: a size where a plain number is asked stays "a size"
     assert "a size in bytes" in check("serve-max-batch-h200", "103 GB").message
 
@@ -105,10 +107,12 @@ def test_typical_wrong_answers_and_counts_on_the_page():
     rows = [(get_exercise(i), {}, t) for i, t, _, _ in WRONG]
     rows += [(get_exercise(i), {}, t) for i, t in COUNTS]
     rows += [(get_exercise("held-mfu-llama3-70b"), {}, "57%")]  # typed with the sign: right
+    rows += [(get_exercise("serve-max-batch-h200"), {}, "5 Gbps")]  # bits, not a count
     kernel, page = _node_cases(rows)
     for (exercise, _, text), k, g in zip(rows, kernel, page):
         assert g == k, (exercise.id, text, k, g)
-    assert all(ok for ok, _ in page[len(WRONG) :])
+    assert all(ok for ok, _ in page[len(WRONG) : -1])
+    assert "lower-case b" in page[-1][1]
 
 
 def _numeric_ids():

@@ -663,8 +663,8 @@ def count_details(text: str) -> dict | None:
     """The details of a plain number typed with a noun ("116 sequences"), or None: for a
     question that asks for a plain number, the noun says what is counted, not a unit."""
     found = COUNT_NOUN.search(text)
-    if found is None or found.start() == 0:
-        return None
+    if found is None or found.start() == 0 or re.search(r"b(ps|/|$)", found.group(0)):
+        return None  # "5 Gbps" is bits per second, a unit slip, not a count
     try:
         details = parse_quantity_details(text[: found.start()])
     except (ValueError, TypeError):

@@ -288,7 +288,7 @@
   var COUNT_NOUN = /\s+([A-Za-z][A-Za-z-]{2,})(\s*(?:\/|\s+per\s+)\s*[A-Za-z]+)?\.?$/;
   function countDetails(text) {  // core.count_details: a plain number typed with its noun
     var m = COUNT_NOUN.exec(text), d;
-    if (m === null || m.index === 0) { return null; }
+    if (m === null || m.index === 0 || /b(ps|\/|$)/.test(m[0])) { return null; }  // "5 Gbps": bits
     try { d = parseDetails(text.slice(0, m.index)); } catch (e) { if (e instanceof Unreadable) { return null; } throw e; }
     return (d.kind !== null || d.factor !== 1) ? null : d;
   }
