@@ -57,6 +57,25 @@ WRONG = [
     # FSDP on a ring: 3 collectives x 2 Psi (n-1)/n bytes / W < 6 Psi b / P -> b > (n-1) P /
     # (n W); counting one collective: a third of it
     ("parallel-fsdp-ring-symbolic", "(n-1)*P/(3*n*W)", "three collectives", "not equal"),
+    # HFU -> MFU: 163e12 / 312e12 (A100 dense bf16) x 6/8 = 0.3918; typed as 39.18 it is a
+    # percentage without its sign; against the 2:4-sparse 624e12 it is half, 0.1959
+    ("training-hfu-to-mfu-a100", "39.18", "without the % sign", "100 times"),
+    ("training-hfu-to-mfu-a100", "0.1959", "2:4-sparse", "bytes per element"),
+    # the bubble 15 / 207 = 0.07246 (above), typed as 7.246
+    ("parallel-bubble-16-stages", "7.246", "without the % sign", "100 times"),
+    # B200 data parallelism: 1458.3 tokens (below); twice is 2917: the link's direction and the
+    # all-reduce's two passes can both double it, so both are named, no byte-unit guess
+    ("parallel-dp-tokens-b200", "2917", "all-reduce moves the data twice", "GiB"),
+    # 1450 TFLOP/s over the dense fp8 peak 1979 TFLOP/s = 0.7327, typed as 73.27
+    ("held-fp8-denominator", "73.27", "without the % sign", "100 times"),
+    # two TPU v6e chips, B = 512, D = 32768, F = 8192: D is above 2P/BW_link = 2 x 918e12 /
+    # 90e9 = 20,400 (the link keeps up) but B is below the slice's HBM critical batch
+    # (918e12 / 1.64e12 = 560 with B << D/2, F): memory, not compute
+    ("comms-which-regime", "compute", "one condition of two", "work out the figure"),
+    # split along F: X[B, D] whole, W_i[D, F/n], Y_i[B, F/n] -> 2BD + 2DF/n + 2BF/n; the
+    # chapter's split along D (2BD/n + 2DF/n + 2BF) is the other split
+    ("comms-hbm-bytes-per-chip", "2*B*D/n + 2*D*F/n + 2*B*F", "split along D", "not equal"),
+    ("comms-hbm-bytes-per-chip", "2*B*D + 2*D*F + 2*B*F", "one chip doing", "not equal"),
     # regime choices: the reason names the method for the choice typed, not the answer's figure
     ("measure-dot-regime", "compute-bound", "above the chip's ridge point", "work out the figure"),
 ]
