@@ -178,6 +178,8 @@ _SHARED = {
     "add_unit": core.ADD_UNIT_MESSAGE,
     "base_units": core.BASE_UNIT_NAMES,
     "unit_examples": core.ADD_UNIT_EXAMPLES,
+    "count_noun": core.COUNT_NOUN.pattern,  # "116 sequences": a count with its noun
+    "choice_neutral": core.CHOICE_NEUTRAL,
 }
 
 #: The checker in the browser (roofline/web/answerbox.js) with the shared tables above in place

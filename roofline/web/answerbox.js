@@ -285,7 +285,7 @@
     }
     return null;
   }
-  var COUNT_NOUN = /\s+([A-Za-z][A-Za-z-]{2,})(\s*(?:\/|\s+per\s+)\s*[A-Za-z]+)?\.?$/;
+  var COUNT_NOUN = new RegExp(S.count_noun);  // core.COUNT_NOUN
   function countDetails(text) {  // core.count_details: a plain number typed with its noun
     var m = COUNT_NOUN.exec(text), d;
     if (m === null || m.index === 0 || /b(ps|\/|$)/.test(m[0])) { return null; }  // "5 Gbps": bits
@@ -383,7 +383,7 @@
       if (P.mistakes[i][0] === t) { return [false, P.mistakes[i][1]]; }
     }
     // core.wrong_choice_messages: the payload lists every wrong choice with its message
-    return [false, "Not " + P.choices[t] + ": work out the figure this question turns on, then choose again."];
+    return [false, S.choice_neutral.replace("{choice}", P.choices[t])];
   }
   // ---- formulas (roofline.exercises.core.formula_tree), evaluated at the payload's points
   var F = S.formula, FEX = "2*B*D*F";
