@@ -227,3 +227,17 @@ def test_unknown_slip_and_bad_rounding_are_refused():
         core.Exercise("t-slip", "?", lambda p: 1.0, twice=("sprase",))
     with pytest.raises(ValueError, match="rounding"):
         core.Exercise("t-round", "?", lambda p: 1.0, rounding=("sideways", "because"))
+
+
+@pytest.mark.parametrize("student", ["alice", "bob", "s1234567"])
+def test_homework_part4_percent_and_rate_with_its_noun(student):
+    """q3 (an MFU, a fraction) typed as a bare percentage is told to add the sign, for every
+    student's numbers; q6 (tokens per second) typed with 'tokens/s' is read as the number."""
+    params = homework.parameters("part4", student, quiet=True)
+    q3, q6 = homework.exercise_id("part4", "q3"), homework.exercise_id("part4", "q6")
+    mfu = get_exercise(q3).expected(**params)
+    assert 0 < mfu < 1
+    assert "without the % sign" in check(q3, f"{100 * mfu:.4g}", **params).message
+    assert check(q3, f"{100 * mfu:.4g}%", **params).correct
+    rate = get_exercise(q6).expected(**params)
+    assert check(q6, f"{rate:.0f} tokens/s", **params).correct
