@@ -267,6 +267,9 @@ def route(chip, size, stride=1, slice_chips=None, network_bytes_per_s=None) -> R
                 f"slice_chips = {slice_chips} is more than one {chip.name} domain ({domain})"
             )
         domain = slice_chips
+    if slice_chips is None and size * stride > domain:
+        # a job larger than one domain runs as equal slices (6144 TPU v4: two of 3072)
+        domain = job_slice_chips(chip, size * stride)
     slice_n = slice_chips or min(size * stride, domain)
     if size * stride <= domain:
         axes = _inside(chip, size, stride, slice_n) if size > 1 else ()

@@ -4,7 +4,9 @@ resources per chip (math, HBM, links), and the gradient all-reduce of data paral
 Every question's answer depends on the student's sizes, not on the chip alone: the link
 questions on B*F (or D*F) and the topology, the per-chip critical batch on D/n and F, the
 formula on B*F and the topology. Draws whose two slowest resources lie within
-`homework.TIE_MARGIN` of each other are redrawn, so the verdict of q6 is never a near tie.
+`homework.TIE_MARGIN` of each other are redrawn, so the verdict of q6 is never a near tie, and
+so are draws whose verdict would change with Google's ICI figure in place of the book's
+(chapter 5: either figure is fine), which the link-time questions (q3, q9) also accept.
 """
 
 from .. import (
@@ -28,7 +30,7 @@ from .homework import (
     register_question,
     tie_ratio,
 )
-from .links import chip_link
+from .links import chip_link, vendor_chip, vendor_link_answers
 
 SET_ID = "part2"
 CHIPS = (
@@ -74,12 +76,24 @@ def _times(p) -> tuple:
     return e.t_math, e.t_memory, e.t_link
 
 
+def _verdict_and_tie(p) -> tuple:
+    e = _est(p)
+    return e.bound, tie_ratio((e.t_math, e.t_memory, e.t_link))
+
+
 def acceptable(p: dict) -> bool:
     """A draw a teacher can defend: the slowest resource is at least TIE_MARGIN slower than
-    the next one (q6 is no near tie), and some batch makes each chip's math outlast its
-    memory traffic (q7 is finite)."""
-    if tie_ratio(_times(p)) < 1 + TIE_MARGIN:
+    the next one (q6 is no near tie), with the book's ICI figure and with Google's alike (the
+    same verdict either way), and some batch makes each chip's math outlast its memory traffic
+    (q7 is finite)."""
+    verdict, ratio = _verdict_and_tie(p)
+    if ratio < 1 + TIE_MARGIN:
         return False
+    google = vendor_chip(p["chip"])
+    if google is not None:
+        other, other_ratio = _verdict_and_tie(dict(p, chip=google))
+        if other != verdict or other_ratio < 1 + TIE_MARGIN:
+            return False
     return exact_critical_batch_size(p["chip"], p["D"] / p["n"], p["F"]) != float("inf")
 
 
@@ -195,14 +209,19 @@ def _link_bytes_mistakes(p):
     return out
 
 
+def _link_time(p):
+    return _est(p).t_link
+
+
 def _link_time_mistakes(p):
     t = _est(p).t_link
     out = [
+        *vendor_link_answers(_link_time, p, "time"),
         Mistake(
             t / 2,
             "You divided by the bidirectional figure; the bytes go one way, so use the one-way "
             "bandwidth of one link.",
-        )
+        ),
     ]
     if _links(p) > 1:
         out.append(
@@ -317,6 +336,7 @@ def _formula_mistakes(p):
 def _gradient_mistakes(p):
     t = gradient_allreduce_s(p)
     return [
+        *vendor_link_answers(gradient_allreduce_s, p, "time"),
         Mistake(
             _est(p).t_link,
             "That is q3, the all-reduce of the [B, F] partial sums; data parallelism "
