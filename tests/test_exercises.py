@@ -467,6 +467,12 @@ _TEXTS = [
     "3 ;4",
     "2*B*D*F",
     "1 + r; 2",
+    "116 sequences",  # issue 33: counts and rates with their noun, rounding, bare percentages
+    "27065 tokens/s",
+    "3 tokens per second",
+    "46.7 chips",
+    "57",
+    "5 Gbps",
 ]
 
 

@@ -143,6 +143,7 @@ DEMO = make_parameters(Draw(f"{SET_ID}\0{DEMO_ID}"))
 
 _register(
     "q1",
+    twice=("sparse", "multiply-add"),
     question="How long does the math of your matmul take at the chip's dense bf16 peak?",
     answer=lambda p: _est(p).t_math,
     kind="time",
@@ -151,6 +152,7 @@ _register(
 )
 _register(
     "q2",
+    twice=("dtype",),
     question="How many bytes does the matmul move (read X and W, write Y, bf16)?",
     answer=lambda p: _cost(p).bytes,
     kind="size",
@@ -161,6 +163,7 @@ _register(
 # tolerance is 0.1% (4 significant digits always pass) so that B is never taken for it
 _register(
     "q3",
+    twice=("dtype", "multiply-add"),
     question="What is the matmul's exact arithmetic intensity (FLOPs per byte), to 4 "
     "significant digits?",
     answer=lambda p: _cost(p).intensity,
@@ -171,6 +174,7 @@ _register(
 )
 _register(
     "q4",
+    twice=("sparse",),
     question="What is the chip's ridge point (critical intensity) in bf16?",
     answer=lambda p: critical_intensity(p["chip"]),
     kind="intensity",
@@ -188,6 +192,8 @@ _register(
 )
 _register(
     "q6",
+    twice=("sparse", "dtype"),
+    byte_units=True,
     question="What is the lower bound on the matmul's time, max(t_math, t_comms)?",
     answer=lambda p: _est(p).t_lower,
     kind="time",
@@ -199,6 +205,7 @@ _register(
 # tolerance; asked to 4 significant digits (0.1 %), the approximation never passes for it.
 _register(
     "q7",
+    twice=("sparse", "dtype"),
     question="Above which batch size B is this matmul compute-bound, computed exactly "
     "for your D and F (no B << D, F approximation), to 4 significant digits?",
     answer=lambda p: exact_critical_batch_size(p["chip"], p["D"], p["F"]),
@@ -246,6 +253,7 @@ def _int8_weights_mistakes(p):
 
 _register(
     "q8",
+    twice=("sparse", "dtype"),
     question="Now store W in int8 (1 byte per weight; X and Y stay bf16 and the math runs at "
     "the bf16 peak). With the B << D, F approximation, what is the critical batch size?",
     answer=_int8_weights_batch,

@@ -363,6 +363,7 @@ DEMO = make_parameters(Draw(f"{SET_ID}\0{DEMO_ID}"))
 
 _register(
     "q1",
+    twice=("multiply-add",),
     question="How many FLOPs does each chip do?",
     answer=lambda p: _plan(p).per_chip.flops,
     kind="count",
@@ -371,6 +372,7 @@ _register(
 )
 _register(
     "q2",
+    twice=("all-reduce", "dtype"),
     question="During the all-reduce of the bf16 partial sums, how many bytes does the busiest "
     "link carry in one direction?",
     answer=link_bytes,
@@ -384,6 +386,8 @@ _register(
 )
 _register(
     "q3",
+    twice=("bidirectional", "all-reduce"),
+    byte_units=True,
     question="How long does the busiest link take to carry q2's bytes (one way)?",
     answer=lambda p: _est(p).t_link,
     kind="time",
@@ -392,6 +396,7 @@ _register(
 )
 _register(
     "q4",
+    twice=("sparse", "multiply-add"),
     question="How long does each chip's math take at the dense bf16 peak?",
     answer=lambda p: _est(p).t_math,
     kind="time",
@@ -400,6 +405,8 @@ _register(
 )
 _register(
     "q5",
+    twice=("dtype",),
+    byte_units=True,
     question="How long does each chip take to read its X and W slices from its own "
     "memory and write its [B, F] partial sum?",
     answer=lambda p: _est(p).t_memory,
@@ -420,6 +427,7 @@ _register(
 )
 _register(
     "q7",
+    twice=("sparse", "dtype"),
     question="Above which batch size B does each chip's math outlast its own memory traffic, "
     "computed exactly for its slice X[B, D/n] @ W[D/n, F] (no B << D/n, F approximation)?",
     answer=critical_batch_per_chip,
@@ -435,10 +443,16 @@ _register(
     kind="symbolic",
     symbols=("n", "W"),
     mistakes=_formula_mistakes,
+    factor_words={
+        "n": "the number of chips",
+        "(n-1)/n": "each chip already holds 1/n of the data, so it sends (and receives) only (n-1)/n of it",
+    },
     hints=("Write q2 with n as a letter and divide by W.",),
 )
 _register(
     "q9",
+    twice=("bidirectional", "all-reduce", "dtype"),
+    byte_units=True,
     question="Use the same n chips for data parallelism instead: each holds all of W[D, F] "
     "and, after the backward pass, the bf16 weight gradient [D, F] is all-reduced over the n "
     "chips on the same topology. How long does that all-reduce take (bandwidth only)?",
