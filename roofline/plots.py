@@ -126,7 +126,6 @@ Y_LABEL = "Attainable performance (FLOP/s)"
 FIG_WIDTH_IN = 5.0
 #: Height of a one-panel figure without a legend below it, inches.
 FIG_HEIGHT_IN = 3.4
-FIGSIZE = (FIG_WIDTH_IN, FIG_HEIGHT_IN)
 #: The kernel explorers' figure (roofline.widgets): the same width, a fixed layout.
 EXPLORER_FIGSIZE = (FIG_WIDTH_IN, FIG_HEIGHT_IN + 0.4)
 DPI = 100
@@ -678,8 +677,8 @@ def roofline_figure(
     ax.roofline_description = description
     if own_figure:
         fig.set_layout_engine("constrained")
-    if True:  # every figure: in an explorer the legend sits in the axes, next to ridge values
-        _lay_out_labels(fig, ax, ridge_labels, ax.roofline_peak_labels, labels)
+    # every figure: in an explorer the legend sits in the axes, next to ridge values
+    _lay_out_labels(fig, ax, ridge_labels, ax.roofline_peak_labels, labels)
     return fig
 
 
