@@ -50,7 +50,7 @@ def test_page_version_fits_its_budget_and_names_its_controls():
     assert len(html.encode()) < 150_000
     for name in ("model", "chip", "n_chips", "layout", "recompute"):
         assert f'data-control="{name}"' in html
-    assert 'aria-valuetext="4096 chips"' in html
+    assert 'aria-valuetext="4,096 chips"' in html  # thousands separated, as the serving card
 
 
 @pytest.mark.browser

@@ -19,33 +19,8 @@
   var MEMORY_COLOURS = {weights: "#0072B2", "KV cache": "#56B4E9", reserve: "#F0E442"};
   var SLIDERS = {tp: "chips", batch: "sequences", context: "tokens"};
 
-  // number formats: roofline.units (3 significant digits for times and sizes)
-  var BIG = [[1e24, "Y"], [1e21, "Z"], [1e18, "E"], [1e15, "P"], [1e12, "T"], [1e9, "G"],
-             [1e6, "M"], [1e3, "k"], [1, ""]];
-  var SMALL = [[1, ""], [1e-3, "m"], [1e-6, "\u00b5"], [1e-9, "n"], [1e-12, "p"]];
-  function sig(x, digits) {
-    if (x === 0) return "0";
-    var text = Number(x.toPrecision(digits)).toString();
-    if (text.indexOf("e") >= 0) text = Number(x.toPrecision(digits)).toFixed(0);
-    return text;
-  }
-  function si(value, unit) {
-    if (value === 0) return "0 " + unit;
-    var table = Math.abs(value) < 1 ? SMALL : BIG;
-    for (var i = 0; i < table.length; i++) {
-      var m = value / table[i][0];
-      if (Math.abs(m) >= 1 || i === table.length - 1) {
-        var text = sig(m, 3);
-        if (Math.abs(Number(text)) >= 1000 && i > 0) {
-          return sig(value / table[i - 1][0], 3) + " " + table[i - 1][1] + unit;
-        }
-        return text + " " + table[i][1] + unit;
-      }
-    }
-  }
-  function fmtTime(s) { return s >= 1e3 ? sig(s, Math.max(3, String(Math.floor(s)).length)) + " s" : si(s, "s"); }
-  function fmtBytes(b) { return si(b, "B"); }
-  function fmtCount(n) { return n.toLocaleString("en-US"); }
+  // number formats: roofline.units, shared by every explorer (common.js)
+  var W = window.RooflineWeb, fmtTime = W.fmtTime, fmtBytes = W.fmtBytes, fmtCount = W.fmtCount;
   function fmtPerS(x) {  // roofline.serving_explorer._per_s
     var v = Number(x.toPrecision(3));
     return v >= 100 ? v.toLocaleString("en-US", {maximumFractionDigits: 0}) : String(v);
@@ -95,13 +70,14 @@
       var name = control.getAttribute("data-control");
       self.controls[name] = control;
       control.disabled = false;
-      control.addEventListener("input", function () { self.update(); });
-      control.addEventListener("change", function () { self.update(); });
+      control.addEventListener("input", function () { self.update(name); });
+      control.addEventListener("change", function () { self.update(name); });
     });
     card.querySelector(".rx-static").style.display = "none";
     this.figure = card.querySelector(".rx-figure");
     this.figure.style.display = "block";
     this.caption = card.querySelector(".roofline-explorer-caption");
+    this.announce = W.announcer(card, this.caption.textContent);
     this.update();
   }
 
@@ -112,8 +88,10 @@
     return v;
   };
 
-  Explorer.prototype.state = function () {
-    var v = this.values(), data = this.data;
+  /* What the card shows for control values v ({model, chip, weights, tp, batch, context}):
+   * the package's serving_estimate mirrored on the exported constants, and the readout
+   * as roofline.serving_explorer.readout writes it. Pure: node runs it in the fast tests. */
+  function compute(data, v) {
     var m = data.models[v.model], chip = data.chips[v.chip], tp = v.tp;
     var wbytes = data.dtype_bytes[v.weights];
     var share = Math.max(Math.floor(m.kv_heads / tp), 1) / m.kv_heads;
@@ -143,9 +121,13 @@
     return {title: title, times: t, bound: KINDS[key], slowest: key, t_step: step,
             tokens_per_s: v.batch / step, ttft: ttft, memory: memory, memory_total: total,
             capacity: chip.capacity, fits: fits, max_batch: maxBatch, text: text, values: v};
-  };
+  }
 
-  Explorer.prototype.update = function () {
+  Explorer.prototype.state = function () { return compute(this.data, this.values()); };
+
+  /* name: the control just moved (none at start): a screen reader then hears its new value
+   * and the readout lines that changed, once the reader pauses (common.js announcer). */
+  Explorer.prototype.update = function (name) {
     var s = this.state(), card = this.card, c = this.controls;
     Object.keys(SLIDERS).forEach(function (k) {
       var value = s.values[k];
@@ -155,6 +137,11 @@
     });
     this.caption.textContent = s.text;
     this.draw(s);
+    if (name) {
+      var value = s.values[name];
+      this.announce(name + " " + (name in SLIDERS ? fmtCount(value) + " " + SLIDERS[name] : value),
+                    s.text);
+    }
   };
 
   Explorer.prototype.draw = function (s) {
@@ -212,18 +199,10 @@
   };
 
   window.RooflineServingExplorer = {
+    compute: compute,
     bootAll: function () {
-      window.rooflineServingExplorers = window.rooflineServingExplorers || [];
-      document.querySelectorAll(".roofline-serving-explorer").forEach(function (card) {
-        if (card.getAttribute("data-booted")) return;
-        card.setAttribute("data-booted", "1");
-        window.rooflineServingExplorers.push(new Explorer(card));
-      });
+      W.bootAll(".roofline-serving-explorer", "rooflineServingExplorers", function (card) { return new Explorer(card); });
     }
   };
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", window.RooflineServingExplorer.bootAll);
-  } else {
-    window.RooflineServingExplorer.bootAll();
-  }
+  W.onReady(window.RooflineServingExplorer.bootAll);
 })();

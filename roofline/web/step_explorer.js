@@ -23,32 +23,8 @@
     "EP 8 \u00d7 FSDP (mixture of experts)": [{ep: 8}, "fsdp"]
   };
 
-  // number formats: roofline.units (3 significant digits for times and sizes)
-  var BIG = [[1e24, "Y"], [1e21, "Z"], [1e18, "E"], [1e15, "P"], [1e12, "T"], [1e9, "G"],
-             [1e6, "M"], [1e3, "k"], [1, ""]];
-  var SMALL = [[1, ""], [1e-3, "m"], [1e-6, "\u00b5"], [1e-9, "n"], [1e-12, "p"]];
-  function sig(x, digits) {
-    if (x === 0) return "0";
-    var text = Number(x.toPrecision(digits)).toString();
-    if (text.indexOf("e") >= 0) text = Number(x.toPrecision(digits)).toFixed(0);
-    return text;
-  }
-  function si(value, unit) {
-    if (value === 0) return "0 " + unit;
-    var table = Math.abs(value) < 1 ? SMALL : BIG;
-    for (var i = 0; i < table.length; i++) {
-      var m = value / table[i][0];
-      if (Math.abs(m) >= 1 || i === table.length - 1) {
-        var text = sig(m, 3);
-        if (Math.abs(Number(text)) >= 1000 && i > 0) {
-          return sig(value / table[i - 1][0], 3) + " " + table[i - 1][1] + unit;
-        }
-        return text + " " + table[i][1] + unit;
-      }
-    }
-  }
-  function fmtTime(s) { return s >= 1e3 ? sig(s, Math.max(3, String(Math.floor(s)).length)) + " s" : si(s, "s"); }
-  function fmtBytes(b) { return si(b, "B"); }
+  // number formats: roofline.units, shared by every explorer (common.js)
+  var W = window.RooflineWeb, fmtTime = W.fmtTime, fmtBytes = W.fmtBytes;
 
   function layoutFor(preset, n) {
     var p = PRESETS[preset], out = {}, used = 1, k;
@@ -75,13 +51,14 @@
       var name = control.getAttribute("data-control");
       self.controls[name] = control;
       control.disabled = false;
-      control.addEventListener("input", function () { self.update(); });
-      control.addEventListener("change", function () { self.update(); });
+      control.addEventListener("input", function () { self.update(name); });
+      control.addEventListener("change", function () { self.update(name); });
     });
     card.querySelector(".rx-static").style.display = "none";
     this.figure = card.querySelector(".rx-figure");
     this.figure.style.display = "block";
     this.caption = card.querySelector(".roofline-explorer-caption");
+    this.announce = W.announcer(card, this.caption.textContent);
     this.update();
   }
 
@@ -94,17 +71,20 @@
     };
   };
 
-  Explorer.prototype.entry = function (v) {
-    var d = this.data.controls, index = 0;
+  /* The package's result for control values v ({model, chip, n_chips, layout, recompute}). */
+  function entry(data, v) {
+    var d = data.controls, index = 0;
     var names = ["model", "chip", "n_chips", "layout", "recompute"];
     for (var i = 0; i < names.length; i++) {
       index = index * d[names[i]].length + d[names[i]].indexOf(v[names[i]]);
     }
-    return this.data.results[index];
-  };
+    return data.results[index];
+  }
 
-  Explorer.prototype.state = function () {
-    var v = this.values(), e = this.entry(v), data = this.data;
+  /* What the card shows for control values v: the looked-up result and the readout as
+   * roofline.step_explorer.readout writes it. Pure: node runs it in the fast tests. */
+  function compute(data, v) {
+    var e = entry(data, v);
     var title = v.model + " on " + v.n_chips + " \u00d7 " + v.chip + ", " + v.layout;
     if (typeof e === "number") {
       return {title: title, possible: false, reason: data.reasons[e],
@@ -131,15 +111,23 @@
     return {title: title, possible: true, times: times, memory: memory, t_lower: e[0],
             t_upper: e[3], bound: slowest.kind, mfu: e[2], memory_total: total,
             capacity: capacity, fits: total <= capacity, text: lines.join("\n")};
-  };
+  }
 
-  Explorer.prototype.update = function () {
-    var s = this.state(), slider = this.controls.n_chips;
-    slider.setAttribute("aria-valuetext", s.title.split(" on ")[1].split(" \u00d7 ")[0] + " chips");
+  Explorer.prototype.state = function () { return compute(this.data, this.values()); };
+
+  /* name: the control just moved (none at start): a screen reader then hears its new value
+   * and the readout lines that changed, once the reader pauses (common.js announcer). */
+  Explorer.prototype.update = function (name) {
+    var s = this.state(), slider = this.controls.n_chips, v = this.values();
+    slider.setAttribute("aria-valuetext", W.fmtCount(v.n_chips) + " chips");
     var out = this.card.querySelector('output[data-for="n_chips"]');
-    if (out) out.textContent = Number(this.values().n_chips).toLocaleString("en-US");
+    if (out) out.textContent = W.fmtCount(v.n_chips);
     this.caption.textContent = s.text;
     this.draw(s);
+    if (name) {
+      this.announce(name === "n_chips" ? W.fmtCount(v.n_chips) + " chips" : name + " " + v[name],
+                    s.text);
+    }
   };
 
   Explorer.prototype.draw = function (s) {
@@ -205,18 +193,10 @@
   };
 
   window.RooflineStepExplorer = {
+    compute: compute,
     bootAll: function () {
-      window.rooflineStepExplorers = window.rooflineStepExplorers || [];
-      document.querySelectorAll(".roofline-step-explorer").forEach(function (card) {
-        if (card.getAttribute("data-booted")) return;
-        card.setAttribute("data-booted", "1");
-        window.rooflineStepExplorers.push(new Explorer(card));
-      });
+      W.bootAll(".roofline-step-explorer", "rooflineStepExplorers", function (card) { return new Explorer(card); });
     }
   };
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", window.RooflineStepExplorer.bootAll);
-  } else {
-    window.RooflineStepExplorer.bootAll();
-  }
+  W.onReady(window.RooflineStepExplorer.bootAll);
 })();
