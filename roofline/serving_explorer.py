@@ -116,7 +116,7 @@ def _build_scene(figure, model, chip, tp, weights):
     context the sliders offer; the memory axis 1.6 x the capacity (taller bars are clipped)."""
     from matplotlib.ticker import LogLocator
 
-    from .plots import PALETTE, font_pt, format_axis, style_axes
+    from .drawing import PALETTE, font_pt, format_axis, style_axes
 
     corners = [
         numbers(estimate(model, chip, tp, b, c, weights))

@@ -137,7 +137,7 @@ _MEMORY_COLOURS = ("blue", "sky blue", "orange", "reddish purple")
 
 def _draw(fig, numbers, reason, title):
     """Bars of each resource's time (left) and the memory per chip against capacity (right)."""
-    from .plots import PALETTE, font_pt, format_axis, style_axes
+    from .drawing import PALETTE, font_pt, format_axis, style_axes
 
     fig.clear()
     if numbers is None:
