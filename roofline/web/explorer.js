@@ -116,7 +116,9 @@
       return f;
     }
     function newFrame(ex, W, H, x, y, opts, key) {
+      // never wider than the card: below the 300 px layout (a 320 px phone) it scales down
       var svg = el("svg", {viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img",
+                           style: "max-width:100%;height:auto;display:block",
                            "font-family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"});
       var title = el("title", {}, svg, "");
       var xt = opts.xticks(x[0], x[1]), yt = decades(y[0], y[1]), ylabels = yt.map(opts.ylabel);
@@ -172,7 +174,10 @@
                       fill: "none", stroke: COLOURS.blue, "stroke-width": 2.5, "class": "rx-roof"}, f.g);
       el("line", {x1: sx(ridge), x2: sx(ridge), y1: sy(peak), y2: f.H - f.m.b, stroke: "#000",
                   "stroke-dasharray": "2 3", "stroke-width": 1}, f.g);
-      el("text", {x: sx(ridge) + 4, y: sy(peak) - 6, "font-size": 11, fill: "#000"}, f.g, "ridge " + fmtI(ridge));
+      // the ridge's value right of the ridge, or left of it where it would leave the frame
+      var ridgeText = "ridge " + fmtI(ridge), fitsRight = sx(ridge) + 4 + ridgeText.length * 6.4 <= f.W - 2;
+      el("text", {x: fitsRight ? sx(ridge) + 4 : sx(ridge) - 4, y: sy(peak) - 6, "font-size": 11, fill: "#000",
+                  "text-anchor": fitsRight ? "start" : "end"}, f.g, ridgeText);
     }
     function drawPoints(f, points) {
       points.forEach(function (p) {

@@ -14,13 +14,12 @@
 (function () {
   "use strict";
   if (window.RooflineServingExplorer) { window.RooflineServingExplorer.bootAll(); return; }
-  var SVGNS = "http://www.w3.org/2000/svg";
   var BAR_COLOURS = {math: "#0072B2", HBM: "#009E73", TP: "#E69F00"};
   var MEMORY_COLOURS = {weights: "#0072B2", "KV cache": "#56B4E9", reserve: "#F0E442"};
   var SLIDERS = {tp: "chips", batch: "sequences", context: "tokens"};
 
   // number formats: roofline.units, shared by every explorer (common.js)
-  var W = window.RooflineWeb, fmtTime = W.fmtTime, fmtBytes = W.fmtBytes, fmtCount = W.fmtCount;
+  var RW = window.RooflineWeb, fmtTime = RW.fmtTime, fmtBytes = RW.fmtBytes, fmtCount = RW.fmtCount;
   function fmtPerS(x) {  // roofline.serving_explorer._per_s
     var v = Number(x.toPrecision(3));
     return v >= 100 ? v.toLocaleString("en-US", {maximumFractionDigits: 0}) : String(v);
@@ -54,12 +53,6 @@
   }
   var KINDS = {math: "compute", HBM: "memory", TP: "link"};
 
-  function el(tag, attrs, parent) {
-    var node = document.createElementNS(SVGNS, tag);
-    for (var k in attrs) node.setAttribute(k, attrs[k]);
-    if (parent) parent.appendChild(node);
-    return node;
-  }
 
   function Explorer(card) {
     this.card = card;
@@ -77,7 +70,7 @@
     this.figure = card.querySelector(".rx-figure");
     this.figure.style.display = "block";
     this.caption = card.querySelector(".roofline-explorer-caption");
-    this.announce = W.announcer(card, this.caption.textContent);
+    this.announce = RW.announcer(card, this.caption.textContent);
     this.update();
   }
 
@@ -145,48 +138,18 @@
   };
 
   Explorer.prototype.draw = function (s) {
-    var W = 660, H = 260, svg = el("svg", {viewBox: "0 0 " + W + " " + H, width: "100%",
-      role: "img", "aria-label": s.title + ": " + s.bound + "-bound, " + fmtTime(s.t_step) +
-      " per output token; memory per chip " + fmtBytes(s.memory_total) + " of " + fmtBytes(s.capacity)});
-    el("title", {}, svg).textContent = s.title + ": " + s.bound + "-bound";
-    el("text", {x: W / 2, y: 18, "text-anchor": "middle", "font-size": 13}, svg).textContent = s.title;
-    var keys = ["math", "HBM", "TP"].filter(function (k) { return k in s.times; });
-    var values = keys.map(function (k) { return s.times[k]; });
-    var left = 60, right = 440, top = 34, bottom = H - 40;
-    var lo = Math.log10(Math.min.apply(null, values) / 2), hi = Math.log10(Math.max.apply(null, values) * 2);
-    function x(v) { return left + (Math.log10(v) - lo) / (hi - lo) * (right - left); }
-    var bh = (bottom - top) / keys.length;
-    keys.forEach(function (k, i) {
-      var y = top + i * bh;
-      el("rect", {x: left, y: y + 4, width: Math.max(1, x(s.times[k]) - left), height: bh - 8,
-                  fill: BAR_COLOURS[k]}, svg);
-      el("text", {x: left - 6, y: y + bh / 2 + 4, "text-anchor": "end", "font-size": 11}, svg).textContent = k;
-      el("text", {x: x(s.times[k]) + 4, y: y + bh / 2 + 4, "font-size": 11}, svg).textContent = fmtTime(s.times[k]);
+    RW.barsFigure(this.figure, {
+      height: 260, title: s.title, short: s.title + ": " + s.bound + "-bound",
+      label: s.title + ": " + s.bound + "-bound, " + fmtTime(s.t_step) + " per output token; memory per chip " +
+             fmtBytes(s.memory_total) + " of " + fmtBytes(s.capacity),
+      bars: ["math", "HBM", "TP"].filter(function (k) { return k in s.times; })
+        .map(function (k) { return {key: k, seconds: s.times[k], colour: BAR_COLOURS[k]}; }),
+      timeTitle: "time per decode step, per chip",
+      memory: Object.keys(s.memory).map(function (part) {
+        return {part: part, bytes: s.memory[part], colour: MEMORY_COLOURS[part]};
+      }),
+      capacity: s.capacity
     });
-    el("line", {x1: left, x2: right, y1: bottom, y2: bottom, stroke: "#000"}, svg);
-    for (var p = Math.ceil(lo); p <= Math.floor(hi); p++) {
-      el("line", {x1: x(Math.pow(10, p)), x2: x(Math.pow(10, p)), y1: bottom, y2: bottom + 4, stroke: "#000"}, svg);
-      el("text", {x: x(Math.pow(10, p)), y: bottom + 16, "text-anchor": "middle", "font-size": 11}, svg)
-        .textContent = fmtTime(Math.pow(10, p));
-    }
-    el("text", {x: (left + right) / 2, y: H - 6, "text-anchor": "middle", "font-size": 12}, svg)
-      .textContent = "time per decode step, per chip";
-    var mx = 520, mw = 40, peak = Math.max(s.memory_total, s.capacity) * 1.1;
-    function my(b) { return bottom - b / peak * (bottom - top); }
-    var base = 0, i = 0;
-    for (var part in s.memory) {
-      el("rect", {x: mx, y: my(base + s.memory[part]), width: mw,
-                  height: my(base) - my(base + s.memory[part]), fill: MEMORY_COLOURS[part]}, svg);
-      el("rect", {x: mx + mw + 14, y: bottom - 42 + 14 * i, width: 9, height: 9, fill: MEMORY_COLOURS[part]}, svg);
-      el("text", {x: mx + mw + 26, y: bottom - 34 + 14 * i, "font-size": 10}, svg).textContent = part;
-      base += s.memory[part];
-      i += 1;
-    }
-    el("line", {x1: mx - 8, x2: mx + mw + 8, y1: my(s.capacity), y2: my(s.capacity), stroke: "#000",
-                "stroke-width": 2}, svg);
-    el("text", {x: mx + mw / 2, y: H - 6, "text-anchor": "middle", "font-size": 12}, svg)
-      .textContent = "memory (line: capacity)";
-    this.figure.replaceChildren(svg);
   };
 
   Explorer.prototype.set = function (values) {
@@ -201,8 +164,8 @@
   window.RooflineServingExplorer = {
     compute: compute,
     bootAll: function () {
-      W.bootAll(".roofline-serving-explorer", "rooflineServingExplorers", function (card) { return new Explorer(card); });
+      RW.bootAll(".roofline-serving-explorer", "rooflineServingExplorers", function (card) { return new Explorer(card); });
     }
   };
-  W.onReady(window.RooflineServingExplorer.bootAll);
+  RW.onReady(window.RooflineServingExplorer.bootAll);
 })();
