@@ -237,3 +237,15 @@ def test_kernel_explorer_formulas_equal_the_package():
                     f"{call[0]} {call[2:] if len(call) > 2 else ''}: {key} {have[key]!r} vs {value!r}"
                 )
     assert not problems, "\n".join(problems[:10])
+
+
+@pytest.mark.parametrize("script", ["explorer.js", "step_explorer.js", "serving_explorer.js"])
+def test_every_page_script_holds_no_markup(script):
+    """Each explorer's inline script (common.js, then its own) holds no tag, even in a comment:
+    it would end the script early or be taken for an element by tools that read the page."""
+    import re
+
+    code = page_script(script)
+    assert "window.RooflineWeb" in code
+    found = re.search(r".{0,30}<[A-Za-z/!].{0,30}", code)
+    assert found is None, found.group(0)
