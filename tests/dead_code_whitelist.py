@@ -30,8 +30,10 @@ _.chars
 _.max_power
 _.n_min
 
-# zipfile.ZipInfo's attribute, read by zipfile when it writes (exercises/grader/gradescope.py).
+# zipfile.ZipInfo's attributes, read by zipfile when it writes (exercises/grader/gradescope.py,
+# exercises/grader/wheel.py).
 _.external_attr
+_.compress_type
 
 # Public properties a reader calls from a notebook, documented in their classes:
 # models.ModelConfig, tiles.OnChipMemory, transformer.StepTime.
