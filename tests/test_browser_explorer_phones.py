@@ -66,17 +66,12 @@ return [...document.querySelectorAll('.rx-figure')].map(f => {
 def test_figures_fit_a_phone_with_legible_text(driver, width):
     driver.set_window_size(width, 1200)
     driver.execute_script("window.dispatchEvent(new Event('resize'))")
-    time.sleep(0.3)  # the ResizeObserver redraws after layout; nothing here is timed
+    time.sleep(0.5)  # each figure's ResizeObserver redraws it after layout (not timed)
     for ex in driver.execute_script(
         "return [].concat(window.rooflineExplorers, window.rooflineStepExplorers,"
         " window.rooflineServingExplorers)"
     ):
         assert ex is not None
-    driver.execute_script("window.rooflineExplorers.forEach(e => e.render())")
-    driver.execute_script(
-        "window.rooflineStepExplorers.concat(window.rooflineServingExplorers)"
-        ".forEach(e => e.update())"
-    )
     figures = driver.execute_script(_MEASURE)
     assert len(figures) == 3
     for index, f in enumerate(figures):

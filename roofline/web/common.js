@@ -11,6 +11,7 @@
  *   fmtTime, fmtBytes, fmtCount: times, byte sizes, whole counts with thousands separators;
  *   onReady(fn): run fn once the page is parsed;
  *   bootAll(selector, listName, make): make(card) once per card, kept in window[listName];
+ *   wire(ex, card, dataClass): an explorer's data, controls, figure and readout hooked up;
  *   announcer(card, shown): what a screen reader hears after the reader pauses (0.4 s): the control
  *     moved and its value, then the readout lines that changed (not the title line, which
  *     restates the controls), never the whole readout again.
@@ -85,6 +86,37 @@
           .filter(Boolean).join(". ");
       }, 400);
     };
+  }
+
+  /* The skeleton of an explorer that redraws as a whole (training step, serving). Sets on
+   * `ex`: card; data (the JSON in the script element of class dataClass); controls by name
+   * (enabled; a change calls ex.update(name)); figure (shown, the static first frame
+   * hidden); caption; announce (the announcer above). A new figure width redraws
+   * (ex.update() with no name: nothing is announced). Ends with ex.update(). */
+  function wire(ex, card, dataClass) {
+    ex.card = card;
+    ex.data = JSON.parse(card.querySelector("script." + dataClass).textContent);
+    ex.controls = {};
+    Array.prototype.forEach.call(card.querySelectorAll("[data-control]"), function (control) {
+      var name = control.getAttribute("data-control");
+      ex.controls[name] = control;
+      control.disabled = false;
+      control.addEventListener("input", function () { ex.update(name); });
+      control.addEventListener("change", function () { ex.update(name); });
+    });
+    var staticFrame = card.querySelector(".rx-static");
+    if (staticFrame) staticFrame.style.display = "none";
+    ex.figure = card.querySelector(".rx-figure");
+    ex.figure.style.display = "block";
+    ex.caption = card.querySelector(".roofline-explorer-caption");
+    ex.announce = announcer(card, ex.caption.textContent);
+    ex.update();
+    if (root.ResizeObserver) {
+      var width = ex.figure.clientWidth;
+      new root.ResizeObserver(function () {
+        if (Math.abs(ex.figure.clientWidth - width) > 2) { width = ex.figure.clientWidth; ex.update(); }
+      }).observe(ex.figure);
+    }
   }
 
   var SVGNS = "http://www.w3.org/2000/svg";
@@ -170,5 +202,5 @@
 
   root.RooflineWeb = {sig: sig, si: si, fmtTime: fmtTime, fmtBytes: fmtBytes, fmtCount: fmtCount,
                       onReady: onReady, bootAll: bootAll, announcer: announcer,
-                      changedLines: changedLines, svg: el, barsFigure: barsFigure};
+                      changedLines: changedLines, wire: wire, svg: el, barsFigure: barsFigure};
 })();

@@ -36,25 +36,7 @@
 
   var el = RW.svg;
 
-  function Explorer(card) {
-    this.card = card;
-    this.data = JSON.parse(card.querySelector("script.rx-step-data").textContent);
-    this.controls = {};
-    var self = this;
-    card.querySelectorAll("[data-control]").forEach(function (control) {
-      var name = control.getAttribute("data-control");
-      self.controls[name] = control;
-      control.disabled = false;
-      control.addEventListener("input", function () { self.update(name); });
-      control.addEventListener("change", function () { self.update(name); });
-    });
-    card.querySelector(".rx-static").style.display = "none";
-    this.figure = card.querySelector(".rx-figure");
-    this.figure.style.display = "block";
-    this.caption = card.querySelector(".roofline-explorer-caption");
-    this.announce = RW.announcer(card, this.caption.textContent);
-    this.update();
-  }
+  function Explorer(card) { RW.wire(this, card, "rx-step-data"); }  // common.js: the skeleton
 
   Explorer.prototype.values = function () {
     var d = this.data.controls, c = this.controls;
