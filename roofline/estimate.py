@@ -121,22 +121,6 @@ class Term:
 #: What an estimate can be bound by, in the order ties are broken (compute wins a tie).
 #: "overhead": a fixed per-kernel cost (launch latency) outlasts every roof.
 BOUNDS = ("compute", "memory", "link", "overhead")
-#: Words readers and exercises use for the same bound ("bandwidth" is the book's older word
-#: for "memory": bytes from the chip's own memory).
-BOUND_SYNONYMS = {
-    "bandwidth": "memory",
-    "memorybound": "memory",
-    "bandwidthbound": "memory",
-    "latency": "overhead",
-    "launch": "overhead",
-    "hbm": "memory",
-    "mem": "memory",
-    "math": "compute",
-    "flops": "compute",
-    "comms": "link",
-    "network": "link",
-    "interconnect": "link",
-}
 
 
 @dataclass(frozen=True)

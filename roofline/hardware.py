@@ -98,7 +98,9 @@ class Link:
     collective along one axis is a bidirectional ring where the axis wraps around, a line
     where it does not: see `wraparound_multiple`), "switch" (NVLink into NVSwitch, or a
     bridge joining two GPUs: all `count` links at once), "mesh" (a direct link to every
-    other chip), or None (a host link, not for chip-to-chip collectives)."""
+    other chip), "ring" (one closed loop, each chip linked to its two neighbours; a collective
+    goes round it one way, as over PCIe between the cards of one host), or None (a host
+    link, not for chip-to-chip collectives)."""
     wraparound_multiple: int | None = None
     """Torus only: an axis of n chips has a wraparound link (is a ring, not a line) only when
     n is a multiple of this: 16 on TPU v5e/v6e (only the full axis of 16 wraps), 4 on v4/v5p

@@ -9,11 +9,6 @@ from .. import check_below_roof, critical_intensity, format_flops_rate, get_chip
 from ..hardware import Chip, Peak, Source
 from .core import Exercise, Mistake, register
 
-
-def _nvlink(p):
-    return get_chip(p["chip"]).interconnect
-
-
 register(
     Exercise(
         id="spec-h100-dense-tf32",

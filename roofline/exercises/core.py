@@ -216,7 +216,6 @@ RECIPROCAL_MESSAGES = {
     None: "That is the reciprocal of the answer: the ratio is upside down (swap what goes on "
     "top and what goes below).",
 }
-RECIPROCAL_MESSAGE = RECIPROCAL_MESSAGES["intensity"]  # the first version's name
 #: The tag of a Mistake that is no mistake: another accepted answer (e.g. computed with a
 #: vendor's figure where the catalog keeps another); its message says so.
 ACCEPTED = "accepted"
@@ -541,12 +540,11 @@ class Feedback:
         if (
             not self.answered
             and self.exercise is not None
+            and ANSWER_BOX_RENDERER is not None
             and (web_edition() or not self.exercise.homework)
         ):  # in a kernel (Colab, Jupyter) homework shows the kernel's verdict: no answer yet
-            from .answerbox import render_answer_box
-
             try:
-                return render_answer_box(self.exercise, self.params or {})
+                return ANSWER_BOX_RENDERER(self.exercise, self.params or {})
             except Exception as error:  # never hide the exercise behind a build error
                 hint += f"<div><em>(No answer box: {html.escape(_safe_str(error))})</em></div>"
         return (
@@ -555,6 +553,12 @@ class Feedback:
             f"<strong>{mark}</strong> <code>{html.escape(self.exercise_id)}</code>: "
             f"{html.escape(self.message)}{hint}</div>"
         )
+
+
+#: Draws an exercise's answer box (HTML) from (exercise, params). Set by
+#: `roofline.exercises.answerbox` when it is imported (the package imports it), so that this
+#: module imports nothing from there: the answer box depends on the checker, not back.
+ANSWER_BOX_RENDERER: Callable[[Exercise, dict], str] | None = None
 
 
 def web_edition() -> bool:
@@ -635,12 +639,6 @@ def _sentence(text: str) -> str:
 
 def _unanswered(answer) -> bool:
     return answer is None or answer is Ellipsis
-
-
-def _as_number(answer):
-    """(value in base units, unit kind or None) for a numeric answer; raises _Unreadable."""
-    details = _as_details(answer)
-    return details["value"], details["kind"]
 
 
 def _plain(value) -> dict:
