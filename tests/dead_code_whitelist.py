@@ -46,3 +46,7 @@ _.t_comms_s
 
 # published.NIM_SOURCE: a published figure's source, kept beside the figures it quotes.
 _.NIM_SOURCE
+
+# tiles.OnChipMemory.level_source: where the register-file and L2 figures come from (every
+# figure carries its source; shown in the dataclass's repr, read by no code).
+_.level_source

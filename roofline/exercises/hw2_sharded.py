@@ -71,11 +71,6 @@ def _draw_once(draw: Draw) -> dict:
     }
 
 
-def _times(p) -> tuple:
-    e = _est(p)
-    return e.t_math, e.t_memory, e.t_link
-
-
 def _verdict_and_tie(p) -> tuple:
     e = _est(p)
     return e.bound, tie_ratio((e.t_math, e.t_memory, e.t_link))
