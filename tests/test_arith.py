@@ -81,7 +81,7 @@ def _combine(children):
     return binary | children.map(lambda c: f"-{c}")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.recursive(_leaf, _combine, max_leaves=12))
 def test_random_expressions_match_python(text):
     assert arith.evaluate(arith.parse(arith.tokens(text))) == float(eval(text))  # noqa: S307

@@ -77,7 +77,7 @@ def test_q7_1e12_flops_on_h100_is_1_01_ms_not_us():
     assert not wrong.correct and "1000" in wrong.message
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(
     flops=st.floats(1.0, 1e18),
     nbytes=st.floats(1.0, 1e15),

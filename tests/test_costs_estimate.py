@@ -45,7 +45,7 @@ def test_dot_intensity_tends_to_one_half_in_bf16():
         assert rl.dot(1e9, dtype="bf16").intensity < rl.critical_intensity(chip, dtype)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(sizes, sizes, sizes)
 def test_symbolic_and_numeric_matmul_agree(b, d, f):
     cost = rl.matmul(B, D, F, weights="int8")
@@ -63,7 +63,7 @@ def test_matmul_bytes_count_each_operand_in_its_dtype():
     assert cost.bytes == 2 * 8 * 16 + 1 * 16 * 32 + 4 * 8 * 32
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(sizes, sizes, sizes)
 def test_intensity_grows_with_batch(b, d, f):
     assert rl.matmul(b + 1, d, f).intensity > rl.matmul(b, d, f).intensity
@@ -86,7 +86,7 @@ def test_tiled_matmul_intensity_ignores_bk():
 # ---- estimates
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80)
 @given(chips, sizes, sizes, sizes)
 def test_lower_and_upper_bounds_are_within_2x(chip, b, d, f):
     est = rl.estimate(rl.matmul(b, d, f), chip)

@@ -343,7 +343,7 @@ _ANSWERS = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(exercise_id=st.sampled_from(ALL), answer=_ANSWERS)
 def test_fuzz_check_never_raises(exercise_id, answer):
     feedback = check(exercise_id, answer)

@@ -15,3 +15,10 @@ def test_a_registered_chip_is_gone_in_the_next_test(round_):
     assert "Leak test chip" not in rl.list_chips()
     rl.register_chip(dataclasses.replace(rl.get_chip("H100"), name="Leak test chip"))
     assert len(rl.list_chips()) == before + 1
+
+
+def test_property_tests_run_without_a_deadline():
+    # a per-example deadline is a clock in a verdict: conftest turns it off once for all
+    from hypothesis import settings
+
+    assert settings().deadline is None
