@@ -108,6 +108,7 @@ try:
 except OSError:
     pass
 print(n, flush=True)
+time.sleep(30)  # stay in the group until it is removed (exiting here raced the count)
 """
 
 
