@@ -57,7 +57,13 @@ __all__ = [
     "STATIC_LIMIT_BYTES",
 ]
 
-COLAB_NOTE = "Run this page in Colab for the full, free-form explorer."
+#: Under each explorer on the web page: what Colab or Jupyter adds. (Not "free-form": the web
+#: page's number fields take any B, D, F, while a kernel's sliders step by powers of two; what
+#: a kernel adds is the call itself, issue 35.)
+COLAB_NOTE = (
+    "In Colab or Jupyter this explorer runs in Python, and its call takes other arguments "
+    "too (a chip, sizes such as B=1000, a dtype): edit it and run the cell again."
+)
 #: Budget for one explorer's web HTML: script, data and static first frame (the page limit is 2 MB).
 STATIC_LIMIT_BYTES = 150_000
 _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"

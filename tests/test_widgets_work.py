@@ -109,3 +109,12 @@ def test_matmul_weight_menu_starts_with_an_option_selected():
     assert explorer._web(explorer)[1]["weights"] is None
     named = widgets.matmul_explorer("H100 SXM", weights="int8").controls["weights"]
     assert named.label == "int8"
+
+
+def test_the_web_note_says_what_a_kernel_offers_and_it_holds():
+    """Issue 35: the note promised "the full, free-form explorer" in Colab, whose sliders step by
+    powers of two (the web page's number fields take any value). It now says what a kernel adds:
+    the call, with any size."""
+    assert "free-form" not in widgets.COLAB_NOTE and "B=1000" in widgets.COLAB_NOTE
+    explorer = widgets.matmul_explorer("H100 SXM", B=1000, D=5000, F=3000)
+    assert explorer.controls["B"].value == 1000 and "B=1000, D=5000, F=3000" in explorer.text
