@@ -187,3 +187,31 @@ def test_the_homework_page_says_only_the_webs_sentence(browser, site):
     text = browser.execute_script("return document.querySelector('.bd-article').innerText")
     assert "On this web page (no kernel)" in text
     assert "In this notebook the cell after each question" not in text
+
+
+_LABEL_OVER_REGION_JS = """
+    const ex = window.rooflineExplorers[0], c = ex.controls['intensity'];
+    const covered = [];
+    for (const at of [0, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9, 1]) {
+        c.value = String(+c.min + (+c.max - +c.min) * at);
+        c.dispatchEvent(new Event('input'));
+        const svg = ex.root.querySelector('svg');
+        const regions = [...svg.querySelectorAll('.rx-region')].map(t => t.getBoundingClientRect());
+        for (const box of svg.querySelectorAll('.rx-label rect')) {
+            const b = box.getBoundingClientRect();
+            for (const r of regions)
+                if (b.left < r.right && r.left < b.right && b.top < r.bottom && r.top < b.bottom)
+                    covered.push(at);
+        }
+    }
+    return {covered: covered, regions: svg_regions()};
+    function svg_regions() { return ex.root.querySelectorAll('svg .rx-region').length; }
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_chapter_9_point_label_leaves_the_region_names_free(browser, site, width):
+    _open(browser, site, "chapters/09_measuring_a_roofline.html", width=width)
+    found = browser.execute_script(_LABEL_OVER_REGION_JS)
+    assert found["regions"] == 2
+    assert not found["covered"], f"the point's label covers a region name at {found['covered']}"
