@@ -78,6 +78,8 @@ def test_each_edition_says_what_holds_for_it():
         assert not any(s in prose for s in WEB_ONLY), f"{md.name}: web-only text in the twin"
         assert TWIN_ONLY[0] in prose, f"{md.name}: the twin does not say what its cells do"
         assert "{only}" not in prose
+        # the first step holds in both: it says which part is the web page's
+        assert "(from the web page: the rocket button at its top)" in prose
 
 
 def test_an_only_block_for_an_unknown_edition_stops_the_twin():
