@@ -21,8 +21,12 @@
  *    dropdown's title only opens or closes it.
  *
  * 3. What a keyboard and a screen reader need (issue 25, WCAG 2.1 AA):
- *    - a box that scrolls sideways (a table, code, a wide formula) is a Tab stop with a name,
- *      so that the arrow keys can scroll it; it stops being one when the window is wide enough;
+ *    - a box that scrolls sideways (a table, code, a wide formula) is a Tab stop with a name
+ *      of its own ("Code cell 3 (scrolls sideways)", "Table 2: <caption> (scrolls sideways)"),
+ *      so that the arrow keys can scroll it; it stops being one as soon as it fits (checked
+ *      again whenever the column or the box changes size); a formula in a table scrolls with
+ *      the table;
+ *    - the sidebar's logo link is inside a landmark (a navigation region "Book home");
  *    - "Show code cell source" is named by its visible text (MyST-NB labels every such toggle
  *      "Toggle hidden content"), and so is the sidebar's search field ("Search... Ctrl+K");
  *    - each solution's button is named after its exercise ("Solution to exercise 12");
@@ -64,20 +68,43 @@
   var SCROLLERS = ".bd-article table:not(.indextable), .bd-article div.highlight > pre, " +
     ".bd-article .cell_output pre, .bd-article span.math, .bd-article div.math mjx-container";
 
-  function scrollerName(box) {
+  // What a scroll box is, with its number on the page: a screen reader's list of regions
+  // must tell them apart ("Code cell 3", not 79 times "Code").
+  function scrollerKind(box) {
     if (box.tagName === "TABLE") {
-      var caption = box.querySelector("caption, th");
-      return "Table" + (caption ? ": " + caption.textContent.trim().slice(0, 60) : "") +
-        " (scrolls sideways)";
+      var caption = box.querySelector("caption") || box.querySelector("th");
+      var text = caption ? caption.textContent.replace(/\s+/g, " ").trim().slice(0, 60) : "";
+      return {kind: "Table", text: text};
     }
-    if (box.matches(".math, mjx-container")) return "Wide formula (scrolls sideways)";
-    if (box.closest(".cell_output")) return "Cell output (scrolls sideways)";
-    return "Code (scrolls sideways)";
+    if (box.matches(".math, mjx-container")) return {kind: "Formula", text: ""};
+    var cell = box.closest(".cell");
+    if (cell) return {kind: box.closest(".cell_output") ? "Output of code cell" : "Code cell", cell: cell};
+    return {kind: "Code example", text: ""};
+  }
+
+  function numberOf(box, selector) {
+    return Array.prototype.indexOf.call(document.querySelectorAll(selector), box) + 1;
+  }
+
+  function scrollerName(box) {
+    var what = scrollerKind(box), name;
+    if (what.cell) {
+      name = what.kind + " " + numberOf(what.cell, ".bd-article .cell");
+    } else if (what.kind === "Table") {
+      name = "Table " + numberOf(box, ".bd-article table:not(.indextable)") + (what.text ? ": " + what.text : "");
+    } else if (what.kind === "Formula") {
+      name = "Formula " + numberOf(box, ".bd-article span.math, .bd-article div.math mjx-container");
+    } else {
+      name = "Code example " + numberOf(box, ".bd-article div.highlight > pre");
+    }
+    return name + " (scrolls sideways)";
   }
 
   function markScrollers() {
     document.querySelectorAll(SCROLLERS).forEach(function (box) {
-      var scrolls = box.scrollWidth > box.clientWidth + 1;
+      // a formula inside a table scrolls with its table: one scroll box, not two
+      var scrolls = box.scrollWidth > box.clientWidth + 1 && box.getClientRects().length > 0 &&
+        !(box.tagName !== "TABLE" && box.closest(".bd-article table"));
       if (scrolls && !box.hasAttribute("data-rx-scroll")) {
         box.setAttribute("data-rx-scroll", "");
         box.setAttribute("tabindex", "0");
@@ -88,6 +115,41 @@
         box.removeAttribute("tabindex");
         if (box.getAttribute("role") === "region") box.removeAttribute("role");
         if (/scrolls sideways\)$/.test(box.getAttribute("aria-label") || "")) box.removeAttribute("aria-label");
+      }
+    });
+  }
+
+  // Re-check whenever a box or the column changes size, not only at load and on a window
+  // resize: MathJax's fonts, a solution or a hidden code cell opening, a sidebar toggled
+  // all re-lay the text out. Checks are batched into one per animation frame.
+  function watchScrollers() {
+    var pending = false;
+    function soon() {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(function () { pending = false; markScrollers(); });
+    }
+    var timer = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(timer);
+      timer = setTimeout(markScrollers, 150);
+    });
+    if (!window.ResizeObserver) return;
+    var observer = new ResizeObserver(soon);
+    var article = document.querySelector(".bd-article");
+    if (article) observer.observe(article);
+    document.querySelectorAll(SCROLLERS).forEach(function (box) { observer.observe(box); });
+    document.addEventListener("toggle", soon, true);   // <details> opened or closed
+  }
+
+  // The sidebar's logo (a link home) sat outside every landmark: its item becomes a small
+  // navigation region of its own.
+  function logoLandmark() {
+    document.querySelectorAll(".bd-sidebar-primary .navbar-brand").forEach(function (logo) {
+      var item = logo.closest(".sidebar-primary-item") || logo.parentElement;
+      if (item && !item.closest("nav, header, main, aside, footer, [role]")) {
+        item.setAttribute("role", "navigation");
+        item.setAttribute("aria-label", "Book home");
       }
     });
   }
@@ -127,6 +189,7 @@
     exerciseHeadings();
     // after sphinx-togglebutton has added its buttons (it runs on DOMContentLoaded too)
     setTimeout(nameToggles, 0);
+    logoLandmark();
     markScrollers();
     if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
       MathJax.startup.promise.then(markScrollers);
@@ -136,11 +199,7 @@
         else markScrollers();
       });
     }
-    var timer = null;
-    window.addEventListener("resize", function () {
-      clearTimeout(timer);
-      timer = setTimeout(markScrollers, 150);
-    });
+    watchScrollers();
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

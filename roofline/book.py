@@ -77,6 +77,12 @@ def table(header, rows, caption=None):
 
     from IPython.display import HTML
 
+    if any(not str(h).strip() for h in header):
+        raise ValueError(
+            f"table header {list(map(str, header))} has an empty cell: name every column "
+            "(a screen reader reads the header before each cell), e.g. 'links' or 'chip'"
+        )
+
     def cell(value, tag):
         text = value if isinstance(value, Raw) else html.escape(str(value))
         return f"<{tag}>{text}</{tag}>"

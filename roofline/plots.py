@@ -82,6 +82,7 @@ __all__ = [
     "resource_figure",
     "ABOVE_ROOF_NOTE",
     "ROOF_TOLERANCE",
+    "step_time_figure",
 ]
 
 
@@ -1300,3 +1301,101 @@ def alt_text(fig) -> str:
             "linear_and_log_figure); write its alt text by hand"
         )
     return text
+
+
+#: Colours of a training step's resources in `step_time_figure`: the math, the memory, each
+#: parallel axis's collectives (one colour per axis) and the pipeline's idle time.
+STEP_COLOURS = {
+    "math": "blue",
+    "HBM": "bluish green",
+    "TP": "orange",
+    "FSDP": "sky blue",
+    "DP": "reddish purple",
+    "EP": "yellow",
+    "PP": "black",
+    "bubble": "vermillion",
+}
+
+
+def step_time_figure(steps, measured=None, title=None):
+    """Where a training step's time goes: one bar per layout, the times of its resources
+    (`TrainingStep.times`: math, HBM traffic, each axis's collectives, the pipeline bubble)
+    laid end to end, so the bar is the step **without any overlap** (`t_upper`); a dashed tick
+    marks the best case, everything overlapped but the bubble (`t_lower`), and a diamond a
+    measured step where one is given.
+
+    steps: {label: TrainingStep}, drawn top to bottom; measured: {label: seconds per step}.
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    if not steps:
+        raise ValueError("give at least one training step: {label: rl.training_step(...)}")
+    measured = dict(measured or {})
+    unknown = set(measured) - set(steps)
+    if unknown:
+        raise ValueError(f"measured names no step of {sorted(steps)}: {sorted(unknown)}")
+    order = [r for r in STEP_COLOURS if any(r in s.times for s in steps.values())]
+    order += [r for s in steps.values() for r in s.times if r not in order]
+    colour = {r: PALETTE[STEP_COLOURS.get(r, "black")] for r in order}
+    fig, ax = new_figure(height_for_legend(3, base_in=1.6 + 0.55 * len(steps)))
+    labels = list(steps)
+    for row, label in enumerate(labels):
+        y, left, step = len(labels) - 1 - row, 0.0, steps[label]
+        for resource in order:
+            seconds = step.times.get(resource, 0.0)
+            if seconds > 0:
+                ax.barh(
+                    y,
+                    seconds,
+                    left=left,
+                    height=0.6,
+                    color=colour[resource],
+                    edgecolor="white",
+                    linewidth=0.6,
+                )
+                left += seconds
+        ax.plot([step.t_lower] * 2, [y - 0.4, y + 0.4], color=PALETTE["black"], lw=1.5, ls="--")
+        if label in measured:
+            ax.plot([measured[label]], [y], marker="D", ms=6, color=PALETTE["black"], ls="none")
+    ax.set_yticks(range(len(labels)), labels[::-1], fontsize=_fs(ax))
+    ax.set_ylim(-0.6, len(labels) - 0.4)
+    highest = max([s.t_upper for s in steps.values()] + list(measured.values()))
+    ax.set_xlim(0, highest * 1.08)
+    ax.xaxis.set_major_formatter(_tick_formatter("time"))
+    ax.grid(False, axis="y")
+    ax.set_xlabel("time per step (the parts end to end)", fontsize=_fs(ax, "normal"))
+    if title:
+        ax.set_title(title, fontsize=_fs(ax, "title"))
+    handles = [Patch(color=colour[r]) for r in order]
+    names = list(order)
+    handles.append(Line2D([], [], color=PALETTE["black"], lw=1.5, ls="--"))
+    names.append("best case (all overlapped)")
+    if measured:
+        handles.append(Line2D([], [], marker="D", color=PALETTE["black"], ls="none"))
+        names.append("measured step")
+    legend_below(ax, handles, names, ncol=3)
+    fig.roofline_description = _step_description(steps, order, measured, title)
+    fig.roofline_regions = []
+    fig.roofline_violations = []
+    return fig
+
+
+def _step_description(steps, order, measured, title) -> str:
+    from .units import format_time
+
+    rows = []
+    for label, step in steps.items():
+        parts = ", ".join(f"{r} {format_time(step.times[r])}" for r in order if r in step.times)
+        seen = f"; measured {format_time(measured[label])}" if label in measured else ""
+        rows.append(
+            f"{label}: {parts}; best case {format_time(step.t_lower)}, no overlap "
+            f"{format_time(step.t_upper)}{seen}"
+        )
+    head = f"{title}. " if title else ""
+    return (
+        head
+        + "Bars of a training step's time per layout, the parts end to end. "
+        + ". ".join(rows)
+        + "."
+    )

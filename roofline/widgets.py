@@ -57,7 +57,13 @@ __all__ = [
     "STATIC_LIMIT_BYTES",
 ]
 
-COLAB_NOTE = "Run this page in Colab for the full, free-form explorer."
+#: Under each explorer on the web page: what Colab or Jupyter adds. (Not "free-form": the web
+#: page's number fields take any B, D, F, while a kernel's sliders step by powers of two; what
+#: a kernel adds is the call itself, issue 35.)
+COLAB_NOTE = (
+    "In Colab or Jupyter this explorer runs in Python, and its call takes other arguments "
+    "too (a chip, sizes such as B=1000, a dtype): edit it and run the cell again."
+)
 #: Budget for one explorer's web HTML: script, data and static first frame (the page limit is 2 MB).
 STATIC_LIMIT_BYTES = 150_000
 _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -284,6 +290,8 @@ class Explorer:
                 options = getattr(control, "options", None)
                 if options is not None:
                     allowed = [o[1] if isinstance(o, tuple) else o for o in options]
+                    if value is None and SAME_AS_MATH in allowed:
+                        value = SAME_AS_MATH  # weights=None: the math's own dtype
                     if value not in allowed:
                         raise ValueError(
                             f"{key}={value!r} is not one of the choices "
@@ -551,9 +559,19 @@ def _matrix_dtypes(chip: Chip, keep: str | None = None) -> list[str]:
     return dtypes + [keep] if keep is not None and keep not in dtypes else dtypes
 
 
+#: The weight menu's "same as the math" option. Not None: ipywidgets reads value None as
+#: "nothing selected" (the menu showed blank in chapters 4 and 7) and resets the index to it.
+SAME_AS_MATH = ""
+
+
+def _weights_of(value: str):
+    """The weight dtype a menu value names (None: the math's own)."""
+    return None if value == SAME_AS_MATH else value
+
+
 def _weight_choices(dtype: str) -> list:
-    """(label, value) of the weight dtypes: the math's own (None), or a narrower one."""
-    return [(f"same as the math ({dtype})", None)] + [
+    """(label, value) of the weight dtypes: the math's own (SAME_AS_MATH), or a narrower one."""
+    return [(f"same as the math ({dtype})", SAME_AS_MATH)] + [
         (name, name)
         for name in DTYPE_BYTES
         if name != dtype and DTYPE_BYTES[name] <= DTYPE_BYTES[dtype]
@@ -575,7 +593,11 @@ def _matmul_controls(widgets, own, dtype, B, D, F, weights) -> dict:
         ),
         "D": widgets.SelectionSlider(options=_pow2_options(6, 16, D), value=D, description="D"),
         "F": widgets.SelectionSlider(options=_pow2_options(6, 16, F), value=F, description="F"),
-        "weights": widgets.Dropdown(options=weight_choices, value=weights, description="weights"),
+        "weights": widgets.Dropdown(
+            options=weight_choices,
+            value=SAME_AS_MATH if weights is None else weights,
+            description="weights",
+        ),
     }
 
 
@@ -600,7 +622,8 @@ def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights
         current, dt = _resolve_chip(c["chip"].value, own), c["dtype"].value
         title = f"X[B, D] @ W[D, F] on the {current.name} ({dt})"
         state = ex.scene((current.name, dt), _roofline_scene(current, dt, title, PALETTE["orange"]))
-        b, d, f, w = c["B"].value, c["D"].value, c["F"].value, c["weights"].value
+        b, d, f = c["B"].value, c["D"].value, c["F"].value
+        w = _weights_of(c["weights"].value)
         cost = matmul(b, d, f, dtype=dt, weights=w)
         x = float(cost.intensity)
         y = float(attainable_flops_per_s(x, current, dt))
@@ -639,13 +662,13 @@ def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights
         if key in ("chip", "dtype"):  # the weight menu follows the math's dtype
             old, choices = c["weights"].value, _weight_choices(c["dtype"].value)
             c["weights"].options = choices
-            c["weights"].value = old if old in [v for _, v in choices] else None
+            c["weights"].value = old if old in [v for _, v in choices] else SAME_AS_MATH
 
     def web(ex):
         c = ex.controls
         return _resolve_chip(c["chip"].value, own), {
             "dtype": c["dtype"].value,
-            "weights": c["weights"].value,
+            "weights": _weights_of(c["weights"].value),
             "B": c["B"].value,
             "D": c["D"].value,
             "F": c["F"].value,

@@ -99,3 +99,26 @@ def test_sharded_explorer_link_field_is_in_gb_per_s():
     assert f'value="{link / 1e9:.6g}"' in field and 'data-per-unit="1e+09"' in field
     slider = re.search(r'<input type="range" data-control="link_bytes_per_s"[^>]*>', page).group(0)
     assert re.search(r'aria-valuetext="[\d.]+ GB/s"', slider), slider
+
+
+def test_a_table_with_an_unnamed_column_is_refused():
+    """Issue 35: chapter 5 had a table whose first header cell was empty (axe's
+    empty-table-header): `rl.book.table` asks for a name for every column."""
+    with pytest.raises(ValueError, match="name every column"):
+        rl.book.table(["", "one way"], [["one link", "25 GB/s"]])
+    assert "<th>links</th>" in rl.book.table(["links", "one way"], [["a", "b"]]).data
+
+
+def test_no_markdown_table_has_an_empty_header_cell():
+    """Homework part 4's table of per-chip costs began with an empty header cell."""
+    import notebooks
+
+    empty = []
+    for md in notebooks.notebook_sources():
+        lines = md.read_text(encoding="utf-8").splitlines()
+        for number, (line, below) in enumerate(zip(lines, lines[1:]), start=1):
+            if re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", below.strip()) and line.startswith("|"):
+                cells = line.strip().strip("|").split("|")
+                if any(not c.strip() for c in cells):
+                    empty.append(f"{md.name}:{number}: {line}")
+    assert not empty, "tables with an empty header cell:\n" + "\n".join(empty)

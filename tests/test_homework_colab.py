@@ -47,3 +47,47 @@ def test_the_same_id_spelled_differently_is_no_change(monkeypatch):
     homework.parameters("part2", " S1234567 ")
     feedback = homework.check("s1234567", "part2", "q1", "1 FLOPs")
     assert "numbers shown above" not in feedback.message
+
+
+#: Sentences true of one edition only: the web page has no kernel, the twin has one.
+WEB_ONLY = ("On this web page (no kernel)", "boxes below do not check answers")
+TWIN_ONLY = ("In this notebook the cell after each question checks your answer",)
+
+
+def test_each_edition_says_what_holds_for_it():
+    """The web-only sentence is in an `{only} html` block, which the twin drops; the twin's own
+    sentence is in an `{only} colab` block (Sphinx has no "colab" tag, the page drops it)."""
+    import json
+    import re
+
+    import notebooks
+
+    for n in (1, 2, 3, 4):
+        md = ROOT / "exercises" / f"homework_part{n}.md"
+        text = md.read_text(encoding="utf-8")
+        web = re.search(r"^:::\{only\} html\n(.*?)^:::$", text, re.S | re.M)
+        colab = re.search(r"^:::\{only\} colab\n(.*?)^:::$", text, re.S | re.M)
+        assert web and all(s in web.group(1).replace("\n", " ") for s in WEB_ONLY), md.name
+        assert colab and TWIN_ONLY[0] in colab.group(1).replace("\n", " "), md.name
+        twin = json.loads(notebooks.expected_ipynb_text(md))
+        prose = " ".join(
+            "".join(cell["source"]).replace("\n> ", " ").replace("\n", " ")
+            for cell in twin["cells"]
+            if cell["cell_type"] == "markdown"
+        )
+        assert not any(s in prose for s in WEB_ONLY), f"{md.name}: web-only text in the twin"
+        assert TWIN_ONLY[0] in prose, f"{md.name}: the twin does not say what its cells do"
+        assert "{only}" not in prose
+        # the first step holds in both: it says which part is the web page's
+        assert "(from the web page: the rocket button at its top)" in prose
+
+
+def test_an_only_block_for_an_unknown_edition_stops_the_twin():
+    import notebooks
+    import pytest
+
+    twin = notebooks._Twin("chapters/x.md", {})
+    with pytest.raises(notebooks.TwinError, match="only"):
+        twin.markdown(":::{only} latex\nprinted only\n:::\n")
+    assert twin.markdown(":::{only} html\nweb\n:::\n") == ""
+    assert twin.markdown(":::{only} colab\ntwin\n:::\n") == "twin"

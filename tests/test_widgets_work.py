@@ -72,7 +72,7 @@ def test_matmul_explorer_chip_and_dtype():
     explorer.set(dtype="fp8")
     # the weight menu follows the math's dtype: only dtypes of at most 1 byte next to fp8
     allowed = [v for _, v in explorer.controls["weights"].options]
-    assert None in allowed and "bf16" not in allowed and "fp32" not in allowed
+    assert widgets.SAME_AS_MATH in allowed and "bf16" not in allowed and "fp32" not in allowed
     # fp8: 2BDF FLOPs over DF one-byte weights, intensity 2B: B = (fp8 peak / bandwidth) / 2
     r8 = h100.peak_flops_per_s("fp8") / h100.hbm_bytes_per_s / 2
     assert f"approximate (B << D, F) {r8:.4g}" in explorer.text
@@ -87,3 +87,34 @@ def test_sharded_explorer_chip_b_and_f():
     explorer.set(B=256, F=4096)
     assert "B=256" in explorer.text and "F=4096" in explorer.text
     assert explorer.figure.axes[0].get_title().endswith("B=256, F=4096")
+
+
+def test_matmul_weight_menu_starts_with_an_option_selected():
+    """Issue 35: the "weights" menu reached the browser with nothing selected (ipywidgets reads
+    value None as no selection) and showed blank in chapters 4 and 7."""
+    explorer = widgets.matmul_explorer("H100 SXM", B=128, D=4096, F=4096)
+    menu = explorer.controls["weights"]
+    assert menu.index == 0 and menu.label == "same as the math (bf16)"
+    explorer.set(weights="int8")
+    assert menu.label == "int8"
+    explorer.set(weights=None)  # back to the math's own dtype: selected, not blank
+    assert menu.index == 0 and menu.label == "same as the math (bf16)"
+    explorer.set(weights="int8")
+    explorer.set(dtype="fp16")  # int8 (1 byte) still fits beside fp16 math: kept
+    assert menu.label == "int8"
+    explorer.set(weights="bf16")  # 2 bytes beside fp16 math
+    explorer.set(dtype="fp8")  # bf16 is wider than fp8: the menu falls back to the math's own
+    assert menu.index == 0 and menu.label == "same as the math (fp8)"
+    # the web page gets null for "the math's own", as before
+    assert explorer._web(explorer)[1]["weights"] is None
+    named = widgets.matmul_explorer("H100 SXM", weights="int8").controls["weights"]
+    assert named.label == "int8"
+
+
+def test_the_web_note_says_what_a_kernel_offers_and_it_holds():
+    """Issue 35: the note promised "the full, free-form explorer" in Colab, whose sliders step by
+    powers of two (the web page's number fields take any value). It now says what a kernel adds:
+    the call, with any size."""
+    assert "free-form" not in widgets.COLAB_NOTE and "B=1000" in widgets.COLAB_NOTE
+    explorer = widgets.matmul_explorer("H100 SXM", B=1000, D=5000, F=3000)
+    assert explorer.controls["B"].value == 1000 and "B=1000, D=5000, F=3000" in explorer.text

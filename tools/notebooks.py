@@ -19,6 +19,8 @@ cell tags (the web edition keeps MyST):
   as Sphinx does) and `{term}` become links to the web edition (`web_url`); a figure's cell
   is followed by a markdown cell with its number and caption ("**Figure N:** ...");
 - the setup cell installs the tagged package version the text was built from (`package_tag`);
+- an `{only} html` block (web page only) is dropped and an `{only} colab` block (twin only)
+  kept, as plain text: a sentence that holds for one edition appears only in that one;
 - `{glue:text}` roles become the values the web page shows. They come from the executed
   book (`make book` writes `_build/jupyter_execute/`) and are kept in the twin's metadata
   (`GLUE_KEY`), so `sync` can rewrite a twin without a build as long as no glued name is
@@ -127,6 +129,8 @@ _ROLE = re.compile(r"\{(?P<name>[\w:-]+)\}`(?P<content>[^`]*)`")
 _HEADING = re.compile(r"^(#{1,6}) ", re.M)
 #: A solution's summary line, as the web page's dropdown title (sphinx-exercise's) reads.
 SOLUTION_SUMMARY = "Solution to {exercise}"
+#: The editions an `{only}` block may name: the web page (Sphinx's html tag) and the twin.
+EDITIONS = ("html", "colab")
 
 
 def _options(text: str) -> dict[str, str]:
@@ -257,6 +261,15 @@ class _Twin:
             return f"{level} {title}\n\n{self.markdown(body)}\n"
         if name == "math":
             return f"$$\n{body}\n$$\n"
+        if name == "only":
+            # edition-specific text: `{only} html` holds for the web page only (dropped here);
+            # `{only} colab` for the twin only (Sphinx knows no "colab" tag, so the web drops it)
+            if argument not in EDITIONS:
+                raise TwinError(
+                    f"{self.source}: {{only}} {argument!r}: write `{{only}} html` (web page "
+                    "only) or `{only} colab` (Colab/Jupyter twin only)"
+                )
+            return self.markdown(body) + "\n" if argument == "colab" else ""
         raise TwinError(
             f"{self.source}: the MyST directive {{{name}}} has no Colab form yet; "
             "use plain Markdown or teach tools/notebooks.py to rewrite it"

@@ -3,8 +3,8 @@
 Two compiled kernels, each timed after a warm-up and with the device synchronised
 before the clock stops:
 
-* a square matmul in bf16 (fp16 on chips without bf16 tensor cores, e.g. T4):
-  FLOPs = 2 n^3;
+* a square matmul in bf16 (fp16 on chips without bf16 tensor cores, e.g. Colab's T4; the
+  report names the dtype timed): FLOPs = 2 n^3;
 * a copy of a large buffer (``dst.copy_(src)`` in PyTorch, ``x * 2`` in JAX):
   bytes = 2 x buffer size (read once, written once).
 
@@ -172,11 +172,17 @@ def detect_accelerator():
         except Exception as error:
             reasons.append(f"JAX failed to start: {error}")
     if not reasons:
-        reasons.append(
-            "neither PyTorch nor JAX is installed (in Colab, pick a GPU or TPU runtime, "
-            "where both are)"
-        )
-    return None, "accelerator skipped: " + "; ".join(reasons)
+        reasons.append("neither PyTorch nor JAX is installed")
+    return None, "accelerator skipped: " + "; ".join(reasons) + ". " + SWITCH_RUNTIME
+
+
+#: What to do on a machine with no GPU or TPU (Colab's CPU runtime has PyTorch and JAX, and
+#: both see only the CPU).
+SWITCH_RUNTIME = (
+    "Only the CPU was measured. To measure a GPU or TPU, run this on a machine with one: in "
+    "Colab, Runtime > Change runtime type > a GPU (PyTorch times it) or a TPU (JAX times it), "
+    "then Run all again"
+)
 
 
 def _pick_dtype(chip, library_supports_bf16: bool) -> str:

@@ -152,12 +152,16 @@
     }
     function clampPx(f, v) { return Math.max(f.m.l, Math.min(f.W - f.m.r, f.sx(v))); }
 
-    /* A label in a white box at (px, py); flipped left of the point in the right part. */
+    /* A label in a white box at (px, py); flipped left of the point in the right part. It
+     * stays above the row of region names ("memory-bound", "compute-bound") at the bottom of
+     * the plot: a point low in the plot (chapter 9's CPU) put its label over them. */
+    var REGION_ROW = 22;   // px above the x axis kept for the region names
     function label(f, px, py, lines, colour) {
       var widest = Math.max.apply(null, lines.map(function (s) { return s.length; })) * 6.4 + 8;
       var x = px + 10 + widest <= f.W - f.m.r ? px + 10 : Math.max(f.m.l + 2, px - 10 - widest);
-      var h = 15 * lines.length + 4, y = Math.min(Math.max(py + 6, f.m.t + 2), f.H - f.m.b - h - 2);
-      var g = el("g", {"font-size": 11}, f.g);
+      var h = 15 * lines.length + 4;
+      var y = Math.min(Math.max(py + 6, f.m.t + 2), f.H - f.m.b - REGION_ROW - h);
+      var g = el("g", {"font-size": 11, "class": "rx-label"}, f.g);
       el("rect", {x: x, y: y, width: widest, height: h, rx: 3, fill: "#fff", stroke: colour}, g);
       lines.forEach(function (s, i) { el("text", {x: x + 4, y: y + 14 + 15 * i, fill: "#000"}, g, s); });
     }
@@ -168,8 +172,8 @@
                   fill: COLOURS.sky, "fill-opacity": 0.10}, f.g);
       el("rect", {x: clampPx(f, ridge), y: f.m.t, width: Math.max(0, f.W - f.m.r - clampPx(f, ridge)),
                   height: f.H - f.m.t - f.m.b, fill: COLOURS.yellow, "fill-opacity": 0.14}, f.g);
-      el("text", {x: f.m.l + 6, y: f.H - f.m.b - 8, "font-size": 11, fill: "#333"}, f.g, "memory-bound");
-      el("text", {x: f.W - f.m.r - 6, y: f.H - f.m.b - 8, "font-size": 11, fill: "#333", "text-anchor": "end"}, f.g, "compute-bound");
+      el("text", {x: f.m.l + 6, y: f.H - f.m.b - 8, "font-size": 11, fill: "#333", "class": "rx-region"}, f.g, "memory-bound");
+      el("text", {x: f.W - f.m.r - 6, y: f.H - f.m.b - 8, "font-size": 11, fill: "#333", "text-anchor": "end", "class": "rx-region"}, f.g, "compute-bound");
       el("polyline", {points: [sx(x[0]) + "," + sy(bw * x[0]), sx(ridge) + "," + sy(peak), sx(x[1]) + "," + sy(peak)].join(" "),
                       fill: "none", stroke: COLOURS.blue, "stroke-width": 2.5, "class": "rx-roof"}, f.g);
       el("line", {x1: sx(ridge), x2: sx(ridge), y1: sy(peak), y2: f.H - f.m.b, stroke: "#000",
