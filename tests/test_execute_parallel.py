@@ -8,8 +8,10 @@ def test_runs_made_with_other_package_files_are_forgotten(tmp_path):
     cache.mkdir()
     (cache / "global.db").write_text("runs of an older package")
     (cache / ep.PACKAGE_FINGERPRINT).write_text("0" * 64)  # not this package's fingerprint
+    (tmp_path / ".doctrees").mkdir()  # Sphinx's state: it would keep unchanged pages as they were
     assert ep.forget_stale_runs(cache) is True
     assert not (cache / "global.db").exists()
+    assert not (tmp_path / ".doctrees").exists()
     assert (cache / ep.PACKAGE_FINGERPRINT).read_text().strip() == ep.package_fingerprint()
     (cache / "global.db").write_text("runs of this package")
     assert ep.forget_stale_runs(cache) is False  # same package: the runs stay

@@ -92,6 +92,10 @@ def forget_stale_runs(cache_dir: Path) -> bool:
     stale = cache_dir.exists() and (not mark.exists() or mark.read_text().strip() != now)
     if stale:
         shutil.rmtree(cache_dir)
+        # Sphinx re-reads only the pages whose source changed: drop its saved state (and the
+        # executed copies it wrote) so that every page is rendered from the new runs
+        for derived in (".doctrees", "jupyter_execute"):
+            shutil.rmtree(cache_dir.parent / derived, ignore_errors=True)
     cache_dir.mkdir(parents=True, exist_ok=True)
     mark.write_text(now + "\n")
     return stale
