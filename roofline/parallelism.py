@@ -57,7 +57,6 @@ from .training import (
     activation_bytes_per_layer,
     check_recompute,
     training_flops_per_token,
-    training_state_bytes,
 )
 
 __all__ = ["LAYOUT_AXES", "parse_layout", "TrainingStep", "training_step"]
