@@ -728,7 +728,7 @@ def training_step(
             else f"pipeline bubble (interleaved 1F1B, {virtual_stages} chunks per stage)"
         )
     exposed = _dp_exposed(plan, times.get("DP", 0.0), times["math"], hw_flops, model_flops)
-    assumptions = _ASSUMPTIONS + (
+    assumptions: tuple[str, ...] = _ASSUMPTIONS + (
         f"gradients kept and reduced in {grad_dtype}; ZeRO stage {zero_stage} on the "
         "data-parallel axis",
     )
