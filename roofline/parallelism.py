@@ -2,10 +2,15 @@
 parallelism, each resource's time per step, memory per chip and whether it fits.
 
 `training_step(model, chip, n_chips, tokens_per_step, seq_len, layout)` with `layout` the
-degrees {"dp", "fsdp", "tp", "pp", "ep"} (missing ones are 1; their product is n_chips):
+degrees {"dp", "fsdp", "tp", "cp", "pp", "ep"} (missing ones are 1; their product is n_chips):
 
 - dp: data parallel (plain replicas: every chip keeps the whole weights, gradients and
-  optimizer state of its model-parallel slice; gradients are all-reduced once per step);
+  optimizer state of its model-parallel slice; gradients are all-reduced once per step).
+  `zero_stage=1` shards the optimizer state over the data-parallel group (dp x cp;
+  Megatron-LM's distributed optimizer), `zero_stage=2` the gradients too (Rajbhandari et al.
+  2019): the gradients are reduce-scattered (ZeRO-2: every micro-batch's) and the updated
+  bf16 weights all-gathered; `grad_dtype` says whether gradients are kept and reduced in
+  bf16 or fp32;
 - fsdp: fully sharded data parallel (ZeRO stage 3): weights, gradients and optimizer state
   are divided by fsdp; per micro-batch each layer's weights are all-gathered for the forward
   and again for the backward pass, and the gradients are reduce-scattered;
@@ -14,15 +19,22 @@ degrees {"dp", "fsdp", "tp", "pp", "ep"} (missing ones are 1; their product is n
   per layer and micro-batch 2 all-reduces (or all-gather + reduce-scatter pairs: the same
   bytes) of the [micro-batch x seq, d_model] activations forward, 2 backward, 2 more with
   full recomputation;
+- cp: context parallel (ring attention, Liu et al. 2023; Megatron-LM's context
+  parallelism): each chip holds seq_len / cp tokens of every sequence and passes its keys
+  and values round the cp ring (forward once, backward K/V and their gradients), a link
+  time that overlaps with the attention math like every other resource;
 - pp: pipeline parallel, 1F1B schedule (Narayanan et al. 2021): each chip holds
-  ceil(layers / pp) layers; the bubble is (pp - 1) / microbatches of the ideal step time;
+  ceil(layers / pp) layers; the bubble is (pp - 1) / microbatches of the busiest stage's
+  time, (pp - 1) / (v x microbatches) with the interleaved schedule of `virtual_stages` = v
+  model chunks per stage (which sends v x as many activations); the math time is the
+  busiest stage's (the last stage also runs the output head);
 - ep: expert parallel (mixture of experts only): the experts are divided ep ways, each chip
   sees different tokens (so the non-expert gradients are reduced over dp x ep), and every
   MoE layer does an all-to-all of the routed tokens to their experts and back, forward and
   backward.
 
 Where the chips are: `roofline.topology` (the one model of the machine). The axes are laid
-out innermost first in the order tp, ep, fsdp, pp, dp (tensor parallelism on the fastest
+out innermost first in the order tp, cp, ep, fsdp, pp, dp (tensor parallelism on the fastest
 links), each axis's chips the product of the inner degrees apart. The job's chips form slices
 of the shape the vendor sells (a TPU job of n chips: one slice of n up to a pod, else equal
 slices; `slice_chips` sets them, e.g. MaxText's DCN axes) and NVLink domains of 8 GPUs; an
@@ -39,7 +51,11 @@ bound).
 Times are per step and per chip, at the datasheet's dense peak (FLOPs counted as in
 `roofline.training`, including recomputation: hardware FLOPs) and full memory bandwidth.
 Overlap (`t_lower`): every resource runs at the same time as every other, except the
-pipeline bubble, which nothing fills; `t_upper` adds everything up.
+pipeline bubble, which nothing fills, and the data-parallel reduction beyond what it can
+hide behind: the last micro-batch's backward (the first pipeline stage finishes its
+backward last), plus the next step's first forward for ZeRO's weight all-gather, plus every
+micro-batch's backward for ZeRO-2's per-micro-batch reduce-scatters; `t_upper` adds
+everything up.
 """
 
 from __future__ import annotations
@@ -51,7 +67,7 @@ from dataclasses import dataclass, field
 from .catalog import get_chip
 from .dtypes import canonical_dtype
 from .models import ModelConfig, get_model
-from .topology import collective_seconds, job_slice_chips, route
+from .topology import Route, collective_seconds, job_slice_chips, route
 from .training import (
     STATE_BYTES_PER_PARAM,
     activation_bytes_per_layer,
@@ -493,6 +509,23 @@ def _collective(kind, nbytes, n, r) -> float:
     return collective_seconds(kind, nbytes, r) if n > 1 and r is not None else 0.0
 
 
+def _all_to_all_split(nbytes, r) -> tuple[float, float]:
+    """(seconds inside the node, seconds over the network) of one all-to-all of a `nbytes`
+    array (all members' shares together) on route `r`.
+
+    Each member holds nbytes / n and sends an equal part to every member: on a two-level
+    route (per_node = m members in each of n / m domains) (m - 1) / n of its share goes to
+    its own domain, over the interconnect (an all-to-all among the m of nbytes x m^2 / n^2),
+    and (n - m) / n leaves through the NIC; the two run at once, on different links."""
+    if r.kind != "two-level":
+        return _collective("all-to-all", nbytes, r.size, r), 0.0
+    n, m = r.size, r.per_node
+    inner = Route(r.name, "link", m, r.axes)
+    inside = _collective("all-to-all", nbytes * m * m / (n * n), m, inner)
+    across = nbytes / n * (n - m) / n / r.network_bytes_per_s
+    return inside, across
+
+
 def _data_reduce(grad_bytes, weight_bytes, levels, zero) -> float:
     """Gradient reduction over a data group made of `levels` (routes, innermost first; cp
     and ep sit inside dp, so the group is split in levels).
@@ -547,9 +580,17 @@ def _link_times(p: _Plan, chip, network, slice_chips=None):
         times["CP"] = (_ring_attention_bytes(p) / r.p2p_bytes_per_s, label)
     if "ep" in routes:
         routed = layout["ep"] * act * m.experts_per_token / layout["tp"]
-        one = _collective("all-to-all", routed, layout["ep"], routes["ep"])
-        label = f"EP all-to-alls ({routes['ep'].name})"
-        times["EP"] = (layers_here * microbatches * passes * one, label)
+        inside, across = _all_to_all_split(routed, routes["ep"])
+        r = routes["ep"]
+        if across > 0:
+            share = (r.size - r.per_node) / r.size
+            label = (
+                f"EP all-to-alls ({r.name}: {share:.0%} of the routed tokens over the "
+                f"network, {1 - share:.0%} inside the node, at once)"
+            )
+        else:
+            label = f"EP all-to-alls ({r.name})"
+        times["EP"] = (layers_here * microbatches * passes * max(inside, across), label)
     params = _slice_params(m, layout)
     weights = STATE_BYTES_PER_PARAM["weights"] * params
     if "fsdp" in routes:

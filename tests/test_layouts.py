@@ -172,3 +172,23 @@ def test_default_microbatches_fit_or_say_so():
     plain = rl.training_step("Llama 3 8B", "H100", 64, 64 * 8 * 8192, 8192, "dp=64")
     assert not plain.fits and "microbatches=" in plain.limits()
     assert "zero_stage" in plain.limits()
+
+
+def test_expert_all_to_all_split_between_node_and_network():
+    # DeepSeek-V3's layout (PP16, EP64 over 8 nodes, ZeRO-1) on 2048 H100: ep 64 at
+    # stride 1 = 8 GPUs per node x 8 nodes; 15360 sequences of 4096 / (dp 2 x ep 64) = 120
+    # per replica, one per micro-batch
+    step = rl.training_step(
+        "DeepSeek-V3", "H100", 2048, 15360 * 4096, 4096, "pp=16,ep=64,dp=2", zero_stage=1
+    )
+    assert step.microbatches == 120
+    # all-to-all array: 64 members x 4096 tokens x 7168 x 2 bytes x 8 experts per token;
+    # each GPU holds V / 64 and sends 56/64 of it through its NIC and 7/64 over NVSwitch
+    V = 64 * 4096 * 7168 * 2 * 8
+    across = V / 64 * 56 / 64 / NIC
+    inside = V / 64 * 7 / 64 / (18 * 25e9)
+    assert across > 70 * inside  # the network share decides
+    # ceil(61 / 16) = 4 layers on the busiest stage, 120 micro-batches, 4 all-to-alls each
+    # (dispatch and combine, forward and backward)
+    assert step.times["EP"] == pytest.approx(4 * 120 * 4 * across)
+    assert "88% of the routed tokens over the network" in step.labels["EP"]
