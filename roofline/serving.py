@@ -31,9 +31,11 @@ Per decode step and chip (the times in `ServingEstimate.times`):
 - "TP": two all-reduces per layer (after attention and after the MLP) of the
   [batch, d_model] activations (bf16) over the tp chips, bandwidth term from
   `roofline.collectives` on the links `roofline.topology` routes the replica's tp chips over,
-  plus `hop_latency_s` per step of the collective (`collective_steps`; default 1 microsecond, the scaling book's per-hop figure
-  for TPU ICI, used here for every chip: NCCL's measured small-message latencies are larger,
-  so this keeps a lower bound).
+  plus `hop_latency_s` per step of the collective (`collective_steps`). Default, by the
+  links: GPUs behind an NVSwitch pay half of `NVSWITCH_ALL_REDUCE_LATENCY_S` per step (an
+  all-reduce there is 2 steps: the measured smallest NCCL all-reduce over 8 H100, about
+  26 us, applied to every NVSwitch GPU); every other chip 1 microsecond per hop, the scaling
+  book's figure for TPU ICI (a lower bound where NCCL's measured latencies are larger).
 
 `t_decode_step` is the largest of these (every resource overlapped with every other): a
 lower bound on the time per output token, so `tokens_per_s` = replicas x batch /
@@ -55,6 +57,7 @@ import math
 from dataclasses import dataclass, field
 
 from .catalog import get_chip
+from .collectives import NVSWITCH_ALL_REDUCE_LATENCY_S
 from .dtypes import bytes_per_element, canonical_dtype
 from .models import ModelConfig, get_model
 from .topology import collective_seconds, job_slice_chips, route
@@ -65,6 +68,7 @@ __all__ = [
     "expected_distinct_experts",
     "serving_estimate",
     "tp_all_reduce_seconds",
+    "hop_latency_for",
 ]
 
 #: Default per-hop latency of a collective step, seconds (scaling book, sharding chapter:
@@ -284,17 +288,27 @@ def _weights_read(m: ModelConfig, tokens) -> tuple[float, float]:
     return dense + m.expert_params * distinct / m.experts, distinct
 
 
-def tp_all_reduce_seconds(chip, tp, nbytes, hop_latency_s=HOP_LATENCY_S) -> float:
+def hop_latency_for(r) -> float:
+    """Default latency per collective step on route `r`: NVSwitch GPUs half the measured
+    smallest all-reduce (`NVSWITCH_ALL_REDUCE_LATENCY_S` / 2, an all-reduce being 2 steps
+    there), other links `HOP_LATENCY_S`."""
+    on_switch = r.kind == "link" and r.axes and r.axes[0].topology == "switch"
+    return NVSWITCH_ALL_REDUCE_LATENCY_S / 2 if on_switch else HOP_LATENCY_S
+
+
+def tp_all_reduce_seconds(chip, tp, nbytes, hop_latency_s=None) -> float:
     """One all-reduce of `nbytes` over the tp chips of one replica: bandwidth + latency.
 
     The replica is its own group and slice (`roofline.topology.route`: tp TPU chips in the
     slice shape Google sells, e.g. a 2x2 for 4 v5e; tp GPUs under one NVSwitch; beyond one
     domain, the network), timed by `roofline.topology.collective_seconds` with
-    `hop_latency_s` per step of the collective (`collective_steps` on each axis)."""
+    `hop_latency_s` per step of the collective (`collective_steps` on each axis; default
+    `hop_latency_for` the route: NVSwitch's measured latency, else 1 us per hop)."""
     if tp < 2:
         return 0.0
     r = route(get_chip(chip), tp, 1, job_slice_chips(chip, tp))
-    return collective_seconds("all-reduce", nbytes, r, hop_latency_s, hop_latency_s)
+    hop = hop_latency_for(r) if hop_latency_s is None else hop_latency_s
+    return collective_seconds("all-reduce", nbytes, r, hop, hop)
 
 
 def _resource_times(m, chip, tp, tokens, ctx_tokens, dtypes, kv_chip_fraction, hop, causal):
@@ -332,7 +346,7 @@ def serving_estimate(
     dtype="bf16",
     weights=None,
     kv_dtype=None,
-    hop_latency_s=HOP_LATENCY_S,
+    hop_latency_s=None,
     reserve_fraction=RESERVE_FRACTION,
 ) -> ServingEstimate:
     """The roofline of serving `model` on `n_chips` x `chip` (see the module docstring).

@@ -192,3 +192,14 @@ def test_expert_all_to_all_split_between_node_and_network():
     # (dispatch and combine, forward and backward)
     assert step.times["EP"] == pytest.approx(4 * 120 * 4 * across)
     assert "88% of the routed tokens over the network" in step.labels["EP"]
+
+
+def test_serving_tp_all_reduce_pays_nvswitch_latency():
+    from roofline.serving import tp_all_reduce_seconds
+
+    # NCCL's smallest all-reduce over 8 H100 measures 2 x 7/8 x 1024 B / 0.07 GB/s = 25.6 us
+    # (bus bandwidth 0.07 GB/s at 1 KiB): that, not 2 x 1 us, is what a tiny all-reduce costs
+    small = tp_all_reduce_seconds("H100", 8, 1024)
+    assert small == pytest.approx(2 * 7 / 8 * 1024 / 0.07e9, rel=1e-3)
+    # a TPU slice keeps the ICI hop's 1 us: 2 x 2 v5e, 2 axes of 2 chips, 2 steps each way
+    assert tp_all_reduce_seconds("TPU v5e", 4, 1024) < 10e-6
