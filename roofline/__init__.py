@@ -59,6 +59,7 @@ from .training import (
     activation_bytes_per_layer,
     hfu,
     mfu,
+    recompute_for_ratio,
     training_flops_per_token,
     training_state_bytes,
 )
@@ -149,6 +150,7 @@ __all__ = [
     "mfu",
     "training_flops_per_token",
     "training_state_bytes",
+    "recompute_for_ratio",
     "LAYOUT_AXES",
     "TrainingStep",
     "parse_layout",

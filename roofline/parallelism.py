@@ -72,6 +72,7 @@ from .training import (
     STATE_BYTES_PER_PARAM,
     activation_bytes_per_layer,
     check_recompute,
+    recompute_share,
     training_flops_per_token,
 )
 
@@ -485,7 +486,7 @@ def _hbm_bytes(p: _Plan) -> float:
     """
     params = _slice_params(p.m, p.layout)
     w = STATE_BYTES_PER_PARAM["weights"] * params
-    reads = (3 if p.recompute == "full" else 2) * w
+    reads = (2 + recompute_share(p.recompute)) * w
     grads = p.grad_bytes * params * (2 if p.microbatches > 1 else 1)
     acts = 2 * p.activations_per_layer() * p.layers_here
     optimizer = 28 * params / (p.layout["fsdp"] * _zero_shards(p))
@@ -556,7 +557,7 @@ def _ring_attention_bytes(p: _Plan) -> float:
     (2 x); full recomputation repeats the forward's passes."""
     cp = p.layout["cp"]
     block = 2 * 2 * p.m.kv_width * (p.seq_len // cp) * p.micro_batch / p.layout["tp"]
-    passes = 4 if p.recompute == "full" else 3
+    passes = 3 + recompute_share(p.recompute)
     return p.layers_here * p.microbatches * passes * (cp - 1) * block
 
 
@@ -569,7 +570,9 @@ def _link_times(p: _Plan, chip, network, slice_chips=None):
     layers_here = p.layers_here
     # bf16 activations of one micro-batch on one chip of the context-parallel group
     act = p.micro_batch * (p.seq_len // layout["cp"]) * m.d_model * 2
-    passes = 6 if p.recompute == "full" else 4  # collectives per layer: fwd 2, bwd 2, (+2)
+    # TP collectives per layer: forward 2, backward 2, + 2 x the recomputed share; PaLM's
+    # parallel block sums attention and MLP before its one all-reduce: half as many
+    passes = (4 + 2 * recompute_share(p.recompute)) / (2 if m.parallel_block else 1)
     if "tp" in routes:
         one = _collective("all-reduce", act, layout["tp"], routes["tp"])
         label = f"TP all-reduces ({routes['tp'].name})"
@@ -590,7 +593,8 @@ def _link_times(p: _Plan, chip, network, slice_chips=None):
             )
         else:
             label = f"EP all-to-alls ({r.name})"
-        times["EP"] = (layers_here * microbatches * passes * max(inside, across), label)
+        a2a = 4 + 2 * recompute_share(p.recompute)  # dispatch + combine, fwd and bwd
+        times["EP"] = (layers_here * microbatches * a2a * max(inside, across), label)
     params = _slice_params(m, layout)
     weights = STATE_BYTES_PER_PARAM["weights"] * params
     if "fsdp" in routes:

@@ -203,3 +203,46 @@ def test_serving_tp_all_reduce_pays_nvswitch_latency():
     assert small == pytest.approx(2 * 7 / 8 * 1024 / 0.07e9, rel=1e-3)
     # a TPU slice keeps the ICI hop's 1 us: 2 x 2 v5e, 2 axes of 2 chips, 2 steps each way
     assert tp_all_reduce_seconds("TPU v5e", 4, 1024) < 10e-6
+
+
+def test_partial_recomputation_palm():
+    palm = rl.get_model("PaLM 540B")
+    # PaLM's ratio HFU / MFU = 57.8 / 46.2: recomputing a share f of the layers adds
+    # f x (2 x layer weights + forward attention) to 6 x weights + 3 x forward attention
+    N = palm.matmul_params
+    layer_weights = N - palm.vocab * palm.d_model
+    attn = 4 * 118 * 12288 * 2048  # forward Q K^T and A V over the whole square (MFU's count)
+    model = 6 * N + 3 * attn
+    f = (57.8 / 46.2 - 1) * model / (2 * layer_weights + attn)
+    assert 0.7 < f < 0.8  # not 1: full recomputation would give 1.33
+    hw = rl.training_flops_per_token(palm, 2048, recompute=f)
+    assert hw / rl.training_flops_per_token(palm, 2048) == pytest.approx(57.8 / 46.2)
+    full = rl.training_flops_per_token(palm, 2048, recompute="full")
+    assert full / model == pytest.approx(1 + (2 * layer_weights + attn) / model)
+    # activations: a share f keeps only the layer input (2 s b h / t), the rest 34 s b h / t
+    s, h = 2048, 18432
+    acts = rl.activation_bytes_per_layer(palm, s, 1, 12, recompute=f)
+    assert acts == pytest.approx(f * 2 * s * h / 12 + (1 - f) * 34 * s * h / 12)
+    with pytest.raises(ValueError, match="a number from 0 to 1"):
+        rl.training_flops_per_token(palm, 2048, recompute=1.5)
+
+
+def test_published_rows_use_the_labs_layouts():
+    from roofline.published import MEASUREMENTS
+
+    rows = {m.key: m for m in MEASUREMENTS}
+    # PaLM: 57.8 / 46.2 = 1.251 of the model FLOPs, not full recomputation's ~1.33
+    f = rl.recompute_for_ratio("PaLM 540B", 2048, 57.8 / 46.2)
+    palm = rl.training_step(
+        "PaLM 540B", "TPU v4", 6144, 2048 * 2048, 2048, "dp=2,fsdp=256,tp=12", recompute=f
+    )
+    assert palm.hardware_flops_per_chip / palm.model_flops_per_chip == pytest.approx(1.251, 1e-3)
+    assert rows["palm-540b"].bound() == pytest.approx(palm.tokens_per_s)
+    # MLPerf GPT-3 on 512 H100: interleaved (v = 4) with the distributed optimizer, and fits
+    mlperf = rl.training_step(**{**MLPERF, "recompute": "none"}, zero_stage=1, virtual_stages=4)
+    assert mlperf.fits
+    assert rows["mlperf-gpt3-h100"].bound() == pytest.approx(mlperf.tokens_per_s)
+    for key in ("palm-540b", "mlperf-gpt3-h100"):
+        assert rows[key].measured < rows[key].bound()
+    with pytest.raises(ValueError, match="between 1"):
+        rl.recompute_for_ratio("PaLM 540B", 2048, 1.5)
