@@ -79,6 +79,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--microbatches", type=int, help="micro-batches per replica and step")
     p.add_argument(
+        "--zero-stage",
+        type=int,
+        default=0,
+        choices=(0, 1, 2),
+        help="--train: shard the optimizer state (1) and gradients (2) over dp (default 0)",
+    )
+    p.add_argument(
+        "--virtual-stages",
+        type=int,
+        default=1,
+        help="--train: model chunks per pipeline stage, interleaved 1F1B (default 1)",
+    )
+    p.add_argument(
+        "--grad-dtype",
+        default="bf16",
+        choices=("bf16", "fp32"),
+        help="--train: gradients kept and reduced in (default bf16)",
+    )
+    p.add_argument(
         "--causal", action="store_true", help="count half the attention FLOPs (causal mask)"
     )
     p.add_argument("--serve", action="store_true", help="estimate serving (decode and prefill)")
@@ -141,6 +160,9 @@ def _train(args, model):
         microbatches=args.microbatches,
         network_bytes_per_s=args.network,
         causal=args.causal,
+        zero_stage=args.zero_stage,
+        virtual_stages=args.virtual_stages,
+        grad_dtype=args.grad_dtype,
     )
 
 

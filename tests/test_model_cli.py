@@ -162,3 +162,31 @@ def test_serving_bad_input_exits_2(extra, words, capsys):
 def test_serving_context_beyond_the_model(capsys):
     assert main(["Llama 2 70B", "--chip", "H100", "--serve", "--context", "8192"]) == 2
     assert "4,096" in capsys.readouterr().err
+
+
+def test_training_layout_options_from_the_command_line(capsys):
+    # MLPerf GPT-3 on 512 H100: 16 bytes x 175e9 / 32 = 87.5 GB of state per GPU without
+    # the distributed optimizer; with it (and the interleaved schedule it ran) it fits
+    base = [
+        "GPT-3 175B",
+        "--chip",
+        "H100",
+        "--chips",
+        "512",
+        "--train",
+        "--tokens-per-step",
+        "2304x2048",
+        "--seq-len",
+        "2048",
+        "--layout",
+        "tp=4,pp=8,dp=16",
+        "--dtype",
+        "fp8",
+        "--microbatches",
+        "72",
+    ]
+    assert main(base) == 0
+    assert "DOES NOT FIT" in capsys.readouterr().out
+    assert main(base + ["--zero-stage", "1", "--virtual-stages", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "(fits)" in out and "ZeRO-1" in out and "interleaved 1F1B, 4 chunks" in out
