@@ -15,6 +15,8 @@ batch fits, with room for at least one more sequence.
 
 from __future__ import annotations
 
+import math
+
 from .. import get_chip, get_model, serving_estimate, training_flops_per_token, training_step
 from ..units import format_bandwidth, format_bytes, format_flops_rate
 from .core import Mistake
@@ -133,6 +135,12 @@ def measured_tokens_per_s(p: dict) -> float:
     return float(f"{p['measured_fraction'] * train(p).tokens_per_s:.4g}")
 
 
+def _four_digits(value: float) -> str:
+    """`value` (already 4 significant digits) shown with all four: 12,340 or 123.4."""
+    decimals = max(0, 3 - math.floor(math.log10(abs(value)))) if value else 0
+    return f"{value:,.{decimals}f}"
+
+
 def mfu(p: dict) -> float:
     """q3: measured tokens/s x model FLOPs per token / (chips x dense bf16 peak)."""
     per_token = training_flops_per_token(model(p), p["seq_len"])
@@ -226,7 +234,7 @@ def describe(p: dict) -> list:
             f"per model copy and step ({tokens_per_step(p):,} tokens per step); bf16, "
             "Adam, no recomputation, fused attention",
         ),
-        ("q3: measured training throughput", f"{measured_tokens_per_s(p):,.0f} tokens/s"),
+        ("q3: measured training throughput", f"{_four_digits(measured_tokens_per_s(p))} tokens/s"),
         (
             "serving",
             f"tp={p['serve_tp']} ({p['n'] // p['serve_tp']} replica(s)); batch "
