@@ -246,3 +246,24 @@ def test_published_rows_use_the_labs_layouts():
         assert rows[key].measured < rows[key].bound()
     with pytest.raises(ValueError, match="between 1"):
         rl.recompute_for_ratio("PaLM 540B", 2048, 1.5)
+
+
+def test_nim_row_is_the_published_throughput():
+    from roofline.published import MEASUREMENTS
+
+    row = {m.key: m for m in MEASUREMENTS}["nim-tpot-100"]
+    # NVIDIA's NIM 1.8.0 table: 917.26 tokens/s at 92.91 ms per token -> 85.2 requests in
+    # flight; the KV caches of 5250-token requests: (0.9 x 80 GB - 70.6e9 / 2 bytes of fp8
+    # weights) / (5250 x 80 layers x 8 KV heads x 128 x 2 x 1 byte / 2 GPUs) = 85 fit
+    assert row.measured == 917.26
+    assert round(917.26 * 92.91e-3) == 85
+    fits = rl.serving_estimate(
+        "Llama 3 70B", "H100", 2, tp=2, batch=1, context_len=5250, dtype="fp8"
+    ).max_batch
+    P = rl.get_model("Llama 3 70B").params
+    assert fits == int((0.9 * 80e9 - P / 2) // (5250 * 80 * 8 * 128 * 2 / 2))
+    at_fit = rl.serving_estimate(
+        "Llama 3 70B", "H100", 2, tp=2, batch=fits, context_len=5250, dtype="fp8"
+    )
+    assert row.bound() == pytest.approx(at_fit.tokens_per_s)
+    assert row.measured < row.bound()
