@@ -239,7 +239,7 @@ class TrainingStep:
         if self.slowest != "math":
             slow = self.labels[self.slowest]
             reasons.append(f"{slow} takes {self.times[self.slowest] / t_math:.2f} x the math")
-        if self.dp_exposed_s > 0:
+        if self.dp_exposed_s > 0.005 * t_math:
             reasons.append(
                 f"{self.labels['DP']} outlasts the last micro-batch's backward by "
                 f"{self.dp_exposed_s / t_math:.0%} of the math time"
