@@ -69,6 +69,8 @@ __all__ = [
     "serving_estimate",
     "tp_all_reduce_seconds",
     "hop_latency_for",
+    "SpeculativeDecoding",
+    "speculative_decoding",
 ]
 
 #: Default per-hop latency of a collective step, seconds (scaling book, sharding chapter:
@@ -446,3 +448,59 @@ def compute_bound_batch(model, chip, context_len, limit=1 << 20, **kwargs):
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if compute_bound(mid) else (mid + 1, hi)
     return lo
+
+
+@dataclass(frozen=True)
+class SpeculativeDecoding:
+    """One sequence decoded with a draft model's guesses checked by the target model.
+
+    `k` guesses per round, each accepted with probability `acceptance` (independently, the
+    assumption of Leviathan et al. 2023, arXiv 2211.17192, section 3.1): a round yields
+    `tokens_per_round` = (1 - a^(k+1)) / (1 - a) tokens (the accepted guesses and the target's
+    own next token) and lasts `round_s` = k x `draft_step_s` + `verify_s`: the draft decodes
+    its k guesses one after another on the same chips, then the target checks them in one
+    step. `verify_s` is the larger of the k + 1 tokens' math (and TP all-reduces) and one
+    read of the weights and of this sequence's cache (the guesses share it).
+    `target_step_s`: the target's plain decode step, one token per step."""
+
+    k: int
+    acceptance: float
+    draft_step_s: float
+    verify_s: float
+    target_step_s: float
+
+    @property
+    def tokens_per_round(self) -> float:
+        a, k = self.acceptance, self.k
+        return k + 1.0 if a == 1 else (1 - a ** (k + 1)) / (1 - a)
+
+    @property
+    def round_s(self) -> float:
+        return self.k * self.draft_step_s + self.verify_s
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.tokens_per_round / self.round_s
+
+    @property
+    def speedup(self) -> float:
+        """Tokens per second over the target's plain decode of the same sequence."""
+        return self.tokens_per_s * self.target_step_s
+
+
+def speculative_decoding(
+    target, draft, chip, n_chips=1, k=4, acceptance=0.8, context_len=4096, dtype="bf16"
+) -> SpeculativeDecoding:
+    """Speculative decoding of one sequence (batch 1) of `target` with guesses from `draft`,
+    both on the same `n_chips` x `chip` (tensor parallel over all of them), at the rooflines
+    `serving_estimate` gives: see `SpeculativeDecoding` for the formulas. `acceptance`: the
+    chance that the target accepts one guess (0 to 1; measured per draft, task and sampling)."""
+    k = _whole("k", k)
+    if not 0 <= acceptance <= 1:
+        raise ValueError(f"acceptance is a probability from 0 to 1, got {acceptance!r}")
+    kw = dict(n_chips=n_chips, context_len=context_len, dtype=dtype)
+    one = serving_estimate(target, chip, batch=1, **kw)
+    many = serving_estimate(target, chip, batch=k + 1, **kw)
+    verify = max(many.times["math"], one.times["HBM"], many.times.get("TP", 0.0))
+    draft_step = serving_estimate(draft, chip, batch=1, **kw).t_decode_step
+    return SpeculativeDecoding(k, float(acceptance), draft_step, verify, one.t_decode_step)

@@ -267,3 +267,26 @@ def test_nim_row_is_the_published_throughput():
     )
     assert row.bound() == pytest.approx(at_fit.tokens_per_s)
     assert row.measured < row.bound()
+
+
+def test_speculative_decoding_pays_for_its_draft():
+    # Llama 3 70B fp8 on 2 H100 (tp 2), one sequence at 4096 tokens, drafts from Llama 3 8B
+    s = rl.speculative_decoding("Llama 3 70B", "Llama 3 8B", "H100", 2, 4, 0.8, 4096, "fp8")
+    # Leviathan et al. 2023: (1 - 0.8^5) / (1 - 0.8) = 3.3616 tokens per round
+    assert s.tokens_per_round == pytest.approx((1 - 0.8**5) / 0.2) == pytest.approx(3.3616)
+    # target step at batch 1 is memory-bound: half the 69,503,033,344 weight bytes read (the
+    # embedding table gathered, not read) + half of 4096 x 163,840 fp8 cache bytes, at 3.35 TB/s;
+    # checking 5 tokens reads the same bytes (the guesses share one cache)
+    target = (69_503_033_344 / 2 + 4096 * 163_840 / 2) / 3.35e12
+    assert s.target_step_s == pytest.approx(target)
+    assert s.verify_s == pytest.approx(target)
+    # the draft's step: 32 layers x 2 all-reduces, each 25.6 us of NVSwitch latency + a
+    # 4096 x 2-byte vector (ring factor 2 x 1/2 = 1) at 450 GB/s, more than its weight read
+    draft = 64 * (2 * 7 / 8 * 1024 / 0.07e9 + 4096 * 2 / 450e9)
+    assert s.draft_step_s == pytest.approx(draft, rel=1e-3)
+    assert s.speedup == pytest.approx(3.3616 * target / (4 * draft + target), rel=1e-3)
+    # a poor draft (acceptance 0.5) with many guesses is slower than no speculation
+    poor = rl.speculative_decoding("Llama 3 70B", "Llama 3 8B", "H100", 2, 8, 0.5, 4096, "fp8")
+    assert poor.speedup < 1
+    with pytest.raises(ValueError, match="probability"):
+        rl.speculative_decoding("Llama 3 70B", "Llama 3 8B", "H100", 2, 4, 1.5)
