@@ -65,6 +65,9 @@ class Measurement:
     status: str = "V"
     stated_mfu: float | None = None
     mfu: Callable[[], float] | None = None
+    bound_config: str = ""
+    """The configuration the bound was computed at, in words, to read beside the source's
+    (empty for a kernel, whose configuration is its name)."""
 
 
 def _tokens_bound_training(*args, **kwargs) -> float:
@@ -113,14 +116,20 @@ def _decode_tokens(*args, **kwargs) -> float:
     return serving_estimate(*args, **kwargs).tokens_per_s
 
 
+_NIM_ARGS = ("Llama 3 70B", "H100", 2)
+_NIM_KW = dict(tp=2, context_len=5250, dtype="fp8")
+
+
+def _nim_fits() -> int:
+    """Requests of 5250 tokens whose KV caches fit beside Llama 3 70B fp8 on 2 H100."""
+    return serving_estimate(*_NIM_ARGS, batch=1, **_NIM_KW).max_batch
+
+
 def _nim_bound(requests) -> float:
     """Decode tokens/s of Llama 3 70B fp8 on 2 H100 (TP2) at a 5250-token context with as
     many of `requests` in flight as their KV caches allow (`ServingEstimate.max_batch`): the
     rest queue, and tokens/s grows with the batch, so this bounds the served throughput."""
-    args = ("Llama 3 70B", "H100", 2)
-    kw = dict(tp=2, context_len=5250, dtype="fp8")
-    fits = serving_estimate(*args, batch=1, **kw).max_batch
-    return _decode_tokens(*args, batch=min(requests, fits), **kw)
+    return _decode_tokens(*_NIM_ARGS, batch=min(requests, _nim_fits()), **_NIM_KW)
 
 
 def _prefill_tokens(prompt, model, chip, n_chips=1, **kwargs) -> float:
@@ -163,6 +172,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "all hidden behind the math",
         stated_mfu=0.462,
         mfu=lambda: _mfu("PaLM 540B", 238.3e3, "TPU v4", 6144, 2048),
+        bound_config=f"dp 2 x fsdp 256 x tp 12, bf16, {_PALM_RECOMPUTE:.0%} of layers rematerialised (PaLM's HFU / MFU), parallel block",
     ),
     Measurement(
         "megatron-1t",
@@ -189,6 +199,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "all-reduces not overlapped, and kernels below the A100's peak",
         stated_mfu=0.52,
         mfu=lambda: _hfu_megatron(),
+        bound_config="tp 8 x pp 64 x dp 6, bf16, full recomputation, 1F1B with one sequence per micro-batch, 25 GB/s of network per GPU",
     ),
     Measurement(
         "mlperf-gpt3-h100",
@@ -217,6 +228,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "fp8 matmuls run well below 1979 TFLOP/s, and attention, norms and the optimizer run "
         "in bf16 or fp32; the bound already pays the interleaved schedule's small bubble "
         "(7 / (4 x 72) of the math) and the distributed optimizer's gathers",
+        bound_config="tp 4 x pp 8 x dp 16, fp8, 72 micro-batches of 2, interleaved (4 chunks per stage), ZeRO-1",
     ),
     Measurement(
         "mlperf-gpt3-v5p",
@@ -244,6 +256,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "explain a ratio this low alone: the FSDP gathers and the 8-way tensor parallelism "
         "not hidden behind the math and kernels below the peak make up the rest (not split "
         "by any measurement here)",
+        bound_config="dp 16 over DCN x fsdp 48 x tp 8 (16 slices of 384), int8 peak for every FLOP",
     ),
     Measurement(
         "matmul-h100-bf16",
@@ -459,6 +472,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         ),
         "the bound counts only the decode matmuls (context taken as one token); the same "
         "GPUs also prefill every prompt, attend over the cache and run below the fp8 peak",
+        bound_config="8 x TP1, batch 806 per GPU, fp8, context of 1 token (decode matmuls only, no prefill)",
     ),
     Measurement(
         "mlperf-llama2-mi300x",
@@ -471,6 +485,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         ),
         Source(_MLPERF_I, "closed/AMD/results/8xMI300X_2xEPYC-9374F: offline 23,514.8 tokens/s"),
         "as for the H200, with a higher fp8 peak that the software reaches less of",
+        bound_config="NVIDIA's H200 configuration reused: 8 x TP1, batch 806 per GPU, fp8, context of 1 token",
     ),
     Measurement(
         "nim-tpot-1",
@@ -486,6 +501,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         ),
         "batch-1 decode streams the fp8 weights once per token; kernel launches, the "
         "all-reduces' latency and sampling add to every step",
+        bound_config="TP2, batch 1, context 5250, fp8",
     ),
     Measurement(
         "nim-tpot-100",
@@ -503,6 +519,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "the caches of 100 requests of 5000 tokens do not all fit beside the weights, so "
         "requests queue (the bound decodes the most that fit); the KV-cache reads dominate, "
         "and prefills of arriving requests interrupt the decode steps",
+        bound_config=f"TP2, the {_nim_fits()} requests whose caches fit (of 100), context 5250, fp8",
     ),
     Measurement(
         "trtllm-ttft-h100",
@@ -518,6 +535,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         ),
         "prefill is compute-bound; attention, the all-reduces of 2048 x 8192 activations and "
         "the scheduler's first step add to the fp8 matmuls",
+        bound_config="TP4, prefill of 2048 tokens, fp8",
     ),
     Measurement(
         "trtllm-ttft-a100",
@@ -532,6 +550,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
             _TRTLLM, "batch-1 time to first token, 70B, TP4, 2048 input tokens: 377 ms (A100, fp16)"
         ),
         "as on the H100, at a lower peak that fp16 kernels approach more closely",
+        bound_config="TP4, prefill of 2048 tokens, fp16",
     ),
 )
 
@@ -569,6 +588,7 @@ def held_against() -> tuple[dict, ...]:
                 "status": m.status,
                 "stated_mfu": m.stated_mfu,
                 "mfu": None if m.mfu is None else float(m.mfu()),
+                "bound_config": m.bound_config,
             }
         )
     return tuple(rows)

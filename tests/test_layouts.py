@@ -290,3 +290,14 @@ def test_speculative_decoding_pays_for_its_draft():
     assert poor.speedup < 1
     with pytest.raises(ValueError, match="probability"):
         rl.speculative_decoding("Llama 3 70B", "Llama 3 8B", "H100", 2, 4, 1.5)
+
+
+def test_training_and_serving_rows_say_the_bounds_configuration():
+    from roofline.published import held_against
+
+    for row in held_against():
+        if row["category"] in ("training", "serving"):
+            assert row["bound_config"], row["key"]
+    rows = {r["key"]: r for r in held_against()}
+    assert "interleaved (4 chunks per stage), ZeRO-1" in rows["mlperf-gpt3-h100"]["bound_config"]
+    assert "reused" in rows["mlperf-llama2-mi300x"]["bound_config"]
