@@ -94,7 +94,15 @@ _LAZY_SUBMODULES = (
 )
 
 
+#: Functions whose modules import heavy libraries (JAX, PyTorch) only when called.
+_LAZY_FUNCTIONS = {"place": "placement", "place_trace": "trace"}
+
+
 def __getattr__(name):
+    if name in _LAZY_FUNCTIONS:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY_FUNCTIONS[name]}"), name)
     if name in _LAZY_SUBMODULES:
         import importlib
 
@@ -177,4 +185,6 @@ __all__ = [
     "format_si",
     "format_time",
     "parse_quantity",
+    "place",
+    "place_trace",
 ]

@@ -2,6 +2,8 @@
 
 python -m roofline grade SUBMISSIONS_DIR --out grades.csv [--timeout S] [--jobs N] [...]
 python -m roofline measure [...]      # measure this machine's roofline
+python -m roofline autograder --set part1 --out autograder.zip   # a Gradescope autograder
+python -m roofline prairielearn --set part1 --out DIR   # a PrairieLearn question
 python -m roofline model NAME [--train ...]   # a whole model; a training step on many chips
 """
 
@@ -31,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m roofline", description="Tools of the Rooflines book."
     )
-    sub = parser.add_subparsers(dest="command", metavar="{grade,measure}")
+    sub = parser.add_subparsers(dest="command", metavar="{grade,autograder,prairielearn,measure}")
     from .exercises.grading import Limits
 
     d = Limits()
@@ -41,6 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_grade_report_arguments(grade)
     sub.add_parser(
         "autograder", help="build a Gradescope autograder zip (--set part1 --out F)", add_help=False
+    )
+    sub.add_parser(
+        "prairielearn",
+        help="export a PrairieLearn externally graded question (--set part1 --out DIR)",
+        add_help=False,
     )
     sub.add_parser(
         "measure", help="measure this machine's roofline (roofline.measure)", add_help=False
@@ -227,6 +234,10 @@ def main(argv=None) -> int:
         from .exercises.grader.gradescope import main as autograder_main
 
         return autograder_main(argv[1:])
+    if argv and argv[0] == "prairielearn":  # PrairieLearn (roofline.exercises.grader.prairielearn)
+        from .exercises.grader.prairielearn import main as prairielearn_main
+
+        return prairielearn_main(argv[1:])
     if argv and argv[0] == "editions":  # homework editions (roofline.exercises.editions)
         from .exercises.editions import main as editions_main
 

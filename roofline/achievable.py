@@ -2,8 +2,8 @@
 
 A roofline drawn from datasheet figures is an upper bound no real kernel reaches. Published
 measurements put numbers on the gap: the best-shape bf16 matmul reaches about 80 % of the
-dense peak on an H100 SXM and 87 % on an A100; a streaming kernel moves about 87-89 % of the
-nominal HBM bandwidth. Dividing the one by the other gives the **achieved-rate ridge**, the
+dense peak on an H100 SXM and 87 % on an A100; a streaming kernel moves 83-89 % of the nominal
+HBM bandwidth (BabelStream's triad: 83 % on an A100, 86 % on an H200, 89 % on an H100 SXM). Dividing the one by the other gives the **achieved-rate ridge**, the
 intensity where a real kernel turns compute-bound (`achieved_ridge`).
 
 A tiny operation meets a third limit that neither roof shows: every kernel launch costs a

@@ -47,12 +47,22 @@ _ADA = "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-a
 _RTX_BW = "https://images.nvidia.com/aem-dam/Solutions/geforce/blackwell/nvidia-rtx-blackwell-gpu-architecture.pdf"
 _T4 = "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/t4-tensor-core-datasheet-951643.pdf"
 _L4 = "https://www.nvidia.com/en-us/data-center/l4/"
+_L40S = "https://www.nvidia.com/en-us/data-center/l40s/"
+_TRN2 = "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/arch/neuron-hardware/trainium2.html"
+_TRN2_NKI = "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/arch/trainium2_arch.html"
 _PCIE = "https://pcisig.com/specifications"
 #: The H100 PCIe card's own datasheet (the product page now describes the H100 NVL instead).
 _H100_PCIE = "https://www.nvidia.com/content/dam/en-zz/Solutions/gtcs22/data-center/h100/PB-11133-001_v02.pdf"
+_NVLINK4_PER_LINK = (
+    "one way per link = 900 GB/s / 18 links / 2 directions = 25 GB/s (fourth-generation NVLink)"
+)
+_NVLINK5_PER_LINK = (
+    "one way per link = 1.8 TB/s / 18 links / 2 directions = 50 GB/s (fifth-generation NVLink)"
+)
 _BLACKWELL_WHY = (
-    "bf16 elementwise math at least reaches the fp32 rate (up to 2x more if the cores pack two "
-    "bf16 per lane, as Hopper's do)"
+    "data-centre Blackwell, like Hopper, runs bf16 on its CUDA cores as packed pairs, twice the "
+    "fp32 rate (H100 SXM5: 133.8 = 2 x 66.9 TFLOPS in the Hopper whitepaper; NVIDIA prints no "
+    "bf16 non-Tensor figure for Blackwell, so this is an assumption)"
 )
 
 
@@ -62,7 +72,7 @@ def _peak(
     url,
     says,
     sparse=None,
-    accumulate="fp32",
+    accumulate="",
     unit="matrix",
     derivation="",
     secondary=False,
@@ -114,15 +124,17 @@ def _tpu_vpu(mxu_bf16):
     )
 
 
-def _bf16_vector_as_fp32(fp32, url, says, why):
-    """A bf16 vector peak taken as the chip's fp32 vector (or FP32) rate, with the reason."""
+def _bf16_vector_as_fp32(fp32, url, says, why, factor=1):
+    """A bf16 vector peak taken as `factor` x the chip's fp32 vector (or FP32) rate, with the
+    reason (1 where bf16 runs at the fp32 rate, 2 where the cores pack two bf16 per lane)."""
+    rate = "the fp32 rate is used" if factor == 1 else f"{factor:g} x the fp32 figure is taken"
     return _peak(
         "bf16",
-        fp32,
+        factor * fp32,
         url,
         says,
         unit="vector",
-        derivation=f"no bf16 vector figure is published; the fp32 rate is used: {why}",
+        derivation=f"no bf16 vector figure is published; {rate}: {why}",
     )
 
 
@@ -186,7 +198,15 @@ _TPUS = [
         device_names=("TPU v5 lite", "TPU v5e"),
         peaks=(
             _peak("bf16", 197 * T, _V5E, "Peak compute per chip (bf16): 197 TFLOPs"),
-            _peak("int8", 394 * T, _V5E, "Peak compute per chip (Int8): 394 TOPs"),
+            _peak(
+                "int8",
+                394 * T,
+                _SCALING,
+                "TPU v5e | FLOPs/s/chip (int8) | 3.94e14",
+                derivation="the scaling book's table (TPU v5e row); Google's v5e page prints "
+                "'Peak compute per chip (Int8) | 393 TOPs', 0.25 % lower",
+                secondary=True,
+            ),
             _tpu_vpu(197 * T),
         ),
         hbm_bytes=16 * G,
@@ -230,7 +250,15 @@ _TPUS = [
         device_names=("TPU v5", "TPU v5p"),
         peaks=(
             _peak("bf16", 459 * T, _V5P, "Peak compute per chip (bf16): 459 TFLOPs"),
-            _peak("int8", 918 * T, _V5P, "Peak compute per chip (Int8): 918 TOPs"),
+            _peak(
+                "int8",
+                918 * T,
+                _SCALING,
+                "TPU v5p | FLOPs/s/chip (int8) | 9.18e14",
+                derivation="the scaling book's table (TPU v5p row); Google's v5p page prints no "
+                "int8 figure (its table lists BF16 and FP8, both 459 TFLOPs)",
+                secondary=True,
+            ),
             _tpu_vpu(459 * T),
         ),
         hbm_bytes=95 * G,
@@ -248,6 +276,8 @@ _TPUS = [
             wraparound_multiple=4,  # _SCALING: wraparound only on multiples of a full 4x4x4 cube
             axis_chips=28,  # _SCALING: superpod "16x20x28 for TPU v5p"
             domain_chips=8960,
+            # _V5P: "The largest job that can be scheduled is a 96 cube (6144 chip) job."
+            slice_chips=6144,
             vendor=Source(
                 _V5P,
                 "Bidirectional inter-chip interconnect (ICI) bandwidth (per chip): "
@@ -261,7 +291,9 @@ _TPUS = [
             Source(_SCALING, "PCIe bandwidth is typically around `1.5e10` bytes / second per chip"),
         ),
         notes="Google's page gives no ICI port count for v5p; the one-way per-port figure "
-        "divides 1200 GBps by 6 ports (a 3D torus: two neighbours per axis) and 2 directions.",
+        "divides 1200 GBps by 6 ports (a 3D torus: two neighbours per axis) and 2 directions. "
+        "One job spans at most 6144 of a pod's 8960 chips (Google's v5p page: 'The largest job "
+        "that can be scheduled is a 96 cube (6144 chip) job.'); beyond, several slices.",
     ),
     Chip(
         name="TPU v6e",
@@ -273,11 +305,15 @@ _TPUS = [
             _peak("int8", 1836 * T, _V6E, "Peak compute per chip (Int8): 1836 TOPs"),
             _tpu_vpu(918 * T),
         ),
-        hbm_bytes=32 * G,
+        hbm_bytes=32 * GiB,
         hbm_bytes_per_s=1638 * G,
         memory_kind="HBM",
         memory_source=Source(
-            _V6E, "HBM capacity per chip: 32 GB; HBM bandwidth per chip: 1638 GBps"
+            _TPU7X,
+            "HBM capacity per chip (GiB) | 95 | 32 | 192; "
+            "HBM bandwidth per chip (GBps) | 2765 | 1638 | 7380",
+            derivation="the v6e (Trillium) column of the TPU7x page's table (v5p, v6e, TPU7x): "
+            "32 GiB = 32 x 2^30 bytes; 1638 GBps = 1638e9 bytes/s",
         ),
         interconnect=Link(
             "ICI",
@@ -303,7 +339,9 @@ _TPUS = [
             Source(_SCALING, "Trillium (TPU v6e) has 32GB/s, about 2x higher than v5."),
         ),
         notes="Some texts print 9.1e14 or 9.2e14 for bf16; Google's page says 918 TFLOPs, kept here. "
-        "Google quotes ICI as 800 GBps bidirectional per chip over 4 ports.",
+        "Google quotes ICI as 800 GBps bidirectional per chip over 4 ports. HBM: the v6e page "
+        "prints '32 GB', the TPU7x page's comparison table '32' in a GiB column; HBM is built "
+        "in binary sizes, so the catalog keeps 32 GiB (34.4e9 bytes).",
     ),
     Chip(
         name="TPU7x",
@@ -325,11 +363,29 @@ _TPUS = [
             + _TPU7X_BLOG
             + ")",
         ),
+        interconnect=Link(
+            "ICI",
+            1200 * G / 6 / 2,
+            Source(
+                _TPU7X,
+                "Bidirectional inter-chip interconnect (ICI) bandwidth per chip (GBps) | 1200 | "
+                "800 | 1200",
+                derivation="the TPU7x (Ironwood) column: 1200 GBps both ways per chip; one way per "
+                "link = 1200 / 6 links / 2 directions = 100 GB/s, assuming 6 ICI links per chip (a "
+                "3D torus: two neighbours per axis, as on v5p; the page prints no port count)",
+            ),
+            count=6,
+            topology="torus",
+            wraparound_multiple=4,  # assumed as on v5p (slices built of 4x4x4 cubes)
+            axis_chips=None,
+            domain_chips=9216,  # _TPU7X: "With a 9,216-chip footprint per Pod"
+        ),
         notes="Google prints TPU7x's memory twice: 192 GiB on the Cloud TPU page, '192 GB' in the "
         "Ironwood announcement. The catalog keeps 192 GiB (206.2e9 bytes, shown as 206.2 GB); "
-        "a reader who takes the announcement's 192e9 bytes is 7 % lower. "
-        "ICI per-link figures for TPU7x are not yet published by Google; "
-        "only a secondary source quotes ~1.2 TB/s per chip, so no link is stored.",
+        "a reader who takes the announcement's 192e9 bytes is 7 % lower. The Cloud page prints "
+        "HBM bandwidth as 7380 GBps, the announcement 7.37 TB/s; the catalog keeps 7.37 TB/s. "
+        "ICI: the Cloud page prints 1200 GBps bidirectional per chip; the per-link figure assumes "
+        "6 links, as on the v5p it compares TPU7x with.",
     ),
 ]
 
@@ -387,7 +443,9 @@ _NVIDIA = [
             25 * G,
             Source(
                 _A100,
-                "NVLink: 600 GB/s (12 links x 50 GB/s bidirectional = 25 GB/s per link each way)",
+                "NVLink: 600 GB/s",
+                derivation="one way per link = 600 GB/s / 12 links / 2 directions = 25 GB/s "
+                "(third-generation NVLink: 12 links per A100)",
             ),
             count=12,
             topology="switch",
@@ -464,7 +522,7 @@ _NVIDIA = [
         interconnect=Link(
             "NVLink 4",
             25 * G,
-            Source(_H100, "NVIDIA NVLink: 900GB/s (18 links; 25 GB/s per link each way)"),
+            Source(_H100, "NVIDIA NVLink: 900GB/s", derivation=_NVLINK4_PER_LINK),
             count=18,
             topology="switch",
             domain_chips=8,
@@ -537,7 +595,10 @@ _NVIDIA = [
             "NVLink bridge",
             25 * G,
             Source(
-                _H100, "NVLink: 600GB/s (bridge for 2 GPUs; 12 links, 25 GB/s per link each way)"
+                _H100,
+                "NVLink: 600GB/s",
+                derivation="one way per link = 600 GB/s / 12 links / 2 directions = 25 GB/s "
+                "(an NVLink bridge joins 2 GPUs)",
             ),
             count=12,
             topology="switch",
@@ -605,7 +666,7 @@ _NVIDIA = [
         interconnect=Link(
             "NVLink 4",
             25 * G,
-            Source(_H200, "NVIDIA NVLink: 900GB/s (18 links; 25 GB/s per link each way)"),
+            Source(_H200, "NVIDIA NVLink: 900GB/s", derivation=_NVLINK4_PER_LINK),
             count=18,
             topology="switch",
             domain_chips=8,
@@ -626,7 +687,11 @@ _NVIDIA = [
                 unit="vector",
             ),
             _bf16_vector_as_fp32(
-                75 * T, _B200, "HGX B200 (8 GPUs): FP32 600 TFLOPS", _BLACKWELL_WHY + " (600 / 8)"
+                75 * T,
+                _B200,
+                "HGX B200 (8 GPUs): FP32 600 TFLOPS",
+                _BLACKWELL_WHY + "; fp32 per GPU = 600 / 8 = 75",
+                factor=2,
             ),
             _peak(
                 "tf32",
@@ -671,23 +736,26 @@ _NVIDIA = [
                 sparse=18000 * T,
             ),
         ),
-        hbm_bytes=180 * G,
-        hbm_bytes_per_s=7.7 * T,
+        hbm_bytes=1.4e12 / 8,
+        hbm_bytes_per_s=62 * T / 8,
         memory_kind="HBM3e",
         memory_source=Source(
             _B200,
-            "HGX B200: total memory 1.4TB (180 GB each), memory bandwidth 62TB/s (7.7 TB/s each)",
+            "HGX B200 (8 GPUs): Total Memory 1.4TB; Memory Bandwidth 62TB/s",
+            derivation="per GPU = the system figure / 8: 1.4 TB / 8 = 175 GB; "
+            "62 TB/s / 8 = 7.75 TB/s",
         ),
         interconnect=Link(
             "NVLink 5",
             50 * G,
-            Source(_B200, "NVLink 5: 1.8TB/s per GPU (18 links, 50 GB/s per link each way)"),
+            Source(_B200, "NVLink 5: 1.8TB/s per GPU", derivation=_NVLINK5_PER_LINK),
             count=18,
             topology="switch",
             domain_chips=8,
         ),
         notes="Other NVIDIA material quotes 192 GB and 8 TB/s for B200; the catalog keeps the "
-        "HGX B200 figures (180 GB, 7.7 TB/s) that ship in systems.",
+        "HGX B200 page's totals divided by 8 (175 GB, 7.75 TB/s). The page rounds its total: "
+        "MLPerf system descriptions name the part 'NVIDIA B200-SXM-180GB' (180 GB, 2.9 % more).",
     ),
     Chip(
         name="GB200",
@@ -706,7 +774,8 @@ _NVIDIA = [
                 80 * T,
                 _GB200,
                 "GB200 NVL72 (72 GPUs): FP32 5,760 TFLOPS",
-                _BLACKWELL_WHY + " (5,760 / 72)",
+                _BLACKWELL_WHY + "; fp32 per GPU = 5,760 / 72 = 80",
+                factor=2,
             ),
             _peak(
                 "tf32",
@@ -764,13 +833,144 @@ _NVIDIA = [
             50 * G,
             Source(
                 _GB200,
-                "NVLink bandwidth 130 TB/s for 72 GPUs: 1.8 TB/s per GPU (18 links, 50 GB/s per link each way)",
+                "GB200 NVL72 (72 GPUs): NVLink Bandwidth 130 TB/s",
+                derivation="per GPU = 130 TB/s / 72 = 1.8 TB/s; " + _NVLINK5_PER_LINK,
             ),
             count=18,
             topology="switch",
             domain_chips=72,
         ),
         notes="One Blackwell GPU of a GB200 NVL72 rack; rack figures divided by 72.",
+    ),
+]
+
+
+def _a100_40gb(a100_80gb: Chip) -> Chip:
+    """The A100 SXM 40GB (Colab's A100): the 80GB's compute and NVLink, its own memory."""
+    from dataclasses import replace
+
+    return replace(
+        a100_80gb,
+        name="A100 SXM 40GB",
+        aliases=("a10040gb", "a100sxm40gb", "colaba100"),
+        device_names=("NVIDIA A100-SXM4-40GB", "A100-SXM4-40GB"),
+        hbm_bytes=40 * G,
+        hbm_bytes_per_s=1555 * G,
+        memory_kind="HBM2",
+        memory_source=Source(
+            _A100, "A100 40GB SXM: GPU memory 40GB HBM2, GPU memory bandwidth 1,555GB/s"
+        ),
+        notes="The 40 GB A100 SXM (Google Colab's A100): the same tensor rates and NVLink as the "
+        "80 GB entry, 40 GB of HBM2 at 1,555 GB/s instead of 80 GB of HBM2e at 2,039 GB/s.",
+    )
+
+
+_NVIDIA.insert(1, _a100_40gb(_NVIDIA[0]))
+
+_NVIDIA.append(
+    Chip(
+        name="L40S",
+        vendor="NVIDIA",
+        aliases=("l40s",),
+        device_names=("NVIDIA L40S",),
+        peaks=(
+            _peak("fp32", 91.6 * T, _L40S, "FP32: 91.6 TFLOPS", unit="vector"),
+            _peak(
+                "bf16",
+                91.6 * T,
+                _L40S,
+                "FP32: 91.6 TFLOPS",
+                unit="vector",
+                derivation="the FP32 figure: the L40S is an Ada chip, and Ada prints bf16 "
+                "(non-Tensor) equal to FP32 (RTX 4090: 82.6 and 82.6 in the Ada whitepaper)",
+            ),
+            _peak(
+                "tf32",
+                183 * T,
+                _L40S,
+                f"TF32 Tensor Core: 183 | 366 TFLOPS*; {_SPARSE_NOTE}",
+                sparse=366 * T,
+            ),
+            _peak(
+                "bf16",
+                362.05 * T,
+                _L40S,
+                f"BFLOAT16 Tensor Core: 362.05 | 733 TFLOPS*; {_SPARSE_NOTE}",
+                sparse=733 * T,
+            ),
+            _peak(
+                "fp16",
+                362.05 * T,
+                _L40S,
+                f"FP16 Tensor Core: 362.05 | 733 TFLOPS*; {_SPARSE_NOTE}",
+                sparse=733 * T,
+            ),
+            _peak(
+                "fp8",
+                733 * T,
+                _L40S,
+                f"FP8 Tensor Core: 733 | 1,466 TFLOPS*; {_SPARSE_NOTE}",
+                sparse=1466 * T,
+            ),
+        ),
+        hbm_bytes=48 * G,
+        hbm_bytes_per_s=864 * G,
+        memory_kind="GDDR6",
+        memory_source=Source(_L40S, "GPU Memory: 48GB GDDR6 with ECC; Memory Bandwidth: 864GB/s"),
+        host_link=_pcie(4, _L40S, "Interconnect Interface: PCIe Gen4 x16: 64GB/s bidirectional"),
+        notes="A data-centre Ada card (no NVLink): its tensor figures are the fp32-accumulate "
+        "rates, unlike a GeForce card's. NVIDIA's L40S page prints no INT8 figure.",
+    )
+)
+
+# -- AWS Trainium: the Neuron documentation prints per-chip figures -------------------------
+_AWS = [
+    Chip(
+        name="Trainium2",
+        vendor="AWS",
+        aliases=("trainium2", "trn2"),
+        peaks=(
+            _peak(
+                "bf16",
+                667 * T,
+                _TRN2,
+                "Eight NeuronCore-v3 that collectively deliver: 1,299 FP8 TFLOPS; "
+                "667 BF16/FP16/TF32 TFLOPS; 2,563 FP8/FP16/BF16/TF32 sparse TFLOPS; "
+                "181 FP32 TFLOPS",
+                sparse=2563 * T,
+            ),
+            _peak(
+                "fp16",
+                667 * T,
+                _TRN2,
+                "Eight NeuronCore-v3 that collectively deliver: 667 BF16/FP16/TF32 TFLOPS; "
+                "2,563 FP8/FP16/BF16/TF32 sparse TFLOPS",
+                sparse=2563 * T,
+            ),
+            _peak(
+                "fp8",
+                1299 * T,
+                _TRN2,
+                "Eight NeuronCore-v3 that collectively deliver: 1,299 FP8 TFLOPS; "
+                "2,563 FP8/FP16/BF16/TF32 sparse TFLOPS",
+                sparse=2563 * T,
+            ),
+            _peak(
+                "fp32",
+                181 * T,
+                _TRN2,
+                "Eight NeuronCore-v3 that collectively deliver: 181 FP32 TFLOPS",
+            ),
+        ),
+        hbm_bytes=96 * GiB,
+        hbm_bytes_per_s=2.9 * T,
+        memory_source=Source(
+            _TRN2_NKI,
+            "4 HBM stacks with a total device memory capacity of 96GiB and bandwidth of 2.9TB/s",
+        ),
+        notes="AWS's sparse figure (2,563 TFLOPS) is for its own structured-sparsity patterns, "
+        "not NVIDIA's 2:4, so it is not twice the dense figure. NeuronLink-v3 (the chip-to-chip "
+        "link) is not stored: the catalog holds no per-link figure AWS prints for it.",
     ),
 ]
 
@@ -1086,12 +1286,13 @@ _CONSUMER = [
             _peak("fp32", 8.1 * T, _T4, "Single-Precision: 8.1 TFLOPS", unit="vector"),
             _peak(
                 "fp16",
-                8.1 * T,
+                2 * 8.1 * T,
                 _T4,
                 "Single-Precision: 8.1 TFLOPS",
                 unit="vector",
-                derivation="no fp16 vector figure is published; the fp32 rate is used (Turing can "
-                "pack two fp16 per lane, so the true rate may be up to 2x higher)",
+                derivation="2 x the FP32 figure: Turing's CUDA cores run fp16 as packed pairs "
+                "(HFMA2), twice their fp32 rate, as the Turing whitepaper's tables print for every "
+                "Turing GPU (Peak FP16 TFLOPS (non-Tensor) = 2 x Peak FP32 TFLOPS)",
             ),
             _peak("fp16", 65 * T, _T4, "Mixed-Precision (FP16/FP32): 65 TFLOPS"),
             _peak("int8", 130 * T, _T4, "INT8: 130 TOPS", accumulate="int32"),
@@ -1180,29 +1381,53 @@ _SCALING_DCN = (
 )
 _CX7 = (
     "Four OSFP ports serving eight single-port NVIDIA ConnectX-7 VPI, ... up to 400 Gb/s "
-    "InfiniBand/Ethernet (one 400 Gb/s NIC per GPU: 400e9 / 8 = 5e10 bytes/s each way)"
+    "InfiniBand/Ethernet"
 )
+_NIC_PER_GPU = "one 400 Gb/s NIC per GPU: 400e9 / 8 = 5e10 bytes/s each way"
 
 
 def _dcn(host: int, shape: str) -> Link:
     return Link("DCN", 2.5e10 / host, Source(_SCALING, _SCALING_DCN.format(host=host, shape=shape)))
 
 
+def _dcn_per_chip(gbps: int, column: str) -> Link:
+    """A TPU's DCN share as Google's TPU7x page prints it, per chip, in Gb/s (one way: a NIC's
+    line rate is per direction)."""
+    return Link(
+        "DCN",
+        gbps * 1e9 / 8,
+        Source(
+            _TPU7X,
+            "Data center network (DCN) bandwidth per chip (Gbps) | 50 | 100 | 100",
+            derivation=f"the {column} column: {gbps} Gb/s / 8 bits = {gbps / 8:g} GB/s per chip, "
+            "taken as one way (each direction of a full-duplex NIC)",
+        ),
+    )
+
+
 def _nic(system: str, says: str) -> Link:
-    return Link(f"InfiniBand NDR ({system})", 400e9 / 8, Source(_DGX_BASEPOD, says))
+    return Link(
+        f"InfiniBand NDR ({system})",
+        400e9 / 8,
+        Source(_DGX_BASEPOD, says, derivation=_NIC_PER_GPU),
+    )
 
 
 _NETWORKS = {
     "TPU v4": _dcn(4, "2x2x1"),
     "TPU v5p": _dcn(4, "2x2x1"),
     "TPU v5e": _dcn(8, "4x2"),
-    "TPU v6e": _dcn(8, "4x2"),
+    # Google prints 100 Gbps per v6e chip (800 Gb/s per 8-chip host): 4x the scaling book's
+    # generic 2.5e10 bytes/s per host that the catalog used to divide by 8; v5e (2 x 100 Gbps
+    # NICs per 8-chip host) and v5p (50 Gbps per chip) agree with that generic figure.
+    "TPU v6e": _dcn_per_chip(100, "v6e (Trillium)"),
+    "TPU7x": _dcn_per_chip(100, "TPU7x (Ironwood)"),
     "H100 SXM": _nic("DGX H100", f"DGX H200 and H100: {_CX7}"),
     "H200": _nic("DGX H200", f"DGX H200 and H100: {_CX7}"),
     "B200": _nic(
         "DGX B200",
         "DGX B200: 4x OSFP ports serving 8x single-port NVIDIA ConnectX-7 VPI; Up to 400Gb/s "
-        "InfiniBand/Ethernet (one NIC per GPU: 5e10 bytes/s each way)",
+        "InfiniBand/Ethernet",
     ),
 }
 
@@ -1216,7 +1441,7 @@ def _with_network(chip: Chip) -> Chip:
 
 #: name -> Chip, in the order the book lists them.
 CATALOG: dict[str, Chip] = {
-    c.name: _with_network(c) for c in _TPUS + _NVIDIA + _AMD_CHIPS + _CONSUMER
+    c.name: _with_network(c) for c in _TPUS + _NVIDIA + _AMD_CHIPS + _AWS + _CONSUMER
 }
 _USER_CHIPS: dict[str, Chip] = {}
 
@@ -1285,7 +1510,9 @@ def chip_for_device(device_name) -> Chip | None:
     'H100 SXM'
     >>> chip_for_device("TPU v5 lite").name
     'TPU v5e'
-    >>> chip_for_device("NVIDIA A100-SXM4-40GB") is None
+    >>> chip_for_device("NVIDIA A100-SXM4-40GB").name
+    'A100 SXM 40GB'
+    >>> chip_for_device("NVIDIA A100 80GB PCIe") is None
     True
     """
     if not isinstance(device_name, str) or not device_name.strip():

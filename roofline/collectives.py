@@ -297,8 +297,9 @@ def in_switch_reduction_available(chip, n) -> bool:
     """Whether NCCL would run an all-reduce over n GPUs of `chip` (a name or `Chip`) with
     in-switch reduction (NVLS): the chip's NVSwitch adds partial sums
     (`IN_SWITCH_REDUCTION_CHIPS`), n is more than `NVLS_MIN_CHIPS` and no more than one
-    NVSwitch domain holds. NCCL also picks its algorithm per size; nccl-tests' NVLS curve on
-    8 x H100 (`NCCL_ALL_REDUCE_8X_H100`) runs it from 1 KiB up.
+    NVSwitch domain holds. NCCL also picks its algorithm per size: in nccl-tests' curve on
+    8 x H100 (`NCCL_ALL_REDUCE_8X_H100`) only the large sizes, whose bus bandwidth exceeds the
+    line rate, show NVLS at work; which algorithm ran at the small sizes is not published.
 
     >>> in_switch_reduction_available("H100 SXM", 8), in_switch_reduction_available("A100", 8)
     (True, False)

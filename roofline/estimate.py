@@ -121,22 +121,6 @@ class Term:
 #: What an estimate can be bound by, in the order ties are broken (compute wins a tie).
 #: "overhead": a fixed per-kernel cost (launch latency) outlasts every roof.
 BOUNDS = ("compute", "memory", "link", "overhead")
-#: Words readers and exercises use for the same bound ("bandwidth" is the book's older word
-#: for "memory": bytes from the chip's own memory).
-BOUND_SYNONYMS = {
-    "bandwidth": "memory",
-    "memorybound": "memory",
-    "bandwidthbound": "memory",
-    "latency": "overhead",
-    "launch": "overhead",
-    "hbm": "memory",
-    "mem": "memory",
-    "math": "compute",
-    "flops": "compute",
-    "comms": "link",
-    "network": "link",
-    "interconnect": "link",
-}
 
 
 @dataclass(frozen=True)
@@ -582,12 +566,16 @@ def check_below_roof(
 ):
     """Raise ValueError if a (intensity, FLOP/s) point lies above the roofline.
 
-    A point above the roof of the memory its bytes really crossed cannot be real: it means a
-    units, sparsity or counting error (a sparse peak used as dense, bytes counted in GB, FLOPs
-    counted once per multiply-add). One exception is legitimate: bytes counted as if they came
-    from HBM while the data sat in on-chip memory (L2, VMEM) are checked against the wrong roof;
-    pass that level's bandwidth as `bandwidth_bytes_per_s`. `tolerance` allows for rounding in
-    spec figures.
+    A point above the roof of the memory its bytes really crossed cannot be real: something
+    inflates its rate or deflates its intensity. A 2:4-sparse kernel's dense-equivalent FLOPs
+    held against the dense peak, a time in the wrong unit, FLOPs counted for work not done, or
+    bytes over-counted (the point moves left, under a lower slanted roof). A FLOP convention
+    cannot: counting one FLOP per multiply-add instead of two halves the FLOPs, so it halves the
+    intensity and the rate alike; the point moves down along a line of slope 1, parallel to the
+    slanted roof, and stays below the roof (it only makes the kernel look half as fast). One
+    exception is legitimate: bytes counted as if they came from HBM while the data sat in
+    on-chip memory (L2, VMEM) are checked against the wrong roof; pass that level's bandwidth
+    as `bandwidth_bytes_per_s`. `tolerance` allows for rounding in spec figures.
     """
     roof = attainable_flops_per_s(
         intensity, chip, dtype, bandwidth_bytes_per_s=bandwidth_bytes_per_s
@@ -598,7 +586,7 @@ def check_below_roof(
         raise ValueError(
             f"{format_flops_rate(flops_per_s)} at intensity {intensity:.3g} FLOPs/B is above the "
             f"roofline ({format_flops_rate(roof)}) of {get_chip(chip).name}: check units "
-            "(GB vs bytes), sparse vs dense peaks, and whether a multiply-add counts as 2 FLOPs; "
-            "if the data sat in on-chip memory (L2, VMEM), compare with that level's bandwidth"
+            "(bytes, seconds), sparse vs dense peaks, and bytes counted twice; if the data sat in "
+            "on-chip memory (L2, VMEM), compare with that level's bandwidth"
         )
     return roof

@@ -52,14 +52,16 @@ class Peak:
 
     `accumulate` is the accumulator precision the figure assumes: consumer GeForce
     cards run fp16 with fp16 accumulate at twice the fp32-accumulate rate, and a
-    training-style bf16/fp16 matmul gets the fp32-accumulate rate.
+    training-style bf16/fp16 matmul gets the fp32-accumulate rate. Left empty it is
+    "int32" for integer dtypes (int8 and int4 products are summed in int32) and "fp32"
+    for floating-point ones.
     """
 
     dtype: str
     dense_flops_per_s: float
     source: Source
     sparse_flops_per_s: float | None = None
-    accumulate: str = "fp32"
+    accumulate: str = ""
     unit: str = "matrix"
     """The execution unit the figure belongs to: "matrix" (tensor cores, the TPU's MXU, AMD's
     matrix cores: matmuls and convolutions only) or "vector" (CUDA cores, a TPU's VPU: dot
@@ -67,6 +69,9 @@ class Peak:
 
     def __post_init__(self):
         object.__setattr__(self, "dtype", canonical_dtype(self.dtype))
+        if not self.accumulate:
+            integer = self.dtype.startswith("int")
+            object.__setattr__(self, "accumulate", "int32" if integer else "fp32")
         if self.unit not in UNITS:
             raise ValueError(
                 f"peak {self.dtype}: unit must be one of {', '.join(UNITS)}, got {self.unit!r}"
@@ -93,7 +98,9 @@ class Link:
     collective along one axis is a bidirectional ring where the axis wraps around, a line
     where it does not: see `wraparound_multiple`), "switch" (NVLink into NVSwitch, or a
     bridge joining two GPUs: all `count` links at once), "mesh" (a direct link to every
-    other chip), or None (a host link, not for chip-to-chip collectives)."""
+    other chip), "ring" (one closed loop, each chip linked to its two neighbours; a collective
+    goes round it one way, as over PCIe between the cards of one host), or None (a host
+    link, not for chip-to-chip collectives)."""
     wraparound_multiple: int | None = None
     """Torus only: an axis of n chips has a wraparound link (is a ring, not a line) only when
     n is a multiple of this: 16 on TPU v5e/v6e (only the full axis of 16 wraps), 4 on v4/v5p
@@ -104,6 +111,10 @@ class Link:
     domain_chips: int | None = None
     """The most chips this topology joins without another kind of network (8 GPUs on one
     NVSwitch board, 72 in a GB200 NVL72 rack, 2 over an NVLink bridge, 256 in a v5e pod)."""
+    slice_chips: int | None = None
+    """The most chips one slice (one job on this interconnect) may span, where that is fewer
+    than `domain_chips`: a TPU v5p pod joins 8960 chips, one job at most 6144; a larger job
+    runs as several slices over the data-centre network. None: `domain_chips`."""
     vendor: Source | None = None
     """The vendor's own words, where `source` (the figure the book uses) is another text."""
     vendor_one_way_bytes_per_s: float | None = None
@@ -179,7 +190,7 @@ class Chip:
     ``torch.cuda.get_device_name()`` ("NVIDIA H100 80GB HBM3", "AMD Instinct MI300X") and JAX's
     ``device.device_kind`` ("TPU v5 lite"). `roofline.catalog.chip_for_device` matches a
     measured device by them (ignoring case, spaces and dashes); list only names whose device
-    has this entry's figures (not the A100 40GB under the A100 80GB entry)."""
+    has this entry's figures (not the A100 80GB PCIe under the A100 SXM entry)."""
     notes: str = ""
     extra_memories: tuple[tuple[str, float], ...] = field(default=())
     """Other memory levels as (name, bytes/s), e.g. a measured L2 cache."""
@@ -317,14 +328,22 @@ class Chip:
         return None if self.host_link is None else self.host_link.one_way_bytes_per_s
 
     def memory_levels(self) -> dict[str, float]:
-        """Every bandwidth a roofline can draw for this chip, name -> bytes/s, fastest first."""
+        """Every bandwidth a roofline can draw for this chip, name -> bytes/s, fastest first.
+
+        The chip-to-chip link is what one transfer to one other chip gets, one way: through a
+        switch (NVLink into NVSwitch) all `count` links at once, the per-GPU NVLink bandwidth;
+        on a torus or a mesh (TPU ICI, AMD Infinity Fabric) one link, the one to that neighbour.
+        """
         levels = {f"{self.memory_kind}": self.hbm_bytes_per_s}
         for name, bw in self.extra_memories:
             levels[name] = bw
-        if self.interconnect is not None:
-            levels[f"{self.interconnect.name} (1 link, one way)"] = (
-                self.interconnect.one_way_bytes_per_s
+        link = self.interconnect
+        if link is not None and link.topology == "switch":
+            levels[f"{link.name} (all {link.count} links, one way)"] = (
+                link.one_way_total_bytes_per_s
             )
+        elif link is not None:
+            levels[f"{link.name} (1 link, one way)"] = link.one_way_bytes_per_s
         if self.host_link is not None:
             levels[f"{self.host_link.name} (one way)"] = self.host_link.one_way_bytes_per_s
         return dict(sorted(levels.items(), key=lambda kv: -kv[1]))
@@ -340,7 +359,8 @@ class Chip:
 
         rows = [("vendor", self.vendor)]
         for p in self.peaks:
-            said = ([] if p.accumulate == "fp32" else [f"{p.accumulate} acc."]) + (
+            usual = "int32" if p.dtype.startswith("int") else "fp32"
+            said = ([] if p.accumulate == usual else [f"{p.accumulate} acc."]) + (
                 ["vector units"] if p.unit == "vector" else []
             )
             if p.source.secondary:

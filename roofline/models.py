@@ -877,8 +877,11 @@ def _hf_attention(data: dict, kind: str, layers: int, need) -> dict:
         sliding = sum(t == "sliding_attention" for t in types)
     elif kind.startswith("gemma2"):
         sliding = (layers + 1) // 2  # layers 0, 2, 4, ... slide (transformers' Gemma 2)
-    elif data.get("sliding_window_pattern"):
-        sliding = layers - layers // data["sliding_window_pattern"]  # every p-th is global
+    elif data.get("sliding_window_pattern") or kind.startswith("gemma3"):
+        # every p-th layer is global; Gemma 3's config.json often omits the pattern and
+        # transformers then takes 6 (Gemma3TextConfig: 5 local layers, then 1 global)
+        pattern = data.get("sliding_window_pattern") or 6
+        sliding = layers - layers // pattern
     elif data.get("use_sliding_window"):
         sliding = layers - data.get("max_window_layers", 0)  # Qwen2: the first ones are full
     else:

@@ -625,7 +625,7 @@ def measured_vs_bound_figure():
     """Log-log: each published figure (y) against the roofline's bound at its configuration
     (x), each in its own unit, one marker per kind of source; the line y = x is the bound,
     so every point sits on or under it, and the vertical distance is the gap."""
-    from .plots import _SERIES_COLOURS, PALETTE, format_axis, new_figure
+    from .drawing import _SERIES_COLOURS, PALETTE, format_axis, new_figure
 
     rows = held_against()
     fig, ax = new_figure(4.4)
@@ -660,7 +660,7 @@ def measured_vs_bound_figure():
     format_axis(ax.yaxis, "count")
     ax.set_xlabel("Roofline bound (each figure's own unit: tokens/s, FLOP/s, B/s)")
     ax.set_ylabel("Measured (same unit)")
-    from .plots import finish
+    from .drawing import finish
 
     return finish(fig, ncol=3)
 
@@ -669,7 +669,7 @@ def ratio_figure():
     """Each published figure as a fraction of its bound (measured / bound, linear 0 to 1),
     one row per measurement grouped by kind of source, the markers as in
     `measured_vs_bound_figure`."""
-    from .plots import _SERIES_COLOURS, PALETTE, font_pt, new_figure
+    from .drawing import _SERIES_COLOURS, PALETTE, font_pt, new_figure
 
     rows = held_against()
     order = [r for c in CATEGORIES for r in rows if r["category"] == c]
@@ -692,7 +692,7 @@ def ratio_figure():
     ax.invert_yaxis()
     ax.set_xlim(0, 1.05)
     ax.set_xlabel("Measured / roofline bound")
-    from .plots import finish
+    from .drawing import finish
 
     return finish(fig, ncol=3)
 
@@ -725,7 +725,7 @@ def nim_latency_figure(batch_max=256):
     and NIM's published inter-token latencies as points. Log-log."""
     import numpy as np
 
-    from .plots import _SERIES_COLOURS, PALETTE, finish, format_axis, new_figure
+    from .drawing import _SERIES_COLOURS, PALETTE, finish, format_axis, new_figure
 
     batches = np.unique(np.round(np.logspace(0, math.log10(batch_max), 80)).astype(int))
     ests = [serving_estimate(**NIM_CONFIG, batch=int(b)) for b in batches]

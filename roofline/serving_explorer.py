@@ -20,9 +20,6 @@ time to first token is the prefill of one prompt as long as the context.
 
 from __future__ import annotations
 
-import html
-import json
-
 __all__ = [
     "BATCHES",
     "CHIPS",
@@ -119,7 +116,7 @@ def _build_scene(figure, model, chip, tp, weights):
     context the sliders offer; the memory axis 1.6 x the capacity (taller bars are clipped)."""
     from matplotlib.ticker import LogLocator
 
-    from .plots import PALETTE, font_pt, format_axis, style_axes
+    from .drawing import PALETTE, font_pt, format_axis, style_axes
 
     corners = [
         numbers(estimate(model, chip, tp, b, c, weights))
@@ -289,64 +286,40 @@ def web_constants() -> dict:
     }
 
 
+#: The sliders' units, as their aria-valuetext says them ("16 sequences").
+_SLIDER_UNITS = {"tp": "chips", "batch": "sequences", "context": "tokens"}
+
+
 def _control_html(name, options, value) -> str:
-    labels = {"tp": "chips (tp)"}
-    label = html.escape(labels.get(name, name))
-    if name in ("tp", "batch", "context"):
-        index = options.index(value)
-        unit = {"tp": "chips", "batch": "sequences", "context": "tokens"}[name]
-        return (
-            f'<label>{label} <input type="range" data-control="{name}" min="0" '
-            f'max="{len(options) - 1}" step="1" value="{index}" aria-label="{label}" '
-            f'aria-valuetext="{value:,} {unit}" disabled style="width:7em;max-width:40vw"> '
-            f'<output data-for="{name}">{value:,}</output></label>'
-        )
-    opts = "".join(
-        f'<option value="{html.escape(str(o))}"{" selected" if o == value else ""}>'
-        f"{html.escape(str(o))}</option>"
-        for o in options
-    )
-    return (
-        f'<label>{label} <select data-control="{name}" aria-label="{label}" disabled '
-        f'style="color:#000;background:#fff;border:1px solid #888;max-width:100%">'
-        f"{opts}</select></label>"
-    )
+    from .web import index_slider_html, select_html
+
+    label = {"tp": "chips (tp)"}.get(name, name)
+    if name in _SLIDER_UNITS:
+        return index_slider_html(name, label, options, value, _SLIDER_UNITS[name])
+    return select_html(name, label, [(o, o) for o in options], value)
 
 
 def _static_html(explorer) -> str:
     """The page's version: the controls, the first frame, the constants and the script."""
-    import base64
-    from importlib import resources
-
+    from .web import explorer_card
     from .widgets import COLAB_NOTE, encode_png
 
     start = {n: explorer.controls[n].value for n in _NAMES}
     offered = dict(zip(_NAMES, (MODELS, CHIPS, TP_DEGREES, BATCHES, CONTEXTS, WEIGHT_DTYPES)))
     data = {"controls": {n: list(o) for n, o in offered.items()}, "start": start}
     data.update(web_constants())
-    payload = json.dumps(data, allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
-    script = (
-        resources.files("roofline.web").joinpath("serving_explorer.js").read_text(encoding="utf-8")
-    ).replace("</", "<\\/")
-    png = base64.b64encode(encode_png(explorer.figure.canvas, quantize=True)).decode("ascii")
-    parts = [_control_html(n, list(offered[n]), start[n]) for n in _NAMES]
-    return (
-        '<div class="roofline-explorer roofline-serving-explorer" data-explorer="serving" '
-        'style="max-width:680px;border:1px solid #ccc;border-radius:6px;padding:8px;'
-        'background:#fff;color:#000;color-scheme:light">\n'
-        f'<p style="margin:0 0 4px 0"><strong>{html.escape(explorer.title)}</strong></p>\n'
-        '<div class="rx-controls" style="display:flex;flex-wrap:wrap;gap:4px 14px;'
-        'align-items:center;margin:0 0 6px 0;font-size:90%">\n' + "\n".join(parts) + "\n</div>\n"
-        f'<div class="rx-static"><img src="data:image/png;base64,{png}" '
-        f'alt="{html.escape(explorer._alt)}" style="max-width:100%;height:auto;display:block">'
-        "</div>\n"
-        '<div class="rx-figure" style="display:none;width:100%;overflow:hidden"></div>\n'
-        '<pre class="roofline-explorer-caption" aria-live="polite" style="white-space:pre-wrap;'
-        f'margin:4px 0;min-height:4.5em;color:#000;background:#fff">{html.escape(explorer.text)}'
-        "</pre>\n"
-        f'<p style="margin:0;font-size:90%"><em>{html.escape(COLAB_NOTE)}</em></p>\n'
-        f'<script type="application/json" class="rx-serving-data">{payload}</script>\n'
-        f"<script>{script}</script>\n</div>"
+    return explorer_card(
+        kind="serving",
+        card_class="roofline-serving-explorer",
+        title=explorer.title,
+        controls=[_control_html(n, list(offered[n]), start[n]) for n in _NAMES],
+        png=encode_png(explorer.figure.canvas, quantize=True),
+        alt=explorer._alt,
+        text=explorer.text,
+        note=COLAB_NOTE,
+        data=data,
+        data_class="rx-serving-data",
+        script="serving_explorer.js",
     )
 
 

@@ -18,8 +18,6 @@ sequences is refused, and the readout says why).
 
 from __future__ import annotations
 
-import html
-import json
 import math
 
 __all__ = [
@@ -139,7 +137,7 @@ _MEMORY_COLOURS = ("blue", "sky blue", "orange", "reddish purple")
 
 def _draw(fig, numbers, reason, title):
     """Bars of each resource's time (left) and the memory per chip against capacity (right)."""
-    from .plots import PALETTE, font_pt, format_axis, style_axes
+    from .drawing import PALETTE, font_pt, format_axis, style_axes
 
     fig.clear()
     if numbers is None:
@@ -330,9 +328,7 @@ def _lazy_explorer_base():
 
 def _static_html(explorer) -> str:
     """The page's version: the controls, the first frame, the looked-up results and the script."""
-    import base64
-    from importlib import resources
-
+    from .web import explorer_card, index_slider_html, select_html
     from .widgets import COLAB_NOTE, encode_png
 
     start = dict(
@@ -352,57 +348,24 @@ def _static_html(explorer) -> str:
         "start": start,
         **_cached_web_table(),
     }
-    payload = json.dumps(data, allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
-    script = (
-        resources.files("roofline.web").joinpath("step_explorer.js").read_text(encoding="utf-8")
-    ).replace("</", "<\\/")
-    png = base64.b64encode(encode_png(explorer.figure.canvas, quantize=True)).decode("ascii")
-    labels = {
-        "model": "model",
-        "chip": "chip",
-        "n_chips": "chips",
-        "layout": "layout",
-        "recompute": "recompute",
-    }
-    parts = []
-    for name, options in data["controls"].items():
-        label = html.escape(labels[name])
-        if name == "n_chips":
-            index = options.index(start[name])
-            parts.append(
-                f'<label>{label} <input type="range" data-control="{name}" min="0" '
-                f'max="{len(options) - 1}" step="1" value="{index}" aria-label="{label}" '
-                f'aria-valuetext="{start[name]} chips" disabled style="width:8em;max-width:40vw"> '
-                f'<output data-for="{name}">{start[name]:,}</output></label>'
-            )
-        else:
-            opts = "".join(
-                f'<option value="{html.escape(str(o))}"{" selected" if o == start[name] else ""}>'
-                f"{html.escape(str(o))}</option>"
-                for o in options
-            )
-            parts.append(
-                f'<label>{label} <select data-control="{name}" aria-label="{label}" disabled '
-                f'style="color:#000;background:#fff;border:1px solid #888;max-width:100%">'
-                f"{opts}</select></label>"
-            )
-    return (
-        '<div class="roofline-explorer roofline-step-explorer" data-explorer="training_step" '
-        'style="max-width:680px;border:1px solid #ccc;border-radius:6px;padding:8px;'
-        'background:#fff;color:#000;color-scheme:light">\n'
-        f'<p style="margin:0 0 4px 0"><strong>{html.escape(explorer.title)}</strong></p>\n'
-        '<div class="rx-controls" style="display:flex;flex-wrap:wrap;gap:4px 14px;'
-        'align-items:center;margin:0 0 6px 0;font-size:90%">\n' + "\n".join(parts) + "\n</div>\n"
-        f'<div class="rx-static"><img src="data:image/png;base64,{png}" '
-        f'alt="{html.escape(explorer._alt)}" style="max-width:100%;height:auto;display:block">'
-        "</div>\n"
-        '<div class="rx-figure" style="display:none;width:100%;overflow:hidden"></div>\n'
-        '<pre class="roofline-explorer-caption" aria-live="polite" style="white-space:pre-wrap;'
-        f'margin:4px 0;min-height:4.5em;color:#000;background:#fff">{html.escape(explorer.text)}'
-        "</pre>\n"
-        f'<p style="margin:0;font-size:90%"><em>{html.escape(COLAB_NOTE)}</em></p>\n'
-        f'<script type="application/json" class="rx-step-data">{payload}</script>\n'
-        f"<script>{script}</script>\n</div>"
+    controls = [
+        index_slider_html(name, "chips", options, start[name], "chips")
+        if name == "n_chips"
+        else select_html(name, name, [(o, o) for o in options], start[name])
+        for name, options in data["controls"].items()
+    ]
+    return explorer_card(
+        kind="training_step",
+        card_class="roofline-step-explorer",
+        title=explorer.title,
+        controls=controls,
+        png=encode_png(explorer.figure.canvas, quantize=True),
+        alt=explorer._alt,
+        text=explorer.text,
+        note=COLAB_NOTE,
+        data=data,
+        data_class="rx-step-data",
+        script="step_explorer.js",
     )
 
 

@@ -223,7 +223,7 @@ def _domain(chip) -> tuple:
     link = chip.interconnect
     if link is not None and link.topology is not None:
         top = link.topology
-        return link.domain_chips or math.inf, link, top, link.count
+        return link.slice_chips or link.domain_chips or math.inf, link, top, link.count
     if chip.host_link is not None:
         return PCIE_HOST_CHIPS, chip.host_link, "ring", 1
     return 1, None, None, 1
@@ -267,6 +267,9 @@ def route(chip, size, stride=1, slice_chips=None, network_bytes_per_s=None) -> R
                 f"slice_chips = {slice_chips} is more than one {chip.name} domain ({domain})"
             )
         domain = slice_chips
+    if slice_chips is None and size * stride > domain:
+        # a job larger than one domain runs as equal slices (6144 TPU v4: two of 3072)
+        domain = job_slice_chips(chip, size * stride)
     slice_n = slice_chips or min(size * stride, domain)
     if size * stride <= domain:
         axes = _inside(chip, size, stride, slice_n) if size > 1 else ()
@@ -328,7 +331,8 @@ def collective_seconds(
 
     latency_s: per hop inside a domain (steps from `roofline.collectives.collective_steps`);
     network_latency_s: per step across the network; collective_latency_s: a fixed cost per
-    collective (launch and synchronisation, e.g. about 10 us for a small NCCL all-reduce).
+    collective (launch and synchronisation: a small NCCL all-reduce on 8 x H100 measures
+    `collectives.NVSWITCH_ALL_REDUCE_LATENCY_S`, 25.6 us).
     Link: `_on_axes`. Network: a "switch" of one NIC per chip. Two-level: all-reduce by
     `hierarchical_all_reduce_time`; all-gather / reduce-scatter as the same two phases
     (inside on the full array, across on its 1/per_node); all-to-all over the network alone

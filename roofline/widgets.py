@@ -95,7 +95,7 @@ def _new_figure():
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from .plots import DPI, EXPLORER_FIGSIZE
+    from .drawing import DPI, EXPLORER_FIGSIZE
 
     fig = Figure(figsize=EXPLORER_FIGSIZE, dpi=DPI, facecolor="white")
     FigureCanvasAgg(fig)
@@ -408,7 +408,7 @@ def _op_artists(ax, colour):
     (guide,) = ax.plot(
         [], [], color=colour, linewidth=1, linestyle=(0, (3, 2)), zorder=7, gid="explorer-guide"
     )
-    from .plots import font_pt
+    from .drawing import font_pt
 
     label = ax.annotate(
         "",
@@ -449,7 +449,7 @@ def _place(artists, ax, intensity, flops, text):
 
 def roofline_explorer(chip="H100 SXM", dtype="bf16", intensity=64.0) -> Explorer:
     """Pick a chip and dtype, slide an operation's intensity, read where it lands on the roof."""
-    from .plots import PALETTE
+    from .drawing import PALETTE
 
     widgets = load_ipywidgets()
     enable_colab_widgets()
@@ -582,7 +582,7 @@ def _matmul_controls(widgets, own, dtype, B, D, F, weights) -> dict:
 def matmul_explorer(chip="TPU v5e", B=128, D=4096, F=4096, dtype="bf16", weights=None) -> Explorer:
     """X[B, D] @ W[D, F]: pick the chip and dtype, slide B, D, F and the weight dtype; compare
     the two critical batches."""
-    from .plots import PALETTE
+    from .drawing import PALETTE
 
     widgets = load_ipywidgets()
     enable_colab_widgets()
@@ -789,7 +789,7 @@ def _sharded_scene(chip, B, F, ranges, d_axis):
     curves and markers (moving), and a y range over every n and link the controls allow."""
     import numpy as np
 
-    from .plots import PALETTE, font_pt, format_axis, style_axes
+    from .drawing import PALETTE, font_pt, format_axis, style_axes
 
     def build(fig):
         ax = fig.add_subplot(1, 1, 1)

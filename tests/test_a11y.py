@@ -12,8 +12,7 @@ One headless Chromium session visits every page of the built book once and check
 - in print media no solution and no answer box is visible.
 
 Then: a keyboard-only walk (Tab, from the top of the page) reaches every explorer control and
-answer box within a bounded number of Tabs; and the PDF of the whole book (tools/book_pdf.py)
-holds every chapter's title, one bookmark per chapter in _toc.yml order, and no solution text.
+answer box within a bounded number of Tabs. (The PDF of the whole book: tests/test_book_pdf.py.)
 
 Without Chromium, ChromeDriver or axe-core these tests skip with a message; under CI they fail.
 """
@@ -24,7 +23,6 @@ import json
 import os
 import re
 import time
-import unicodedata
 from pathlib import Path
 
 import notebooks
@@ -330,47 +328,3 @@ def test_keyboard_reaches_every_explorer_control_and_answer_box(browser, site, b
             )
     print(f"Tabs to the first target and the longest gap: {summary}")
     assert not problems, "\n".join(problems)
-
-
-# ---------------------------------------------------------------- the printed edition
-def _page_titles_and_solutions(book_html: Path, pages: list[str]) -> tuple[list[str], list[str]]:
-    """Each page's heading and the plain-text sentences of its solutions, read from the HTML."""
-    from bs4 import BeautifulSoup
-
-    titles, solutions = [], []
-    for page in pages:
-        soup = BeautifulSoup((book_html / page).read_text(encoding="utf-8"), "html.parser")
-        titles.append(soup.select_one("article h1").get_text(" ", strip=True).rstrip("#¶ "))
-        for solution in soup.select(".solution"):
-            for paragraph in solution.select("p:not(.admonition-title)"):
-                if not paragraph.select(".math, code") and len(paragraph.get_text()) > 40:
-                    solutions.append(paragraph.get_text(" ", strip=True)[:60])
-    return titles, solutions
-
-
-def _squash(text: str) -> str:
-    """Text compared without spaces, hyphens or ligatures (the PDF's "ﬂ" is "fl")."""
-    return re.sub(r"[\s\u00ad-]+", "", unicodedata.normalize("NFKC", text)).lower()
-
-
-def test_pdf_holds_every_chapter_and_no_solution(book_html, tmp_path):
-    import book_pdf
-    from pypdf import PdfReader
-
-    pages = book_pdf.toc_pages()
-    out = tmp_path / "rooflines.pdf"
-    try:
-        titles = book_pdf.build_pdf(book_html, out)
-    except SystemExit as error:  # no Chromium
-        _unavailable(str(error))
-    expected, solutions = _page_titles_and_solutions(book_html, pages)
-    reader = PdfReader(str(out))
-    assert [item.title for item in reader.outline] == titles == expected, (
-        "one bookmark per page of _toc.yml, in order, titled with its heading"
-    )
-    text = _squash("\n".join(page.extract_text() or "" for page in reader.pages))
-    missing = [t for t in expected if _squash(t) not in text]
-    assert not missing, f"chapter titles not in the PDF's text: {missing}"
-    assert solutions, "the book's solutions have plain sentences to look for"
-    leaked = [s for s in solutions if _squash(s) in text]
-    assert not leaked, f"solution text in the PDF: {leaked[:5]}"

@@ -193,7 +193,8 @@ def test_device_names_belong_to_one_chip_each():
             assert key not in owners, f"{device!r}: {owners.get(key)} and {chip.name}"
             owners[key] = chip.name
     # every chip a framework can report has its names (the CPU-less catalog: all of them)
-    assert all(chip.device_names for chip in rl.CATALOG.values())
+    # (Trainium2 is measured through the Neuron SDK, which `roofline.measure` does not read)
+    assert all(chip.device_names for chip in rl.CATALOG.values() if chip.vendor != "AWS")
 
 
 def test_your_own_chip_is_found_by_its_device_name():

@@ -27,10 +27,13 @@ def _number(text: str) -> float:
     return float(text.replace(",", ""))
 
 
-def dense_from_says(chip_name: str, dtype: str, accumulate: str = "fp32") -> float:
+def dense_from_says(chip_name: str, dtype: str, accumulate: str | None = None) -> float:
     """Dense FLOP/s as the vendor's own sentence gives it (halving a sparse-only figure)."""
     peak = rl.get_chip(chip_name).peak(dtype, accumulate)
     says = peak.source.says
+    table_cell = re.search(r"\| (\d(?:\.\d+)?e\d+)$", says)  # "... | FLOPs/s/chip (int8) | 3.94e14"
+    if table_cell:
+        return float(table_cell.group(1))
     pair = re.search(r"([\d.,]+)/([\d.,]+) \(dense/sparse\)", says)
     if pair:
         return _number(pair.group(1)) * 1e12
@@ -51,7 +54,18 @@ def _gpus_in_system(says: str) -> int:
 
 
 def bandwidth_from_says(chip_name: str) -> float:
-    says = rl.get_chip(chip_name).memory_source.says
+    chip = rl.get_chip(chip_name)
+    says = chip.memory_source.says
+    # a table row quoted with its cells: "HBM bandwidth per chip (GBps) | 2765 | 1638 | 7380";
+    # the derivation names the column ("1638 GBps = 1638e9 bytes/s")
+    if "HBM bandwidth per chip (GBps) |" in says:
+        cell = re.search(r"([\d.]+) GBps = ", chip.memory_source.derivation)
+        assert cell and cell.group(1) in says, says
+        return _number(cell.group(1)) * 1e9
+    if "Total Memory" in says:  # a system total: the derivation divides it ("62 TB/s / 8")
+        total = re.search(r"Memory Bandwidth ([\d.]+)TB/s", says)
+        assert total, says
+        return _number(total.group(1)) * 1e12 / _gpus_in_system(says)
     # per-GPU figure where the sheet quotes a whole system ("62TB/s (7.7 TB/s each)")
     match = re.search(r"([\d.,]+) ?(GBps|GB/s|GB/sec|TB/s) each", says) or re.search(
         r"([\d.,]+) ?(GBps|GB/s|GB/sec|TB/s)", says

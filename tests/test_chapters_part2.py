@@ -400,9 +400,14 @@ def test_chapter_6_new_exercises_by_hand():
     V, W = sympy.symbols("V W", positive=True)
     # two TPU v4 chips: D = 2P / link, with 275 TFLOP/s bf16 and 45 GB/s one way per ICI link
     assert check("comms-critical-d-v4", 2 * 275e12 / 45e9).correct
-    # per-chip memory bytes: X_i[B, D/n], W_i[D/n, F], a whole Y_i[B, F], 2 bytes each
-    assert check("comms-hbm-bytes-per-chip", 2 * B * D / n + 2 * D * F / n + 2 * B * F).correct
-    assert not check("comms-hbm-bytes-per-chip", 2 * (B * D + D * F + B * F) / n).correct
+    # per-chip memory bytes, W split by columns: X[B, D] whole, W_i[D, F/n], Y_i[B, F/n],
+    # 2 bytes each; the chapter's split along D (a whole [B, F] partial sum) is not it
+    assert check("comms-hbm-bytes-per-chip", 2 * B * D + 2 * D * F / n + 2 * B * F / n).correct
+    assert not check("comms-hbm-bytes-per-chip", 2 * B * D / n + 2 * D * F / n + 2 * B * F).correct
+    # two TPU v6e chips, B = 512, D = 32768, F = 8192: D is above the link's 2P / BW_link =
+    # 2 x 918e12 / 90e9 = 20,400, but B = 512 is below the slice's HBM critical batch (about
+    # 918e12 / 1.64e12 = 560 with B << D/2, F; 625 exactly): memory-bound
+    assert check("comms-which-regime", "memory").correct
     # fp32 partial sums (V = 4BF) on a one-way ring: 2 (n-1)/n V
     assert check("comms-ring-bytes-fp32", 2 * (n - 1) / n * 4 * B * F).correct
     assert not check("comms-ring-bytes-fp32", 2 * (n - 1) / n * 2 * B * F).correct

@@ -73,11 +73,12 @@ def test_the_check_a_student_runs_uses_the_edition(monkeypatch):
 
 
 def test_the_notebook_and_the_info_row_name_the_edition():
-    assert editions.current("part1") == "1"
+    now = editions.current("part1")  # edition 2 since the catalog fixes of issue 30
+    assert now.isdigit() and int(now) >= 1
     given = homework.given("part1", homework.parameters("part1", "s1", quiet=True))
-    assert "(edition 1)" in str(given)
+    assert f"(edition {now})" in str(given)
     rows = [{"exercise": "part1/q1"}, {"exercise": "TOTAL"}]
-    assert "set part1 edition 1" in gradebook.info_row(rows)["feedback"]
+    assert f"set part1 edition {now}" in gradebook.info_row(rows)["feedback"]
     with pytest.raises(KeyError, match="no edition '9'"):
         with editions.frozen("part1", "9"):
             pass

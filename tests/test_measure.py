@@ -343,6 +343,8 @@ DEVICE_NAME_TABLE = [
     ("TPU v7", "TPU7x"),
     ("NVIDIA A100-SXM4-80GB", "A100 SXM"),
     ("A100-SXM4-80GB", "A100 SXM"),  # older drivers print no "NVIDIA"
+    ("NVIDIA A100-SXM4-40GB", "A100 SXM 40GB"),  # Colab's A100: its own entry, not the 80GB's
+    ("NVIDIA L40S", "L40S"),
     ("NVIDIA H100 80GB HBM3", "H100 SXM"),
     ("NVIDIA H100 PCIe", "H100 PCIe"),
     ("NVIDIA H200", "H200"),
@@ -360,9 +362,8 @@ DEVICE_NAME_TABLE = [
 ]
 
 #: Devices the catalog has no entry for, or variants whose figures differ from the entry's
-#: (A100 40GB and PCIe, H100 NVL, H200 NVL): no match rather than a wrong peak.
+#: (A100 PCIe, H100 NVL, H200 NVL): no match rather than a wrong peak.
 UNMATCHED_DEVICE_NAMES = [
-    "NVIDIA A100-SXM4-40GB",
     "NVIDIA A100 80GB PCIe",
     "NVIDIA A100-PCIE-40GB",
     "NVIDIA H100 NVL",
@@ -370,7 +371,6 @@ UNMATCHED_DEVICE_NAMES = [
     "NVIDIA GeForce GTX 1080",
     "Tesla V100-SXM2-16GB",
     "NVIDIA A10G",
-    "NVIDIA L40S",
     "cpu",
     "",
     "   ",

@@ -367,6 +367,11 @@ def test_gemma3_reads_text_config_and_the_5_to_1_pattern():
     types = ["sliding_attention"] * 5 + ["full_attention"]
     text = {**GEMMA3_27B["text_config"], "layer_types": (types * 11)[:62]}
     assert rl.ModelConfig.from_hf_config(text).sliding_layers == 52
+    # Google's own gemma-3 text_config often has neither: transformers' default pattern is 6,
+    # so still 52 sliding and 10 global (not all 62 sliding, which would drop the global
+    # layers' long-context cache)
+    bare = {k: v for k, v in GEMMA3_27B["text_config"].items() if k != "sliding_window_pattern"}
+    assert rl.ModelConfig.from_hf_config(bare).sliding_layers == 52
 
 
 # ---------------------------------------------------------------- Qwen

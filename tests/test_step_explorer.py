@@ -50,7 +50,7 @@ def test_page_version_fits_its_budget_and_names_its_controls():
     assert len(html.encode()) < 150_000
     for name in ("model", "chip", "n_chips", "layout", "recompute"):
         assert f'data-control="{name}"' in html
-    assert 'aria-valuetext="4096 chips"' in html
+    assert 'aria-valuetext="4,096 chips"' in html  # thousands separated, as the serving card
 
 
 @pytest.mark.browser
@@ -90,7 +90,7 @@ def test_page_explorer_shows_the_package_numbers(tmp_path):
             want = se.readout(numbers, reason, f"{m} on {n} × {c}, {lay}")
             if got[0] != want:
                 problems.append(f"{m}, {c}, {n}, {lay}, {rc}:\n{got[0]}\n!=\n{want}")
-            if got[1] != f"{n} chips" or not got[2]:
+            if got[1] != f"{n:,} chips" or not got[2]:  # thousands separated, as the page
                 problems.append(f"{n}: aria-valuetext {got[1]!r} or no svg title")
         assert not problems, "\n\n".join(problems[:3])
         assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]

@@ -59,3 +59,31 @@ def test_tile_exercise_against_a_hand_derivation():
     assert check("problems-min-square-tile", 2 * 1307.4e12 / 5.3e12).correct
     wrong = check("problems-min-square-tile", 1307.4e12 / 5.3e12)
     assert not wrong.correct and "ridge point itself" in wrong.diagnosis
+
+
+def test_gpu_accumulator_in_registers_and_l2_as_a_level():
+    # Issue 30: with the fp32 accumulator in shared memory and one SM's tile read from HBM, the
+    # H100 came out at ~31 % of peak: 228 KiB = 233,472 B, bk = 64: 4 t^2 + 512 t <= 233,472
+    # -> t = 185, intensity 92.5, roof 92.5 x 3.35e12 = 309.9 TFLOP/s = 31.3 % of 989.5
+    old_t = tiles.largest_square_tile(228 * 1024, 64)
+    assert old_t == 185
+    old = rl.attainable_flops_per_s(tiles.tile_intensity(old_t, old_t), "H100 SXM")
+    assert old / 989.5e12 == pytest.approx(0.313, abs=0.001)
+    # accumulator in registers: half of 64K x 4 B = 131,072 B of fp32 -> t = isqrt(32,768) = 181;
+    # shared memory holds 2 buffers x (t + t) x 64 x 2 B = 512 t = 92,672 B <= 233,472
+    assert tiles.largest_square_tile("H100 SXM", 64) == 181
+    levels = tiles.gpu_tile_levels("H100 SXM", 64)
+    # 132 SMs: an 11 x 11 block of tiles, side 11 x 181 = 1991; its panels 4 x 1991 x 64 x 2 B
+    # = 1.0 MB fit the 50 MB L2; HBM intensity 1991 / 2 = 995.5 FLOPs/B > ridge 295.4
+    assert (levels.sm_tile, levels.sms_per_side, levels.block_tile) == (181, 11, 1991)
+    assert levels.sm_intensity == pytest.approx(90.5)
+    assert levels.hbm_intensity == pytest.approx(995.5)
+    assert levels.fraction_of_peak == 1.0
+    # an upper bound again: at or above the measured best-shape matmul (794.5 / 989.5 = 0.80)
+    from roofline.achievable import matmul_efficiency
+
+    assert levels.fraction_of_peak >= matmul_efficiency("H100 SXM") > 0.79
+    with pytest.raises(ValueError, match="largest_square_tile"):
+        tiles.gpu_tile_levels("TPU v5e")
+    # a number still means the accumulator shares the memory (the TPU's VMEM case)
+    assert tiles.largest_square_tile(128 * 2**20, 512) == 5303

@@ -222,3 +222,24 @@ def test_pcie_cards_share_a_host_and_then_the_network():
             route(l4, 2 * PCIE_HOST_CHIPS)
     # an NVLink bridge joins two H100 PCIe cards: all 12 links at once, then the network
     assert route("H100 PCIe", 2).axes[0].topology == "switch"
+
+
+def test_a_job_of_two_slices_over_the_network_is_timed_not_refused():
+    # 6144 TPU v4 (PaLM's two pods of 3072) all-reducing 1 GB: each 3072-chip slice (16x16x12,
+    # whole cubes, so all three axes wrap: 3 axes x 2 links x 45 GB/s = 270 GB/s into a chip)
+    # reduce-scatters and all-gathers (2 x 3071/3072 x V / 270e9), and between the two slices
+    # each chip all-reduces its 1/3072 shard over DCN (2 x 1/2 x V/3072 / 6.25e9), in sequence.
+    V = 1e9
+    by_hand = 2 * 3071 / 3072 * V / (3 * 2 * 45e9) + 2 * (1 / 2) * (V / 3072) / 6.25e9
+    assert rl.all_reduce_time("TPU v4", V, 6144) == pytest.approx(by_hand, rel=1e-9)
+    # two v5p slices of 6144 (Google schedules at most 6144 chips in one slice)
+    assert rl.topology.route("TPU v5p", 12288).per_node == 6144
+
+
+def test_one_v5p_job_spans_at_most_6144_chips():
+    # Google's v5p page: a pod joins 8960 chips, "The largest job that can be scheduled is a
+    # 96 cube (6144 chip) job": 6144 chips stay on ICI, 8192 run as two slices of 4096 (the
+    # largest equal share of 8192 that fits in 6144) joined by the data-centre network
+    assert route("TPU v5p", 6144).kind == "link"
+    big = route("TPU v5p", 8192)
+    assert (big.kind, big.per_node) == ("two-level", 4096)

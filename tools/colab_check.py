@@ -31,6 +31,10 @@ COLAB_PINS = (
     "matplotlib==3.10.0",
     "sympy==1.13.1",
     "threadpoolctl==3.6.0",  # there as a dependency of scikit-learn; roofline.measure needs it
+    # Colab preinstalls JAX, which chapter 14 runs; Colab's own version was not checked here, so
+    # the version the book is locked to (requirements-lock.txt) stands in for it
+    "jax==0.10.2",
+    "jaxlib==0.10.2",
 )
 #: Installed with the pins to build the wheel without fetching anything (Colab has setuptools).
 BUILD_TOOLS = ("setuptools>=70.1",)  # 70.1: bdist_wheel without the `wheel` package

@@ -10,6 +10,10 @@ A notebook that measures this machine (chapter 9) says so in its front matter
 (``rooflines_build: {execute_alone: true}``): it runs first, alone, so that no other kernel
 competes with the cores and memory it measures.
 
+The cache knows each notebook's code, not the package it imports: a run made with another
+version of `roofline/` is stale although its notebook did not change. So the cache carries a
+fingerprint of the package's files, and a different fingerprint empties it first.
+
 A notebook that fails here is left out of the cache: the build executes it again and
 reports the failing cell in its usual way, so nothing is hidden by running in parallel.
 
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -63,6 +68,33 @@ def read_notebook(path: Path):
     return read_myst_markdown_notebook(
         text, config=MdParserConfig(), add_source_map=True, path=str(path)
     )
+
+
+PACKAGE_FINGERPRINT = "roofline-package.sha256"  # file in the cache folder
+
+
+def package_fingerprint(root: Path = ROOT) -> str:
+    """sha256 over the package's source and data files (names and contents, sorted)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted((root / "roofline").rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".js", ".json", ".css"):
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def forget_stale_runs(cache_dir: Path) -> bool:
+    """Empty the cache when its runs were made with other package files; True if it did."""
+    mark = cache_dir / PACKAGE_FINGERPRINT
+    now = package_fingerprint()
+    stale = cache_dir.exists() and (not mark.exists() or mark.read_text().strip() != now)
+    if stale:
+        shutil.rmtree(cache_dir)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    mark.write_text(now + "\n")
+    return stale
 
 
 def in_cache(cache, notebook) -> bool:
@@ -122,6 +154,8 @@ def main() -> int:
     # As _ext/web_edition.py does for the kernels the build runs: the web page's answer boxes.
     os.environ["ROOFLINE_WEB_EDITION"] = "1"
 
+    if forget_stale_runs(args.cache):
+        print("execute_parallel: roofline/ changed since the cached runs; executing afresh")
     cache = get_cache(str(args.cache))
     todo = []
     for path in toc_sources():

@@ -110,6 +110,10 @@ def answer_payload(exercise: core.Exercise, params: dict | None = None) -> dict:
             [_values_at(m.value, names, points), m.message]
             for m in exercise.specific_mistakes(**resolved)
         ]
+        payload["factors"] = [
+            [_values_at(ratio, names, points), message]
+            for ratio, message in core.formula_factors(exercise)
+        ]
         return payload
     if exercise.kind == "choice":
         extra = exercise.choice_words
@@ -117,14 +121,17 @@ def answer_payload(exercise: core.Exercise, params: dict | None = None) -> dict:
         payload["choices"] = {core.normalise_choice(c, extra): c for c in exercise.choices}
         payload["choice_words"] = dict(extra)
         payload["listed"] = ", ".join(repr(c) for c in exercise.choices)
-        payload["mistakes"] = [
-            [core.normalise_choice(str(m.value), extra), m.message]
-            for m in exercise.specific_mistakes(**resolved)
+        payload["mistakes"] = [  # every wrong choice, with its own message
+            [key, message]
+            for key, message in core.wrong_choice_messages(exercise, resolved).items()
         ]
         return payload
     payload["expected"] = _number(expected)
     payload["wanted"] = None if exercise.kind == "number" else exercise.kind
     payload["tol_text"] = core.tolerance_text(exercise.tolerance)
+    payload["rounding"] = (
+        [exercise.rounding[0], exercise.unrounded_message()] if exercise.rounding else None
+    )
     payload["mistakes"] = [
         [_number(m.value), m.message, m.tag] for m in exercise.mistake_table(**resolved)
     ]
@@ -171,6 +178,8 @@ _SHARED = {
     "add_unit": core.ADD_UNIT_MESSAGE,
     "base_units": core.BASE_UNIT_NAMES,
     "unit_examples": core.ADD_UNIT_EXAMPLES,
+    "count_noun": core.COUNT_NOUN.pattern,  # "116 sequences": a count with its noun
+    "choice_neutral": core.CHOICE_NEUTRAL,
 }
 
 #: The checker in the browser (roofline/web/answerbox.js) with the shared tables above in place
@@ -241,3 +250,6 @@ def render_answer_box(exercise: core.Exercise, params: dict | None = None) -> st
         f"<script {SCRIPT_MARK}>{BOX_SCRIPT}\n"
         f"window.RooflineAnswerBox.init({json.dumps(box_id)});</script>"
     )
+
+
+core.ANSWER_BOX_RENDERER = render_answer_box  # Feedback's HTML shows this box (see core)

@@ -14,6 +14,7 @@ def _op(p):
 register(
     Exercise(
         id="time-1e12-flops-h100",
+        twice=("sparse",),
         title="A teraFLOP on an H100 (chapter 1)",
         question="How long do 1e12 FLOPs of bf16 math take on an H100 SXM at its dense peak?",
         answer=lambda p: estimate(Cost("work", p["flops"], 1, "bf16"), p["chip"]).t_math,
@@ -48,6 +49,8 @@ def _load_weights_mistakes(p):
 register(
     Exercise(
         id="time-read-weights-mi300x",
+        twice=("dtype",),
+        byte_units=True,
         title="Reading the weights (chapter 1)",
         question=(
             "A model has 70 billion parameters stored in bf16. How long does an AMD MI300X "
@@ -101,6 +104,8 @@ register(
 register(
     Exercise(
         id="time-upper-bound-h100",
+        twice=("sparse",),
+        byte_units=True,
         title="No overlap (chapter 1)",
         question=(
             "The same operation (1e12 bf16 FLOPs, 1e10 bytes, H100 SXM): what is the upper "

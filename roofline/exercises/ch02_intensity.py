@@ -68,6 +68,7 @@ def _fma_mistakes(p):
 register(
     Exercise(
         id="intensity-fma-fp32",
+        twice=("multiply-add", "dtype"),
         title="A fused multiply-add (chapter 2)",
         question=(
             "z = x * y + w on three fp32 vectors of length N (read x, y and w, write z): what "
@@ -88,6 +89,7 @@ register(
 register(
     Exercise(
         id="intensity-ridge-a100-int8",
+        twice=("sparse",),
         title="The A100's int8 ridge point (chapter 2)",
         question=(
             "What is the ridge point (critical intensity) of an NVIDIA A100 SXM for dense int8 "

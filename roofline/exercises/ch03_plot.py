@@ -97,6 +97,7 @@ def _int8_ridge_mistakes(p):
 register(
     Exercise(
         id="plot-ridge-int8-rtx4090",
+        twice=("sparse",),
         title="The int8 ridge of an RTX 4090 (chapter 3)",
         question=(
             "Where is the ridge point of an NVIDIA RTX 4090 for dense int8 math from its "
@@ -119,6 +120,7 @@ def _ici_ridge(p):
 register(
     Exercise(
         id="plot-ridge-ici-v6e",
+        twice=("bidirectional",),
         title="The link's ridge (chapter 3)",
         question=(
             "A TPU v6e reads an operation's operands over one ICI link (one way) instead of "

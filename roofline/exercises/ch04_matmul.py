@@ -99,6 +99,7 @@ register(
 register(
     Exercise(
         id="matmul-critical-batch-h200-int8w",
+        twice=("dtype", "sparse"),
         title="int8 weights on an H200 (chapter 4)",
         question="An H200 serves a model with int8 weights: bf16 activations times int8 weights, bf16 "
         "math on the dense bf16 peak and a bf16 output. What is the critical batch size with "
@@ -152,6 +153,7 @@ register(
 register(
     Exercise(
         id="matmul-exact-critical-int8-h100",
+        twice=("dtype", "sparse"),
         title="int8 weights, exactly (chapter 4)",
         question="bf16 activations times int8 weights (bf16 math on the dense peak, bf16 output) on an "
         "H100 SXM with D = F = 4096: at what batch B does the time for the math equal the "
@@ -184,6 +186,7 @@ register(
 register(
     Exercise(
         id="matmul-exact-critical-rtx4090-fp16acc",
+        twice=("sparse",),
         title="An fp16 inference matmul on an RTX 4090 (chapter 4)",
         question="An fp16 inference matmul (fp16 activations, weights and output) with FP16 accumulate, "
         "dense, on a GeForce RTX 4090, with D = F = 8192: at what batch B does the time for "
@@ -228,6 +231,7 @@ register(
 register(
     Exercise(
         id="matmul-bytes-bf16-writeback",
+        twice=("dtype",),
         title="Bytes with an fp32 accumulator (chapter 4)",
         question="A bf16 matmul with B = 2048, D = 8192, F = 1024 accumulates in fp32 inside the matrix "
         "unit and writes Y back in bf16. How many bytes must it move to and from memory at "
@@ -257,6 +261,7 @@ register(
 register(
     Exercise(
         id="matmul-critical-batch-int8-v4",
+        twice=("dtype",),
         title="int8 on a TPU v4 (chapter 4)",
         question="On a TPU v4, a matmul runs entirely in int8 (int8 activations, weights and output, "
         "on the int8 peak). What is its critical batch size with B much smaller than D and "
@@ -282,6 +287,7 @@ register(
 register(
     Exercise(
         id="matmul-max-replicas-v5p",
+        twice=("dtype", "sparse"),
         title="Tokens per replica (chapter 4)",
         question="A training step processes 256 sequences of 4096 tokens each on TPU v5p chips, with "
         "pure data parallelism (one chip per model replica, each replica gets an equal share "
@@ -328,6 +334,7 @@ def _pod_gradient_tokens(p):
 register(
     Exercise(
         id="matmul-dp-gradient-tokens-v6e",
+        twice=("bidirectional", "all-reduce"),
         title="Gradients on a TPU v6e pod (chapter 4)",
         question="A full TPU v6e pod (a 16 x 16 torus, both axes wrap around) trains a model with "
         "pure data parallelism, one chip per replica. After each step the bf16 gradient of "

@@ -9,14 +9,10 @@ from .. import check_below_roof, critical_intensity, format_flops_rate, get_chip
 from ..hardware import Chip, Peak, Source
 from .core import Exercise, Mistake, register
 
-
-def _nvlink(p):
-    return get_chip(p["chip"]).interconnect
-
-
 register(
     Exercise(
         id="spec-h100-dense-tf32",
+        twice=("sparse",),
         title="The asterisk on TF32 (chapter 5)",
         question="The H100 SXM spec sheet prints 'TF32 Tensor Core: 989 teraFLOPS*', and the asterisk's "
         "footnote says 'Shown with sparsity. Specifications 1/2 lower without sparsity.' What "
@@ -43,6 +39,7 @@ def _ici(p):
 register(
     Exercise(
         id="spec-ici-one-way-per-port-v6e",
+        twice=("bidirectional",),
         title="One port, one way (chapter 5)",
         question="Google's TPU v6e page says 'Bidirectional inter-chip interconnect (ICI) bandwidth (per "
         "chip): 800 GBps; ICI ports per chip: 4'. What bandwidth does one ICI port carry in one "
@@ -119,6 +116,7 @@ register(
 register(
     Exercise(
         id="spec-ridge-l4-fp8",
+        twice=("sparse",),
         title="The L4's fp8 ridge point (chapter 5)",
         question="The NVIDIA L4's datasheet says 'FP8 Tensor Core: 485 teraFLOPS*' (*with sparsity; "
         "1/2 lower without) and 'GPU memory bandwidth: 300GB/s'. What is its ridge point "
@@ -144,6 +142,7 @@ register(
 register(
     Exercise(
         id="spec-flops-in-1ms",
+        twice=("sparse",),
         title="A count from a rate (chapter 5)",
         question="How many FLOPs (a count) does an H100 SXM do in 1 ms at its dense bf16 peak?",
         answer=lambda p: get_chip(p["chip"]).peak_flops_per_s("bf16") * p["seconds"],
@@ -179,6 +178,7 @@ def _fictional_chip(p) -> Chip:
 register(
     Exercise(
         id="spec-fictional-ridge",
+        twice=("sparse",),
         title="A sheet the catalog does not have (chapter 5)",
         question="A fictional accelerator's sheet says 'BF16: 1,800 teraFLOPS*' (*with 2:4 sparsity) "
         "and 'HBM: 4.8 TB/s'. Write the code (or do the arithmetic) for its dense bf16 ridge "

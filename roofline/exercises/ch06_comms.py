@@ -1,6 +1,6 @@
 """Exercises of chapter 6, "Communication rooflines" (ids start with "comms-")."""
 
-from .. import get_chip, sharded_critical_D, sharded_estimate
+from .. import exact_critical_batch_size, get_chip, sharded_critical_D, sharded_estimate
 from .core import Exercise, Mistake, register
 from .links import chip_link, vendor_link_answers
 
@@ -26,6 +26,7 @@ def _latency_crossover(p):
 register(
     Exercise(
         id="comms-critical-d-v4",
+        twice=("bidirectional",),
         title="Two TPU v4 chips (chapter 6)",
         question="Two TPU v4 chips split X[B, D] @ W[D, F] (bf16) along D and add their partial sums "
         "over one ICI link. Above which D does each chip's math outlast the link transfer?",
@@ -56,6 +57,8 @@ register(
 register(
     Exercise(
         id="comms-time-per-chip",
+        twice=("sparse", "bidirectional"),
+        byte_units=True,
         title="Time per chip (chapter 6)",
         question="B = 1024, D = 16384, F = 8192 in bf16, D split over 2 TPU v5e chips. How long does each "
         "chip need at best (math, HBM traffic and link transfer perfectly overlapped)?",
@@ -86,33 +89,43 @@ register(
     )
 )
 
+
+def _slice_critical_batch(p) -> float:
+    """The batch above which one chip's slice X[B, D/2] @ W[D/2, F] is compute-bound on HBM."""
+    return exact_critical_batch_size(p["chip"], p["D"] / 2, p["F"])
+
+
 register(
     Exercise(
         id="comms-which-regime",
         title="Which resource? (chapter 6)",
-        question="Two TPU v5e chips, bf16, D split in two: B = 8192, D = 4096, F = 16384. Which resource "
-        "sets each chip's pace: 'compute', 'memory' (its HBM) or 'link'? Assume the three overlap "
-        "perfectly (the lower bound: the slowest resource sets the pace) and leave out the "
+        question="Two TPU v6e chips, bf16, D split in two: B = 512, D = 32768, F = 8192. Which "
+        "resource sets each chip's pace: 'compute', 'memory' (its HBM) or 'link'? Assume the three "
+        "overlap perfectly (the lower bound: the slowest resource sets the pace) and leave out the "
         "all-reduce's own HBM traffic.",
         answer=lambda p: sharded_estimate(p["B"], p["D"], p["F"], p["chip"], n=2).bound,
         kind="choice",
         choices=("compute", "memory", "link"),
-        params={"B": 8192, "D": 4096, "F": 16384, "chip": "TPU v5e"},
+        params={"B": 512, "D": 32768, "F": 8192, "chip": "TPU v6e"},
         hints=(
-            f"Compare D with the link's critical D (about {sharded_critical_D('TPU v5e'):.0f} for v5e; "
-            "B does not matter there), and B with the HBM critical batch of the chip's slice.",
+            "Work out each chip's three times (its math, its HBM traffic, its partial sum over the "
+            "link) from the FLOPs and bytes of its slice, or compare D with the link's critical D "
+            "(the chip's peak over the link's one-way bandwidth, as derived in this chapter) and "
+            "B with the HBM critical batch of one chip's slice.",
         ),
         mistakes=lambda p: [
             Mistake(
-                "compute",
-                "A large B does not help the link: each chip's math and the partial sum "
-                "it sends both grow with B (and with F). Only D, which the partial sum does "
-                "not contain, decides between math and link.",
+                "link",
+                f"D = {p['D']} is above this chip's link threshold 2P/BW_link "
+                f"({sharded_critical_D(p['chip'], n=2):,.0f}): the partial sum crosses the link "
+                "faster than the math runs. Check the other condition too.",
             ),
             Mistake(
-                "memory",
-                "With B = 8192 each chip does plenty of math per HBM byte; the HBM time is "
-                "the shortest of the three here.",
+                "compute",
+                "The link keeps up (D is above its threshold), but that is one condition of two: "
+                "each chip's slice must also have B above its HBM critical batch "
+                f"({_slice_critical_batch(p):.0f} for X[B, D/2] @ W[D/2, F] on this chip), and "
+                f"B = {p['B']} is below it.",
             ),
         ],
     )
@@ -121,29 +134,37 @@ register(
 register(
     Exercise(
         id="comms-hbm-bytes-per-chip",
-        title="Memory bytes per chip, symbolically (chapter 6)",
-        question="A bf16 matmul X[B, D] @ W[D, F] is split along D over n chips. Each chip reads its "
-        "shards of X and W from its own memory once and writes its [B, F] partial sum once. "
-        "Write the bytes each chip moves to and from its own memory, in terms of B, D, F, n.",
-        answer=lambda p: "2*B*D/n + 2*D*F/n + 2*B*F",
+        factor_words={"n": "the number of chips"},
+        title="Memory bytes per chip, split the other way (chapter 6)",
+        question="A bf16 matmul X[B, D] @ W[D, F] is split along F over n chips: W by columns, "
+        "each chip holding all of X. Each chip reads X and its columns of W from its own memory "
+        "once and writes its slice of Y once. Write the bytes each chip moves to and from its own "
+        "memory, in terms of B, D, F, n.",
+        answer=lambda p: "2*B*D + 2*D*F/n + 2*B*F/n",
         kind="symbolic",
         symbols=("B", "D", "F", "n"),
         hints=(
-            "Chip i holds X_i[B, D/n] and W_i[D/n, F] and computes a whole Y_i[B, F]; every "
-            "element is 2 bytes in bf16.",
+            "Chip i holds X[B, D] whole and W_i[D, F/n], and computes Y_i[B, F/n]: its own "
+            "columns of Y, finished, with no partial sum to add. Every element is 2 bytes in bf16.",
         ),
         mistakes=lambda p: [
             Mistake(
+                "2*B*D/n + 2*D*F/n + 2*B*F",
+                "That is the split along D, the chapter's: there each chip reads D/n of X and "
+                "writes a whole [B, F] partial sum. Split along F, each chip reads all of X and "
+                "writes only its [B, F/n] slice of Y.",
+            ),
+            Mistake(
                 "2*B*D/n + 2*D*F/n + 2*B*F/n",
-                "The partial sum is not split: every chip computes "
-                "a whole [B, F] partial sum, 2BF bytes.",
+                "X is not split here: with W split by columns, every chip needs all of X[B, D] "
+                "(2BD bytes).",
             ),
             Mistake(
                 "2*B*D + 2*D*F + 2*B*F",
-                "That is one chip doing the whole matmul; each chip holds "
-                "only D/n of the columns of X and rows of W.",
+                "That is one chip doing the whole matmul; each chip holds only F/n of the "
+                "columns of W and writes F/n of the columns of Y.",
             ),
-            Mistake("B*D/n + D*F/n + B*F", "bf16 is 2 bytes per element."),
+            Mistake("B*D + D*F/n + B*F/n", "bf16 is 2 bytes per element."),
         ],
     )
 )
@@ -151,6 +172,11 @@ register(
 register(
     Exercise(
         id="comms-ring-bytes-fp32",
+        factor_words={
+            "n": "the number of chips",
+            "(n-1)/n": "each chip already holds 1/n of the data, so it sends (and receives) only (n-1)/n of it",
+            "4": "bytes per fp32 element",
+        },
         title="fp32 partial sums on a ring (chapter 6)",
         question="The n chips of a matmul split along D keep their partial sums of Y[B, F] in fp32 "
         "(4 bytes per element) and add them with an all-reduce on a one-way ring. How many bytes "
@@ -186,6 +212,7 @@ register(
 register(
     Exercise(
         id="comms-allgather-mesh",
+        factor_words={"n": "the number of chips"},
         title="An all-gather on a full mesh (chapter 6)",
         question="n chips are joined as a full mesh: every chip has its own link, W bytes/s each way, to "
         "every other chip. Write the time of an all-gather of an array of V bytes (each chip "
@@ -219,6 +246,7 @@ register(
 register(
     Exercise(
         id="comms-torus-critical-d",
+        twice=("bidirectional", "all-reduce"),
         title="A TPU v6e axis without wraparound (chapter 6)",
         question="Eight TPU v6e chips along one axis of an 8x8 slice split a bf16 matmul along D. "
         "A v6e axis wraps around only at its full length of 16, so these 8 chips form a line. "
@@ -255,6 +283,7 @@ register(
 register(
     Exercise(
         id="comms-nvswitch-critical-d",
+        twice=("bidirectional", "all-reduce"),
         title="Eight B200s on NVSwitch (chapter 6)",
         question="Eight B200 GPUs on NVSwitch split a bf16 matmul along D; each GPU sends over all its "
         "NVLink 5 links at once. Above which D does each GPU's math outlast the all-reduce?",
@@ -286,6 +315,7 @@ register(
 register(
     Exercise(
         id="comms-latency-crossover",
+        twice=("bidirectional",),
         title="When latency wins (chapter 6)",
         question="An all-gather over 8 TPU v5e chips along one axis of a slice (a line: a v5e axis "
         "wraps only at 16), with 1 µs of latency per step. Below which array size V does the "
@@ -325,6 +355,7 @@ def _megatron_f_star(p, matmuls=3, links=None):
 register(
     Exercise(
         id="comms-megatron-threshold",
+        twice=("bidirectional", "all-reduce"),
         title="A tensor-parallel MLP on eight B200s (chapter 6)",
         question="Eight B200 GPUs on NVSwitch run a gated MLP (three matmuls: gate, up, down) split "
         "Megatron's way: the gate and up matrices by columns, the down matrix by rows, one "

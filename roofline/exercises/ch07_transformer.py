@@ -15,6 +15,7 @@ def _op(name, B, T, mode, shape=tf.LLAMA_8B):
 register(
     Exercise(
         id="xformer-mlp-decode-intensity",
+        twice=("dtype", "multiply-add"),
         title="MLP intensity in decode (chapter 7)",
         question="Decode step of the Llama-style 8B layer (D = 4096, F = 14336, bf16) with B = 40 "
         "sequences: what is the arithmetic intensity of the MLP down matmul X[B, F] @ W[F, D], "
@@ -52,6 +53,7 @@ def _kv_layer(p, heads=None, dtype=None):
 register(
     Exercise(
         id="xformer-kv-cache-bytes",
+        twice=("kv", "dtype"),
         title="Size of an fp8 KV cache (chapter 7)",
         question="How many bytes of KV cache does one sequence of T = 16384 tokens hold in ONE layer of the "
         "Llama-style 8B model (8 KV heads of 128) when the cache is stored in fp8?",
@@ -99,8 +101,8 @@ register(
         hints=(
             "Add up the layer's FLOPs and bytes with tf.layer_total and compare its intensity with the "
             "chip's ridge point.",
-            "With a 128-token cache each sequence reads only 2 x 128 x H_kv x d_h cached numbers per "
-            "layer: far less than with 4096 tokens.",
+            "The attention's bytes grow with the cache length T: count them for this question's "
+            "T, not the chapter's, before you compare.",
         ),
         mistakes=lambda p: [
             Mistake(
@@ -117,6 +119,7 @@ register(
 register(
     Exercise(
         id="xformer-weights-critical-batch",
+        twice=("dtype", "sparse"),
         title="The weight matmuls' crossover on a TPU v4 (chapter 7)",
         question="Keep only the weight matmuls of a Llama-style 8B layer (Q, K, V, O projections and the MLP). "
         "In decode on a TPU v4 (bf16), at what batch B do they stop being bandwidth-bound? "
@@ -146,6 +149,11 @@ register(
 register(
     Exercise(
         id="xformer-qk-causal-prefill-flops",
+        factor_words={
+            "H": "the number of query heads",
+            "d_h": "the head dimension",
+            "2": "2 FLOPs per multiply-add",
+        },
         title="Causal attention FLOPs in prefill (chapter 7)",
         question="In prefill with a causal mask, query i only looks at keys 1..i, so Q K^T computes T(T+1)/2 "
         "of the T^2 scores in each head. How many FLOPs does it take for ONE sequence in one "
@@ -187,6 +195,8 @@ def _free(p):
 register(
     Exercise(
         id="xformer-max-batch",
+        twice=("kv", "dtype"),
+        byte_units=True,
         title="The memory wall on another chip (chapter 7)",
         question="Serve the whole Llama-style 8B model (32 layers, bf16 weights and KV cache) on one H200 "
         "(141 GB) with sequences of T = 8192 tokens. How many sequences can decode together, "

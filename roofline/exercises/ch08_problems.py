@@ -18,6 +18,7 @@ from .links import chip_link, vendor_link_answers
 register(
     Exercise(
         id="problems-int8-critical-batch",
+        twice=("dtype",),
         question="An all-int8 matmul (int8 activations, weights and output, int8 math) on a TPU v5e: above "
         "which batch B is it compute-bound, with B << D, F?",
         answer=lambda p: critical_batch_size(p["chip"], "int8"),
@@ -40,6 +41,7 @@ register(
 register(
     Exercise(
         id="problems-int8-weights-approx",
+        twice=("dtype", "sparse"),
         title="The approximate critical batch on an H100 (chapter 8)",
         question="bf16 activations times int8 weights, math in bf16, on an H100 SXM: the critical batch "
         "with B << D, F?",
@@ -97,6 +99,7 @@ register(
 register(
     Exercise(
         id="problems-throughput-small-batch",
+        twice=("dtype",),
         question="X[B, D] @ W[D, F] in bf16 on a TPU v5e with B = 32, D = F = 8192: what FLOP/s does it "
         "reach at best (math and memory perfectly overlapped)?",
         answer=lambda p: estimate(matmul(p["B"], p["D"], p["F"]), p["chip"]).achieved_flops_per_s,
@@ -116,6 +119,7 @@ register(
 register(
     Exercise(
         id="problems-per-example-intensity",
+        twice=("dtype", "multiply-add"),
         title="Intensity of a small per-example matmul in fp32 (chapter 8)",
         question="A per-example matmul (every example has its own W[D, F]) with B = 512, D = F = 64, all in "
         "fp32: its arithmetic intensity in FLOPs per byte?",
@@ -148,6 +152,7 @@ register(
 register(
     Exercise(
         id="problems-h100-critical-batch",
+        twice=("sparse", "dtype"),
         question="From the H100 SXM spec sheet's BFLOAT16 Tensor Core and memory bandwidth lines: "
         "the critical batch of a bf16 matmul with B << D, F?",
         answer=lambda p: critical_batch_size(p["chip"], "bf16"),
@@ -177,6 +182,7 @@ def _two_chip_critical_d(p):
 register(
     Exercise(
         id="problems-v5p-critical-d",
+        twice=("bidirectional",),
         question="Two TPU v5p chips split a bf16 matmul along D over one ICI link. Above which D does each "
         "chip's math outlast the exchange of partial sums?",
         answer=_two_chip_critical_d,
@@ -198,6 +204,7 @@ register(
 register(
     Exercise(
         id="problems-h100-nvlink-critical-d",
+        twice=("bidirectional",),
         question="Two H100 SXM GPUs on NVSwitch split a bf16 matmul along D; each sends its partial sum "
         "over all 18 NVLink links at once. Above which D does each GPU's math outlast the exchange?",
         answer=lambda p: sharded_critical_D(p["chip"], n=2),
@@ -242,6 +249,7 @@ register(
 register(
     Exercise(
         id="problems-min-square-tile",
+        twice=("dtype", "sparse"),
         title="The smallest compute-bound tile on an MI300X (chapter 8)",
         question="A bf16 matmul on an MI300X runs with square t x t output tiles whose inputs stream from "
         "HBM. What is the smallest t for which the tile loop is compute-bound?",

@@ -35,6 +35,7 @@ def _machine(p) -> Chip:
 register(
     Exercise(
         id="measure-add-bytes",
+        twice=("dtype",),
         title="Bytes of the add kernel in fp32 (chapter 9)",
         question=(
             "The add kernel np.add(b, c, out=a) runs on fp32 arrays of N = 5,000,000 elements each. "
@@ -181,6 +182,7 @@ register(
 register(
     Exercise(
         id="measure-gpu-fraction",
+        twice=("sparse",),
         title="Fraction of peak on a GPU (chapter 9)",
         question=(
             "In Colab, a bf16 matmul on an H100 SXM reaches `achieved` FLOP/s. What fraction of "
@@ -206,6 +208,7 @@ register(
 register(
     Exercise(
         id="measure-triad-formula",
+        factor_words={"8": "bytes per fp64 element"},
         title="Write the triad's bandwidth (chapter 9)",
         question=(
             "STREAM's triad, a = b + s*c, runs on fp64 arrays of N elements and takes t "

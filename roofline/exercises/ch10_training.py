@@ -35,6 +35,7 @@ def _attention(name, seq_len):
 register(
     Exercise(
         id="training-mixtral-flops-per-token",
+        twice=("multiply-add",),
         title="Training FLOPs per token of Mixtral 8x7B (chapter 10)",
         question="How many FLOPs does one token of a training step of Mixtral 8x7B cost (each "
         "token goes to 2 of the 8 experts of every layer), with sequences of T = 32768 tokens, "
@@ -78,6 +79,7 @@ register(
 register(
     Exercise(
         id="training-hfu-to-mfu-a100",
+        twice=("sparse",),
         title="From hardware FLOPs to MFU (chapter 10)",
         question="Narayanan et al. report 163e12 FLOP/s per A100 GPU for a 1T-parameter model, counting "
         "full recomputation (8 Psi per token instead of 6 Psi; ignore the attention and "
@@ -107,6 +109,11 @@ register(
 register(
     Exercise(
         id="training-states-mixtral-v5e",
+        byte_units=True,
+        rounding=(
+            "up",
+            "because the state must fit whole and chips come whole: the quotient's next whole number is the least that holds it.",
+        ),
         title="How many TPU v5e chips just to hold the state? (chapter 10)",
         question="Mixtral 8x7B trained with bf16 weights and gradients and Adam in fp32 (master "
         "weights and both moments): ignoring activations, how many TPU v5e chips does it need at "
@@ -170,6 +177,7 @@ register(
 register(
     Exercise(
         id="training-step-time-llama70-h100",
+        twice=("sparse",),
         title="Step time of a Llama 3 70B run (chapter 10)",
         question="Llama 3 70B on 1024 H100 SXM GPUs, steps of 2^24 tokens in sequences of "
         "T = 8192, MFU 40 %, attention counted as PaLM does: how long does one step take?",

@@ -24,6 +24,7 @@ def _dp_tokens(chip, n):
 register(
     Exercise(
         id="parallel-dp-tokens-b200",
+        twice=("bidirectional", "all-reduce", "sparse"),
         title="Data parallelism on eight B200s (chapter 11)",
         question="Eight B200 GPUs on one NVSwitch board, plain data parallelism, bf16 gradients "
         "all-reduced through the switch over all of each GPU's links: at least how many tokens "
@@ -68,6 +69,7 @@ def _tp_mesh_f(chip):
 register(
     Exercise(
         id="parallel-tp-critical-f-mi300x",
+        twice=("bidirectional", "sparse"),
         title="Tensor parallelism on a full mesh (chapter 11)",
         question="Eight MI300X GPUs on a full mesh (one Infinity Fabric link to each other GPU) run "
         "a Megatron MLP with 8-way tensor parallelism in bf16. Above which MLP width F does the "
@@ -158,6 +160,11 @@ register(
 register(
     Exercise(
         id="parallel-fsdp-ring-symbolic",
+        factor_words={
+            "n": "the number of chips",
+            "(n-1)/n": "each chip already holds 1/n of the data, so it sends (and receives) only (n-1)/n of it",
+            "3": "three collectives: two all-gathers and a reduce-scatter",
+        },
         title="FSDP on a one-way ring, symbolically (chapter 11)",
         question="n chips in a one-way ring (one link of W bytes/s each) train with FSDP: per step an "
         "all-gather of the 2 Psi bytes of weights forward, another backward and a reduce-scatter "

@@ -14,6 +14,7 @@ def _kv_token(p, heads=None, dtype_bytes=None):
 register(
     Exercise(
         id="serve-kv-per-token",
+        twice=("kv", "dtype"),
         title="KV cache per token of a mixture of experts (chapter 12)",
         question="Mixtral 8x7B has 32 layers, 32 query heads and 8 KV heads of 128. How many "
         "bytes of KV cache does one token of context hold, all layers together, in an fp8 "
@@ -45,6 +46,11 @@ def _max_batch(p, reserve=0.1):
 register(
     Exercise(
         id="serve-max-batch-h200",
+        byte_units=True,
+        rounding=(
+            "down",
+            "because a sequence's cache fits whole or not at all: the whole number below the quotient is the most that fit.",
+        ),
         title="The memory wall on an H200 (chapter 12)",
         question="Llama 3 8B in bf16 (16.06 GB of weights, 131,072 bytes of KV cache per token) "
         "on one H200 (141 GB), with 10 % of the memory kept in reserve: how many sequences of "
@@ -71,6 +77,7 @@ def _compute_turn(p):
 register(
     Exercise(
         id="serve-compute-turn-h200",
+        twice=("dtype",),
         title="When decode turns compute-bound (chapter 12)",
         question="Decoding Llama 3 8B in bf16 on one H200 (989.5 TFLOP/s, 4.8 TB/s) with very "
         "short contexts (16 tokens): from which batch size on is a decode step compute-bound, "
@@ -129,6 +136,7 @@ def _ttft(p):
 register(
     Exercise(
         id="serve-ttft-fp8",
+        twice=("sparse", "multiply-add"),
         title="Time to first token (chapter 12)",
         question="Lower bound on the time to first token of a 4096-token prompt for Llama 3 8B "
         "in fp8 on one H100 SXM (1979 TFLOP/s fp8 dense), counting the matmuls (2 FLOPs per "

@@ -15,6 +15,7 @@ def _mfu(p, attention=True, dtype="bf16"):
 register(
     Exercise(
         id="held-mfu-llama3-70b",
+        twice=("sparse",),
         title="MFU of a training run (chapter 13)",
         question="A run trains Llama 3 70B on sequences of 8192 tokens over 1024 H100 SXM "
         "(bf16) at 1.2 million tokens/s. What is its MFU under the PaLM paper's convention "
@@ -61,6 +62,7 @@ def _nvls_bus(p, in_switch=True):
 register(
     Exercise(
         id="held-nvls-bus-bound",
+        twice=("bidirectional",),
         title="The bus-bandwidth bound with in-switch reduction (chapter 13)",
         question="nccl-tests reports bus bandwidth = (bytes / time) x 2(n-1)/n for an "
         "all-reduce. On 8 B200 GPUs joined by NVSwitch (18 NVLink 5 links of 50 GB/s one way "
@@ -97,6 +99,7 @@ def _decode_ratio(p):
 register(
     Exercise(
         id="held-decode-fraction",
+        byte_units=True,
         title="How close is a batch-1 decode? (chapter 13)",
         question="A server decodes Llama 3 8B in bf16 on one H200 at batch 1, with a 128-token "
         "context, and measures 9.0 ms per output token. What fraction of the roofline's "
@@ -135,6 +138,7 @@ def _fraction(p, dtype, sparse=False):
 register(
     Exercise(
         id="held-fp8-denominator",
+        twice=("sparse",),
         title="A kernel above the roof? (chapter 13)",
         question="A post reports an fp8 matmul on an H100 SXM at 1,450 TFLOP/s and calls it "
         "'147 % of peak'. What fraction of the right peak (dense fp8) did it reach?",

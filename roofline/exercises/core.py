@@ -128,11 +128,52 @@ def _listed_choice(answer, choices):
     return listed
 
 
-_TWICE = (
-    "off by a factor of 2 - a sparse peak where the dense one belongs (or the reverse), "
-    "bytes per element (bf16 is 2 bytes), or a bidirectional bandwidth where the one-way "
-    "figure belongs (or the reverse)?"
+#: The factor-of-2 slips an exercise may name (`Exercise.twice`): each doubles the answer, or
+#: (taken the other way) halves it. An exercise names only those its quantity can suffer; one
+#: that names none gets a neutral message (TWICE_NEUTRAL).
+TWICE_SLIPS = {
+    "sparse": "a 2:4-sparse peak where the dense one belongs (or the reverse)",
+    "dtype": "the bytes per element (bf16 is 2 bytes, fp32 4, fp8 and int8 1)",
+    "bidirectional": "a bidirectional link bandwidth where the one-way figure belongs "
+    "(or the reverse)",
+    "multiply-add": "a multiply-add counted as 1 FLOP (it is 2: a multiply and an add)",
+    "kv": "the cache holds K and V, two tensors, not one",
+    "read-write": "bytes read and bytes written both cross the memory bus",
+    "all-reduce": "an all-reduce moves the data twice (a reduce-scatter, then an all-gather)",
+    "forward-backward": "the backward pass costs twice the forward (6 FLOPs per weight and "
+    "token in training, 2 in inference)",
+}
+#: Said for an answer twice / half the expected one when the exercise names no slip.
+TWICE_NEUTRAL = {
+    2.0: "It is twice the answer: a factor of 2 slipped in; check each factor of your "
+    "calculation against the question.",
+    0.5: "It is half the answer: a factor of 2 is missing; check each factor of your "
+    "calculation against the question.",
+}
+#: Said for an answer 100 times a fraction, typed without "%" (tag "percent"; the check
+#: skips it when the answer was typed with "%").
+PERCENT_MESSAGE = (
+    "That is the answer as a percentage typed without the % sign: write the sign "
+    "(e.g. '65%') or the fraction (e.g. 0.65)."
 )
+#: The GB/GiB slip, offered only where the quantity involves bytes (`Exercise.byte_units`).
+GIB_MISTAKES = (
+    (2.0**30 / 1e9, "It is 7.4% too large: GiB (2^30 bytes) mixed with GB (10^9 bytes)?"),
+    (1e9 / 2.0**30, "It is 7.4% too small: GB (10^9 bytes) mixed with GiB (2^30 bytes)?"),
+)
+#: Kinds of answer whose quantity is made of bytes: the GB/GiB slip applies by default.
+BYTE_KINDS = ("size", "bandwidth", "intensity")
+
+
+def twice_message(factor: float, slips) -> str:
+    """The message for an answer `factor` (2 or 0.5) times the expected one: the exercise's
+    own factor-of-2 slips (`TWICE_SLIPS` keys), or a neutral sentence when it names none."""
+    if not slips:
+        return TWICE_NEUTRAL[factor]
+    head = "It is twice the answer: " if factor == 2.0 else "It is half the answer: "
+    return head + "; or ".join(TWICE_SLIPS[s] for s in slips) + "?"
+
+
 #: (factor, message, tag) of the generic mistakes added to every numeric exercise.
 #: The "prefix" ones are a slipped unit prefix: for a bare number where a unit is
 #: needed they do not apply (the student is told to add a unit instead).
@@ -159,10 +200,6 @@ GENERIC_MISTAKES = (
     ),
     (1e9, "It is 10^9 times too large: GB or ns where bytes or seconds were meant?", "prefix"),
     (1e-9, "It is 10^9 times too small: bytes or seconds where GB or ns were meant?", "prefix"),
-    (2.0, "It is twice the answer: " + _TWICE, ""),
-    (0.5, "It is half the answer: " + _TWICE, ""),
-    (2.0**30 / 1e9, "It is 7.4% too large: GiB (2^30 bytes) mixed with GB (10^9 bytes)?", ""),
-    (1e9 / 2.0**30, "It is 7.4% too small: GB (10^9 bytes) mixed with GiB (2^30 bytes)?", ""),
 )
 #: The reciprocal of the answer, explained for the kind of quantity asked.
 RECIPROCAL_MESSAGES = {
@@ -179,7 +216,6 @@ RECIPROCAL_MESSAGES = {
     None: "That is the reciprocal of the answer: the ratio is upside down (swap what goes on "
     "top and what goes below).",
 }
-RECIPROCAL_MESSAGE = RECIPROCAL_MESSAGES["intensity"]  # the first version's name
 #: The tag of a Mistake that is no mistake: another accepted answer (e.g. computed with a
 #: vendor's figure where the catalog keeps another); its message says so.
 ACCEPTED = "accepted"
@@ -299,6 +335,22 @@ class Exercise:
     carries no expected value. Default: True for ids starting with "hw-"."""
     choice_words: dict = field(default_factory=dict)
     """Extra words (lower case) a student may type for a choice: {"link": "bandwidth"}."""
+    twice: tuple[str, ...] = ()
+    """The factor-of-2 slips (keys of `TWICE_SLIPS`) this exercise's answer can suffer; an
+    answer twice or half the expected one names them. None named: a neutral message."""
+    byte_units: bool | None = None
+    """True where the quantity involves bytes, so GB mixed with GiB (7.4%) is a slip worth
+    naming. Default: True for a size, a bandwidth or an intensity, False otherwise."""
+    rounding: tuple[str, ...] = ()
+    """For a whole-number answer: ("down", "because ...") or ("up", "because ..."); the
+    answer rounded the other way is told which way to round and why."""
+    choice_reasons: dict = field(default_factory=dict)
+    """For a choice: {choice: why it is wrong when it is}, for each wrong choice without a
+    listed mistake (homework: the choice wrong for a student changes with their numbers)."""
+    factor_words: dict = field(default_factory=dict)
+    """For a formula: what a factor counts, {"H": "the number of heads", "3": "the three
+    matmuls"}; an answer off by that one factor is told which kind of factor it is. The key
+    "(n-1)/n" (for a symbol n) says why a ring's share belongs: an answer missing it is told."""
 
     def __post_init__(self):
         valid = {"number", "symbolic", "choice", "parts", *UNIT_FOR_KIND}
@@ -331,6 +383,21 @@ class Exercise:
         object.__setattr__(self, "choices", tuple(self.choices))
         if self.kind == "choice":
             object.__setattr__(self, "answer", _listed_choice(self.answer, self.choices))
+        unknown = [slip for slip in self.twice if slip not in TWICE_SLIPS]
+        if unknown:
+            raise ValueError(
+                f"exercise {self.id}: unknown factor-of-2 slip {unknown[0]!r}; "
+                f"use one of {sorted(TWICE_SLIPS)}"
+            )
+        object.__setattr__(self, "twice", tuple(self.twice))
+        if self.byte_units is None:
+            object.__setattr__(self, "byte_units", self.kind in BYTE_KINDS)
+        if self.rounding and (len(self.rounding) != 2 or self.rounding[0] not in ("down", "up")):
+            raise ValueError(
+                f"exercise {self.id}: rounding is ('down' or 'up', 'because ...'), "
+                f"got {self.rounding!r}"
+            )
+        object.__setattr__(self, "rounding", tuple(self.rounding))
 
     # -- parameters and the expected answer
     def resolve(self, params: dict | None = None) -> dict:
@@ -360,17 +427,32 @@ class Exercise:
         A generic mistake that falls within the tolerance of the answer or of a mistake
         before it is left out (it could never be told apart, or never fire)."""
         table = self.specific_mistakes(**params)
-        if self.kind in ("symbolic", "choice", "parts") or not self.generic_mistakes:
+        if self.kind in ("symbolic", "choice", "parts"):
             return table
         expected = float(self.answer(self.resolve(params)))
         if expected == 0 or not math.isfinite(expected):
             return table
-        generic = [
+        generic = self._rounding_mistakes(expected)  # the exercise's own rounding rule
+        if not self.generic_mistakes:
+            return self._distinct(table, generic, expected)
+        generic += [
             Mistake(expected * factor, message, tag) for factor, message, tag in GENERIC_MISTAKES
         ]
+        generic += [
+            Mistake(expected * factor, twice_message(factor, self.twice)) for factor in (2.0, 0.5)
+        ]
+        if self.byte_units:
+            generic += [Mistake(expected * factor, message) for factor, message in GIB_MISTAKES]
+        if self.kind == "number" and 0 < expected < 1:
+            generic.append(Mistake(expected * 100, PERCENT_MESSAGE, "percent"))
         if abs(expected) != 1:
             wanted = None if self.kind == "number" else self.kind
             generic.append(Mistake(1 / expected, RECIPROCAL_MESSAGES[wanted], "reciprocal"))
+        return self._distinct(table, generic, expected)
+
+    def _distinct(self, table: list, generic: list, expected: float) -> list[Mistake]:
+        """`table` then each of `generic` a student could tell from the answer and from the
+        mistakes before it (within the tolerance)."""
         taken = [expected] + [float(m.value) for m in table]
         for mistake in generic:
             value = float(mistake.value)
@@ -378,6 +460,23 @@ class Exercise:
                 table.append(mistake)
                 taken.append(value)
         return table
+
+    def _rounding_mistakes(self, expected: float) -> list[Mistake]:
+        """The whole-number answer rounded the other way, told which way and why."""
+        if not self.rounding or not float(expected).is_integer():
+            return []
+        way, because = self.rounding
+        wrong = expected + 1 if way == "down" else expected - 1
+        if wrong <= 0:
+            return []
+        return [Mistake(wrong, f"Round {way}, {because}", "rounding")]
+
+    def unrounded_message(self) -> str | None:
+        """What an answer that was not rounded (or rounded to a fraction) is told."""
+        if not self.rounding:
+            return None
+        way, because = self.rounding
+        return f"The answer is a whole number: round {way}, {because}"
 
     def given_quantities(self, **params) -> list[str]:
         givens = self.givens(self.resolve(params)) if callable(self.givens) else self.givens
@@ -441,12 +540,11 @@ class Feedback:
         if (
             not self.answered
             and self.exercise is not None
+            and ANSWER_BOX_RENDERER is not None
             and (web_edition() or not self.exercise.homework)
         ):  # in a kernel (Colab, Jupyter) homework shows the kernel's verdict: no answer yet
-            from .answerbox import render_answer_box
-
             try:
-                return render_answer_box(self.exercise, self.params or {})
+                return ANSWER_BOX_RENDERER(self.exercise, self.params or {})
             except Exception as error:  # never hide the exercise behind a build error
                 hint += f"<div><em>(No answer box: {html.escape(_safe_str(error))})</em></div>"
         return (
@@ -455,6 +553,12 @@ class Feedback:
             f"<strong>{mark}</strong> <code>{html.escape(self.exercise_id)}</code>: "
             f"{html.escape(self.message)}{hint}</div>"
         )
+
+
+#: Draws an exercise's answer box (HTML) from (exercise, params). Set by
+#: `roofline.exercises.answerbox` when it is imported (the package imports it), so that this
+#: module imports nothing from there: the answer box depends on the checker, not back.
+ANSWER_BOX_RENDERER: Callable[[Exercise, dict], str] | None = None
 
 
 def web_edition() -> bool:
@@ -537,12 +641,6 @@ def _unanswered(answer) -> bool:
     return answer is None or answer is Ellipsis
 
 
-def _as_number(answer):
-    """(value in base units, unit kind or None) for a numeric answer; raises _Unreadable."""
-    details = _as_details(answer)
-    return details["value"], details["kind"]
-
-
 def _plain(value) -> dict:
     return {
         "value": value,
@@ -554,8 +652,29 @@ def _plain(value) -> dict:
     }
 
 
-def _as_details(answer) -> dict:
-    """parse_quantity_details for text; a plain number for numbers; raises _Unreadable."""
+#: A count or a rate of counted things typed with its noun: "116 sequences", "47 chips",
+#: "27065 tokens/s", "3 tokens per second" (group 1 the noun; mirrored in the page's script).
+COUNT_NOUN = re.compile(r"\s+([A-Za-z][A-Za-z-]{2,})(\s*(?:/|\s+per\s+)\s*[A-Za-z]+)?\.?$")
+
+
+def count_details(text: str) -> dict | None:
+    """The details of a plain number typed with a noun ("116 sequences"), or None: for a
+    question that asks for a plain number, the noun says what is counted, not a unit."""
+    found = COUNT_NOUN.search(text)
+    if found is None or found.start() == 0 or re.search(r"b(ps|/|$)", found.group(0)):
+        return None  # "5 Gbps" is bits per second, a unit slip, not a count
+    try:
+        details = parse_quantity_details(text[: found.start()])
+    except (ValueError, TypeError):
+        return None
+    if details["kind"] is not None or details["factor"] != 1.0:
+        return None
+    return dict(details, text=True, raw=text, noun=found.group(1))
+
+
+def _as_details(answer, nouns: bool = False) -> dict:
+    """parse_quantity_details for text; a plain number for numbers; raises _Unreadable.
+    With `nouns`, a number typed with a noun ("47 chips") is read as the number."""
     np = sys.modules.get("numpy")
     sympy = sys.modules.get("sympy")
     if answer is None:
@@ -603,6 +722,9 @@ def _as_details(answer) -> dict:
         try:
             return dict(parse_quantity_details(text), text=True, raw=text)
         except (ValueError, TypeError) as error:
+            counted = count_details(text) if nouns else None
+            if counted is not None:
+                return counted
             raise _Unreadable(_sentence(str(error))) from None
     if isinstance(answer, numbers.Number) or hasattr(type(answer), "__float__"):
         try:
@@ -823,6 +945,8 @@ def _numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
         return True, correct_message(exercise, expected), None
     if value < 0 <= expected:
         return False, "That is negative; the answer is a positive quantity.", "sign"
+    if unrounded(exercise, value, expected):
+        return False, exercise.unrounded_message(), "rounding"
     # A bare number is read in base units; for a count (FLOPs) that is the unit meant.
     bare = unit_kind is None and wanted not in (None, "intensity", "count")
     if unit_kind is None and wanted == "count":
@@ -832,6 +956,8 @@ def _numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
     for mistake in mistakes:
         if bare and mistake.tag == "prefix":
             continue
+        if mistake.tag == "percent" and details.get("factor") == 0.01:
+            continue  # typed with "%": the sign was there
         if _close(value, float(mistake.value), exercise.tolerance):
             return mistake.tag == ACCEPTED, mistake.message, mistake.message
     if bare and value != 0 and wanted is not None:  # bare already implies a unit is wanted
@@ -845,6 +971,15 @@ def _numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
     if value == 0:
         return False, "That is zero; the answer is not.", None
     return False, _how_far(exercise, value / expected), None
+
+
+def unrounded(exercise, value: float, expected: float) -> bool:
+    """True for a fraction that rounds to the whole-number answer the way the exercise says
+    (116.4 where 116 sequences fit, rounding down): the answer was not rounded."""
+    if not exercise.rounding or not float(expected).is_integer() or float(value).is_integer():
+        return False
+    way = exercise.rounding[0]
+    return (math.floor(value) if way == "down" else math.ceil(value)) == expected
 
 
 def _how_far(exercise, ratio: float) -> str:
@@ -899,7 +1034,7 @@ def _bucket(ratio: float) -> str:
 
 
 def _check_numeric(exercise, answer, params) -> Feedback:
-    details = _as_details(answer)
+    details = _as_details(answer, nouns=exercise.kind == "number")
     expected = float(exercise.answer(params))
     correct, message, diagnosis = numeric_verdict(
         exercise, details, expected, params, exercise.mistake_table(**params)
@@ -939,6 +1074,42 @@ def _check_choice(exercise, answer, params) -> Feedback:
     )
 
 
+#: Why a regime choice is wrong when it is (keyed by the normalised choice; "{choice}" is the
+#: exercise's own spelling): the method that decides it, never the answer.
+REGIME_REASONS = {
+    "compute": "Not {choice}: an operation is compute-bound only when its intensity (FLOPs per "
+    "byte) is above the chip's ridge point (peak FLOP/s over memory bandwidth); work out both "
+    "and compare them.",
+    "bandwidth": "Not {choice}: an operation is memory-bound only when its intensity (FLOPs per "
+    "byte) is below the chip's ridge point (peak FLOP/s over memory bandwidth); work out both "
+    "and compare them.",
+    "link": "Not {choice}: the link sets the pace only when sending the bytes between chips "
+    "takes longer than both the math and the memory traffic; compare the three times.",
+}
+#: Said for a wrong choice the exercise explains nowhere (no regime, no reason given).
+CHOICE_NEUTRAL = "Not {choice}: work out the figure this question turns on, then choose again."
+
+
+def wrong_choice_messages(exercise, params) -> dict:
+    """{normalised choice: message} for every wrong choice: the exercise's listed mistake,
+    else its `choice_reasons`, else the regime's reason (`REGIME_REASONS`), else neutral."""
+    expected = str(exercise.answer(params))
+    extra = exercise.choice_words
+    listed = {
+        normalise_choice(str(m.value), extra): m.message
+        for m in reversed(exercise.specific_mistakes(**params))
+    }
+    reasons = {normalise_choice(c, extra): m for c, m in exercise.choice_reasons.items()}
+    messages = {}
+    for choice in exercise.choices:
+        key = normalise_choice(choice, extra)
+        if choice == expected or key in messages:
+            continue
+        template = REGIME_REASONS.get(key, CHOICE_NEUTRAL)
+        messages[key] = listed.get(key) or reasons.get(key) or template.format(choice=choice)
+    return messages
+
+
 def choice_verdict(exercise, answer: str, params) -> tuple:
     """(correct, message, diagnosis) of a typed choice; mirrored in the page's script."""
     expected = str(exercise.answer(params))
@@ -950,14 +1121,8 @@ def choice_verdict(exercise, answer: str, params) -> tuple:
         raise _Unreadable(f"{_safe_str(answer, 40)!r} is not one of the choices: {listed}.")
     if options[text] == expected:
         return True, correct_message(exercise, expected), None
-    for mistake in exercise.specific_mistakes(**params):
-        if normalise_choice(str(mistake.value), extra) == text:
-            return False, mistake.message, mistake.message
-    return (
-        False,
-        f"Not {options[text]}: compare the operation's intensity with this chip's ridge point.",
-        None,
-    )
+    message = wrong_choice_messages(exercise, params)[text]
+    return False, message, message
 
 
 # ---------------------------------------------------------------- answers in parts
@@ -1122,6 +1287,54 @@ def fraction_text(ratio: float) -> str:
         if p != 0 and abs(ratio * q - p) <= 1e-9 * max(1.0, abs(ratio * q)):
             return str(p) if q == 1 else f"{p}/{q}"
     return ratio_text(ratio)
+
+
+def formula_factors(exercise) -> list[tuple]:
+    """[(ratio, message)]: an answer that is `ratio` times the expected formula is off by one
+    factor of a kind the message names: one symbol (a count: n chips, H heads), the
+    (n-1)/n of a ring, or a constant the exercise names in `factor_words` ("3": "the three
+    matmuls"). Shared by the kernel (symbolic ratio) and the page (values at points)."""
+    import sympy
+
+    names, words = _symbols(exercise), exercise.factor_words
+    out: list[tuple] = []
+    for name in exercise.symbols:
+        s = names[name]
+        what = f"{name} ({words[name]})" if name in words else name
+        out.append(
+            (
+                s,
+                f"Yours is {name} times the answer: one factor {what} too many, or a division "
+                f"by {name} missing.",
+            )
+        )
+        out.append(
+            (
+                1 / s,
+                f"Yours is the answer divided by {name}: a factor {what} is missing, or "
+                f"you divided by {name} once too often.",
+            )
+        )
+        ring = f"({name}-1)/{name}"
+        if ring not in words:  # the ring's share: only where the symbol counts chips in a ring
+            continue
+        out.append((s / (s - 1), f"The factor {ring} is missing: {words[ring]}."))
+        out.append(
+            (
+                (s - 1) / s,
+                f"Yours is {ring} times the answer: a factor {ring} where there is "
+                "none (or twice).",
+            )
+        )
+    for key, word in words.items():
+        if key in names or "/" in key:
+            continue
+        value = sympy.Rational(key)
+        out.append(
+            (1 / value, f"Yours is 1/{key} of the answer: a factor {key} ({word}) is missing.")
+        )
+        out.append((value, f"Yours is {key} times the answer: a factor {key} ({word}) too many."))
+    return out
 
 
 def _symbols(exercise):
@@ -1296,6 +1509,12 @@ def _compare_symbolic(exercise, answer, expected, names, params) -> Feedback:
         ratio = sympy.cancel(answer / expected)
     except Exception:
         ratio = None
+    if ratio is not None and ratio != 0:
+        for factor, message in formula_factors(exercise):
+            if symbolically_equal(ratio, factor):
+                return Feedback(
+                    exercise.id, False, message, diagnosis=message, hints=exercise.hints
+                )
     if ratio is not None and ratio.is_number and ratio != 0:
         try:
             shown = fraction_text(float(ratio))

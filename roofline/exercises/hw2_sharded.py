@@ -4,7 +4,9 @@ resources per chip (math, HBM, links), and the gradient all-reduce of data paral
 Every question's answer depends on the student's sizes, not on the chip alone: the link
 questions on B*F (or D*F) and the topology, the per-chip critical batch on D/n and F, the
 formula on B*F and the topology. Draws whose two slowest resources lie within
-`homework.TIE_MARGIN` of each other are redrawn, so the verdict of q6 is never a near tie.
+`homework.TIE_MARGIN` of each other are redrawn, so the verdict of q6 is never a near tie, and
+so are draws whose verdict would change with Google's ICI figure in place of the book's
+(chapter 5: either figure is fine), which the link-time questions (q3, q9) also accept.
 """
 
 from .. import (
@@ -28,7 +30,7 @@ from .homework import (
     register_question,
     tie_ratio,
 )
-from .links import chip_link
+from .links import chip_link, vendor_chip, vendor_link_answers
 
 SET_ID = "part2"
 CHIPS = (
@@ -74,12 +76,24 @@ def _times(p) -> tuple:
     return e.t_math, e.t_memory, e.t_link
 
 
+def _verdict_and_tie(p) -> tuple:
+    e = _est(p)
+    return e.bound, tie_ratio((e.t_math, e.t_memory, e.t_link))
+
+
 def acceptable(p: dict) -> bool:
     """A draw a teacher can defend: the slowest resource is at least TIE_MARGIN slower than
-    the next one (q6 is no near tie), and some batch makes each chip's math outlast its
-    memory traffic (q7 is finite)."""
-    if tie_ratio(_times(p)) < 1 + TIE_MARGIN:
+    the next one (q6 is no near tie), with the book's ICI figure and with Google's alike (the
+    same verdict either way), and some batch makes each chip's math outlast its memory traffic
+    (q7 is finite)."""
+    verdict, ratio = _verdict_and_tie(p)
+    if ratio < 1 + TIE_MARGIN:
         return False
+    google = vendor_chip(p["chip"])
+    if google is not None:
+        other, other_ratio = _verdict_and_tie(dict(p, chip=google))
+        if other != verdict or other_ratio < 1 + TIE_MARGIN:
+            return False
     return exact_critical_batch_size(p["chip"], p["D"] / p["n"], p["F"]) != float("inf")
 
 
@@ -195,14 +209,19 @@ def _link_bytes_mistakes(p):
     return out
 
 
+def _link_time(p):
+    return _est(p).t_link
+
+
 def _link_time_mistakes(p):
     t = _est(p).t_link
     out = [
+        *vendor_link_answers(_link_time, p, "time"),
         Mistake(
             t / 2,
             "You divided by the bidirectional figure; the bytes go one way, so use the one-way "
             "bandwidth of one link.",
-        )
+        ),
     ]
     if _links(p) > 1:
         out.append(
@@ -317,6 +336,7 @@ def _formula_mistakes(p):
 def _gradient_mistakes(p):
     t = gradient_allreduce_s(p)
     return [
+        *vendor_link_answers(gradient_allreduce_s, p, "time"),
         Mistake(
             _est(p).t_link,
             "That is q3, the all-reduce of the [B, F] partial sums; data parallelism "
@@ -343,6 +363,7 @@ DEMO = make_parameters(Draw(f"{SET_ID}\0{DEMO_ID}"))
 
 _register(
     "q1",
+    twice=("multiply-add",),
     question="How many FLOPs does each chip do?",
     answer=lambda p: _plan(p).per_chip.flops,
     kind="count",
@@ -351,6 +372,7 @@ _register(
 )
 _register(
     "q2",
+    twice=("all-reduce", "dtype"),
     question="During the all-reduce of the bf16 partial sums, how many bytes does the busiest "
     "link carry in one direction?",
     answer=link_bytes,
@@ -364,6 +386,8 @@ _register(
 )
 _register(
     "q3",
+    twice=("bidirectional", "all-reduce"),
+    byte_units=True,
     question="How long does the busiest link take to carry q2's bytes (one way)?",
     answer=lambda p: _est(p).t_link,
     kind="time",
@@ -372,6 +396,7 @@ _register(
 )
 _register(
     "q4",
+    twice=("sparse", "multiply-add"),
     question="How long does each chip's math take at the dense bf16 peak?",
     answer=lambda p: _est(p).t_math,
     kind="time",
@@ -380,6 +405,8 @@ _register(
 )
 _register(
     "q5",
+    twice=("dtype",),
+    byte_units=True,
     question="How long does each chip take to read its X and W slices from its own "
     "memory and write its [B, F] partial sum?",
     answer=lambda p: _est(p).t_memory,
@@ -400,6 +427,7 @@ _register(
 )
 _register(
     "q7",
+    twice=("sparse", "dtype"),
     question="Above which batch size B does each chip's math outlast its own memory traffic, "
     "computed exactly for its slice X[B, D/n] @ W[D/n, F] (no B << D/n, F approximation)?",
     answer=critical_batch_per_chip,
@@ -415,10 +443,16 @@ _register(
     kind="symbolic",
     symbols=("n", "W"),
     mistakes=_formula_mistakes,
+    factor_words={
+        "n": "the number of chips",
+        "(n-1)/n": "each chip already holds 1/n of the data, so it sends (and receives) only (n-1)/n of it",
+    },
     hints=("Write q2 with n as a letter and divide by W.",),
 )
 _register(
     "q9",
+    twice=("bidirectional", "all-reduce", "dtype"),
+    byte_units=True,
     question="Use the same n chips for data parallelism instead: each holds all of W[D, F] "
     "and, after the backward pass, the bf16 weight gradient [D, F] is all-reduced over the n "
     "chips on the same topology. How long does that all-reduce take (bandwidth only)?",

@@ -1,12 +1,19 @@
 """Homework part 3: reading a measured roofline (a synthetic 'measured' chip per student)."""
 
-import math
-
 from .. import attainable_flops_per_s, critical_intensity, get_chip
 from ..hardware import Chip, Peak, Source
 from ..units import format_bandwidth, format_flops_rate, format_intensity
 from .core import Mistake
-from .homework import DEMO_ID, Draw, HomeworkSet, define_set, register_question
+from .homework import (
+    DEMO_ID,
+    TIE_MARGIN,
+    Draw,
+    HomeworkSet,
+    define_set,
+    draw_until,
+    register_question,
+    tie_ratio,
+)
 
 SET_ID = "part3"
 CHIPS = ("TPU v5e", "TPU v5p", "TPU v6e", "A100 SXM", "H100 SXM", "H200", "B200", "MI300X")
@@ -16,12 +23,17 @@ BANDWIDTH_EFFICIENCY = (0.84, 0.86, 0.88, 0.9, 0.92)
 MEASURED_INTENSITIES = tuple(2.0**k for k in range(-1, 13))
 PROBE_INTENSITIES = (3, 6, 12, 24, 48, 96)
 #: Where q5's intensity lies: between the measured and the spec ridge (compute-bound, though
-#: the spec sheet says bandwidth-bound), or at half the measured ridge (bandwidth-bound).
+#: the spec sheet says bandwidth-bound), or below the measured ridge (bandwidth-bound).
 REGIME_SIDES = ("between", "below")
+#: Added to the drawn FLOP/s efficiency, so that q6's answer takes 25 values (0.55 to 0.79), not 5.
+FLOPS_EFFICIENCY_STEPS = (0.0, 0.01, 0.02, 0.03, 0.04)
+#: Where in its interval q5's intensity lies: "between": the fraction of the way from the
+#: measured to the spec ridge on a log scale; "below": the fraction of the measured ridge.
+REGIME_POSITIONS = {"between": (0.35, 0.5, 0.65, 0.8), "below": (0.3, 0.4, 0.5, 0.6, 0.75)}
 
 
-def make_parameters(draw: Draw) -> dict:
-    return {
+def _draw_once(draw: Draw) -> dict:
+    p = {
         "chip": draw.choice(CHIPS),
         "flops_efficiency": draw.choice(FLOPS_EFFICIENCY),
         "bandwidth_efficiency": draw.choice(BANDWIDTH_EFFICIENCY),
@@ -29,6 +41,23 @@ def make_parameters(draw: Draw) -> dict:
         # drawn last, so the earlier numbers of every id stay as they were
         "regime_side": draw.choice(REGIME_SIDES),
     }
+    # (issue 30) drawn after those, for the same reason: q5's intensity and q6's fraction vary
+    step = draw.choice(FLOPS_EFFICIENCY_STEPS)
+    p["flops_efficiency"] = round(p["flops_efficiency"] + step, 2)
+    p["regime_position"] = draw.choice(REGIME_POSITIONS[p["regime_side"]])
+    return p
+
+
+def far_from_the_measured_ridge(p: dict) -> bool:
+    """q5 is no near tie: its intensity is at least TIE_MARGIN away from the measured ridge."""
+    ridge = critical_intensity(measured_chip(p))
+    return tie_ratio((regime_intensity(p), ridge)) >= 1 + TIE_MARGIN
+
+
+def make_parameters(draw: Draw) -> dict:
+    """A student's chip and 'measured' fractions, from the id's seed; redrawn while q5's
+    intensity lies within TIE_MARGIN of the measured ridge."""
+    return draw_until(draw, _draw_once, far_from_the_measured_ridge)
 
 
 def measured_chip(p: dict) -> Chip:
@@ -53,12 +82,15 @@ def measured_chip(p: dict) -> Chip:
 
 def regime_intensity(p: dict) -> float:
     """q5's intensity, to 3 significant digits (as shown): between the measured and the spec
-    ridge, where the spec sheet gives the wrong regime, or at half the measured ridge."""
+    ridge, where the spec sheet gives the wrong regime (`regime_position` of the way from the
+    one to the other on a log scale), or below the measured ridge (`regime_position` of it).
+    Draws made before the position was drawn keep the old places: the geometric mean, half."""
     measured = critical_intensity(measured_chip(p))
     if p.get("regime_side", "between") == "below":
-        value = measured / 2
+        value = measured * p.get("regime_position", 0.5)
     else:
-        value = math.sqrt(measured * critical_intensity(p["chip"]))
+        spec = critical_intensity(p["chip"])
+        value = measured * (spec / measured) ** p.get("regime_position", 0.5)
     return float(f"{value:.2e}")
 
 

@@ -261,6 +261,8 @@ def _no_overlap(p) -> float:
 
 _register(
     "q1",
+    twice=("sparse",),
+    byte_units=True,
     question="What is the lower bound on one training step's time (every resource overlapped "
     "with every other, except that the data-parallel all-reduce can only run beside the "
     "backward pass)?",
@@ -291,10 +293,26 @@ _register(
     answer=_slowest,
     kind="choice",
     choices=RESOURCES,
+    choice_reasons={
+        "math": "Not math: the step's FLOPs over the chips' dense peak is not the longest of "
+        "q1's times here; work out the HBM and the collectives' times too and take the largest.",
+        "HBM": "Not HBM: the bytes each chip reads and writes per step over its HBM bandwidth "
+        "are not the longest of q1's times here; compare them with the math and each collective.",
+        "TP": "Not TP: the tensor-parallel all-reduces of activations are not the longest of "
+        "q1's times here (with no tensor parallelism they take no time at all); compare each "
+        "resource's time.",
+        "FSDP": "Not FSDP: the all-gathers of the weights and the reduce-scatter of the "
+        "gradients over the FSDP group are not the longest of q1's times here (with no FSDP "
+        "they take no time at all); compare each resource's time.",
+        "DP": "Not DP: the all-reduce of the gradients over the data-parallel replicas is not "
+        "the longest of q1's times here (with one replica it takes no time at all); compare "
+        "each resource's time.",
+    },
     hints=("The resource whose time is the largest in q1.",),
 )
 _register(
     "q3",
+    twice=("sparse",),
     question="What MFU does the measured training throughput reach?",
     answer=mfu,
     kind="number",
@@ -322,7 +340,11 @@ _register(
             "That is the model state alone; add the activations kept for the backward pass.",
         ),
     ],
-    hints=("16 bytes per parameter of the chip's share, plus 34 s b h / t bytes per layer.",),
+    hints=(
+        "16 bytes per parameter of the chip's share, plus, for each layer the chip holds, "
+        "34 s b D / t bytes of activations (Korthikanti et al. 2022): s = seq_len tokens per "
+        "sequence, b = sequences per micro-batch, D = the model width, t = tp.",
+    ),
 )
 _register(
     "q5",
@@ -330,10 +352,17 @@ _register(
     answer=lambda p: "yes" if train(p).fits else "no",
     kind="choice",
     choices=("yes", "no"),
+    choice_reasons={
+        "yes": "Not yes: the bytes each chip holds (q4: the model state plus the activations) "
+        "exceed its HBM capacity; compare the two in the same unit.",
+        "no": "Not no: the bytes each chip holds (q4: the model state plus the activations) "
+        "are within its HBM capacity; compare the two in the same unit.",
+    },
     hints=("Compare q4 with the chip's HBM capacity.",),
 )
 _register(
     "q6",
+    byte_units=True,
     question="At most how many tokens per second does the whole system decode?",
     answer=lambda p: serve(p).tokens_per_s,
     kind="number",
@@ -347,6 +376,11 @@ _register(
 )
 _register(
     "q7",
+    byte_units=True,
+    rounding=(
+        "down",
+        "because a sequence's cache fits whole or not at all: the whole number below the quotient is the most that fit.",
+    ),
     question="What is the largest batch per replica whose KV cache fits?",
     answer=lambda p: serve(p).max_batch,
     kind="number",
@@ -357,6 +391,8 @@ _register(
 )
 _register(
     "q8",
+    twice=("sparse",),
+    byte_units=True,
     question="What is the lower bound on the time to first token of the prompt?",
     answer=lambda p: serve(p).ttft_s,
     kind="time",

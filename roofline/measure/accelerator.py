@@ -131,7 +131,8 @@ def catalog_chip_for(device_name: str | None):
     them, looked up in each chip's `device_names` (`roofline.catalog.chip_for_device`):
     "NVIDIA H100 80GB HBM3" -> H100 SXM, "NVIDIA H100 PCIe" -> H100 PCIe, "Tesla T4" -> T4,
     "TPU v5 lite" -> TPU v5e. Variants whose figures differ from the catalog's entry
-    (A100 40GB, H100 NVL, H200 NVL) and unlisted devices give None rather than a wrong peak.
+    (A100 80GB PCIe, H100 NVL, H200 NVL) and unlisted devices give None rather than a wrong
+    peak; the A100 40GB (Colab's) has its own entry.
     """
     from ..catalog import chip_for_device
 

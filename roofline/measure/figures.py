@@ -10,7 +10,14 @@ def sweep_figure(result, ax=None):
     """Log-log plot of each kernel's best bandwidth against its working set, with the
     detected plateaus (caches, main memory) as horizontal segments. Returns the Figure;
     ``fig.roofline_description`` holds a plain-language description (alt text)."""
-    from ..plots import PALETTE, font_size, format_axis, height_for_legend, legend_below, new_figure
+    from ..drawing import (
+        PALETTE,
+        font_size,
+        format_axis,
+        height_for_legend,
+        legend_below,
+        new_figure,
+    )
     from ..units import format_bandwidth
 
     colours = [PALETTE[k] for k in ("blue", "orange", "bluish green")]
@@ -59,7 +66,7 @@ def sweep_figure(result, ax=None):
     ax.set_ylabel("Bandwidth (bytes/s)", fontsize=font_size(ax, "normal"))
     if own:
         legend_below(ax, ncol=3)
-        from ..plots import place_labels
+        from ..drawing import place_labels
 
         place_labels(fig, [t for t in ax.texts])
     else:
@@ -91,8 +98,8 @@ def measured_roofline_figure(result, dtype: str = "fp64"):
 
     import numpy as np
 
+    from ..drawing import font_size, format_axis, height_for_legend, new_figure
     from ..estimate import attainable_flops_per_s
-    from ..plots import font_size, format_axis, height_for_legend, new_figure
 
     chip = result.chip
     peak = chip.peak_flops_per_s(dtype)
@@ -201,8 +208,8 @@ def _draw_measured_roofs(ax, x, result, dtype: str, all_chip, all_peak) -> None:
     """The one-thread roofs (one line style per memory level, blue) with their ridge markers and
     a legend entry for the matmul peak, then the all-thread DRAM roof (vermillion) if measured.
     ``x`` is the intensity grid (FLOPs/byte)."""
+    from ..drawing import PALETTE
     from ..estimate import attainable_flops_per_s, critical_intensity
-    from ..plots import PALETTE
     from ..units import format_bandwidth, format_flops_rate, format_intensity
 
     chip = result.chip
@@ -238,8 +245,8 @@ def _draw_measured_roofs(ax, x, result, dtype: str, all_chip, all_peak) -> None:
 def _draw_measured_points(ax, chip, dtype: str, points) -> list[str]:
     """Each measured operation as its own marker with a legend entry (name, FLOP/s); returns the
     labels of those more than 2 % above the highest one-thread roof at their intensity."""
+    from ..drawing import PALETTE
     from ..estimate import attainable_flops_per_s
-    from ..plots import PALETTE
     from ..units import format_flops_rate
 
     levels = chip.memory_levels()

@@ -31,7 +31,18 @@ from ..hardware import Chip
 from ..topology import axis_topology, most_chips_on_one_axis
 from ..units import format_bandwidth, format_intensity
 
-__all__ = ["KINDS", "N_CHOICES", "chip_data", "explorer_data", "explorer_script", "explorer_html"]
+__all__ = [
+    "KINDS",
+    "N_CHOICES",
+    "chip_data",
+    "explorer_data",
+    "explorer_script",
+    "explorer_html",
+    "explorer_card",
+    "index_slider_html",
+    "select_html",
+    "page_script",
+]
 
 #: The explorers the page can run, by the name `roofline.widgets` gives them.
 KINDS = ("roofline", "matmul", "sharded_matmul")
@@ -195,6 +206,98 @@ def explorer_script() -> str:
     return resources.files(__name__).joinpath("explorer.js").read_text(encoding="utf-8")
 
 
+#: The script every explorer shares (number formats, start-up, announcements), inlined first.
+COMMON_SCRIPT = "common.js"
+
+
+def page_script(name: str) -> str:
+    """The inline script of an explorer: common.js then `name` (a file in this folder),
+    escaped so that no "</" ends the script element early."""
+    folder = resources.files(__name__)
+    text = "\n".join(folder.joinpath(f).read_text(encoding="utf-8") for f in (COMMON_SCRIPT, name))
+    return text.replace("</", "<\\/")
+
+
+def select_html(name: str, label: str, options, value) -> str:
+    """A labelled select box: options are (value, text) pairs; `value` is selected (None: the
+    first option with an empty value)."""
+    label = html.escape(label)
+    chosen = "" if value is None else str(value)
+    opts = "".join(
+        f'<option value="{html.escape(str(v))}"{" selected" if str(v) == chosen else ""}>'
+        f"{html.escape(str(t))}</option>"
+        for v, t in options
+    )
+    control = (
+        f'<select data-control="{name}" aria-label="{label}" disabled '
+        f'style="{_CONTROL_STYLE}">{opts}</select>'
+    )
+    return f'<label style="max-width:100%">{label} {control}</label>'
+
+
+def index_slider_html(name: str, label: str, options, value, unit: str) -> str:
+    """A slider over a list of whole-number choices (its position is the index), with the
+    chosen value in an <output> beside it and as `aria-valuetext` ("16 sequences")."""
+    label = html.escape(label)
+    index = list(options).index(value)
+    return (
+        f'<label>{label} <input type="range" data-control="{name}" min="0" '
+        f'max="{len(options) - 1}" step="1" value="{index}" aria-label="{label}" '
+        f'aria-valuetext="{value:,} {html.escape(unit)}" disabled '
+        f'style="width:7em;max-width:40vw;min-height:24px"> '
+        f'<output data-for="{name}">{value:,}</output></label>'
+    )
+
+
+def explorer_card(
+    *,
+    kind: str,
+    title: str,
+    controls: list[str],
+    png: bytes,
+    alt: str,
+    text: str,
+    note: str,
+    data: dict,
+    data_class: str = "rx-data",
+    script: str = "explorer.js",
+    card_class: str = "",
+) -> str:
+    """The one explorer card of the web edition: a named group (`title`) holding the controls
+    (HTML from `select_html`, `index_slider_html`, ...), a static first frame (`png`, `alt`,
+    the readout `text`) for readers without JavaScript, the figure the script draws, the
+    readout, a live region the script fills after the reader pauses, a note, the data as
+    JSON (script element of class `data_class`) and the script (common.js, then `script`)."""
+    payload = json.dumps(data, allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
+    uid = "rx-" + hashlib.sha1(payload.encode()).hexdigest()[:10]
+    src = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+    classes = "roofline-explorer" + (f" {card_class}" if card_class else "")
+    return (
+        f'<div class="{classes}" data-explorer="{html.escape(kind)}" id="{uid}" '
+        f'role="group" aria-label="{html.escape(title)}" '
+        f'style="position:relative;max-width:680px;border:1px solid #ccc;border-radius:6px;padding:8px;'
+        f'background:#fff;color:#000;color-scheme:light">\n'
+        f'<p style="margin:0 0 4px 0"><strong>{html.escape(title)}</strong></p>\n'
+        f'<div class="rx-controls" style="display:flex;flex-wrap:wrap;gap:4px 14px;'
+        f'align-items:center;margin:0 0 6px 0;font-size:90%">\n'
+        + "\n".join(controls)
+        + "\n</div>\n"
+        f'<div class="rx-static"><img src="{src}" alt="{html.escape(alt)}" '
+        f'style="max-width:100%;height:auto;display:block"></div>\n'
+        f'<div class="rx-figure" style="display:none;width:100%;overflow:hidden;contain:content"></div>\n'
+        f'<pre class="roofline-explorer-caption" style="white-space:pre-wrap;margin:4px 0;'
+        f'min-height:4.5em;color:#000;background:#fff">{html.escape(text)}</pre>\n'
+        # what a screen reader hears after a change (the script fills it, once input pauses)
+        f'<p class="rx-live-region" role="status" aria-live="polite" aria-atomic="true" '
+        f'style="position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;'
+        f'clip:rect(0 0 0 0);white-space:nowrap;border:0"></p>\n'
+        f'<p style="margin:0;font-size:90%"><em>{html.escape(note)}</em></p>\n'
+        f'<script type="application/json" class="{data_class}">{payload}</script>\n'
+        f"<script>{page_script(script)}</script>\n"
+        f"</div>"
+    )
+
+
 #: The unit a slider's number field is written in: control -> (unit label, bytes/s or FLOPs/B per unit).
 NUMBER_UNITS = {"intensity": ("FLOPs/B", 1.0), "link_bytes_per_s": ("GB/s", 1e9)}
 #: Every control at least 24 CSS px tall (WCAG 2.2 target size, 2.5.8).
@@ -217,19 +320,9 @@ def _control_html(name: str, spec: dict, value) -> str:
     """One control. A slider (log scale) comes with a number field beside it, for an exact
     value typed or stepped with the arrow keys; its `aria-valuetext` is the value with its unit
     (a screen reader would otherwise read the slider's log position)."""
-    label = html.escape(spec["label"])
     if spec["type"] == "select":
-        chosen = "" if value is None else str(value)
-        options = "".join(
-            f'<option value="{html.escape(v)}"{" selected" if v == chosen else ""}>'
-            f"{html.escape(t)}</option>"
-            for v, t in spec["options"]
-        )
-        control = (
-            f'<select data-control="{name}" aria-label="{label}" disabled '
-            f'style="{_CONTROL_STYLE}">{options}</select>'
-        )
-        return f'<label style="max-width:100%">{label} {control}</label>'
+        return select_html(name, spec["label"], spec["options"], value)
+    label = html.escape(spec["label"])
     position = math.log2(value) if spec["scale"] == "log2" else math.log10(value)
     shown = html.escape(_shown(name, value))
     unit, per_unit = NUMBER_UNITS.get(name, ("", 1.0))
@@ -253,33 +346,17 @@ def _control_html(name: str, spec: dict, value) -> str:
 def explorer_html(data: dict, title: str, png: bytes, alt: str, text: str, note: str) -> str:
     """The explorer's HTML: controls, a static first frame (`png`, `alt`, `text`), the data
     and the script. Without JavaScript the reader sees the first frame and its readout."""
-    payload = json.dumps(data, allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
-    uid = "rx-" + hashlib.sha1(payload.encode()).hexdigest()[:10]
-    controls = "\n".join(
+    controls = [
         _control_html(name, spec, data["start"].get(name))
         for name, spec in data["controls"].items()
-    )
-    src = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-    script = explorer_script().replace("</", "<\\/")
-    return (
-        f'<div class="roofline-explorer" data-explorer="{html.escape(data["kind"])}" id="{uid}" '
-        f'role="group" aria-label="{html.escape(title)}" '
-        f'style="position:relative;max-width:680px;border:1px solid #ccc;border-radius:6px;padding:8px;'
-        f'background:#fff;color:#000;color-scheme:light">\n'
-        f'<p style="margin:0 0 4px 0"><strong>{html.escape(title)}</strong></p>\n'
-        f'<div class="rx-controls" style="display:flex;flex-wrap:wrap;gap:4px 14px;'
-        f'align-items:center;margin:0 0 6px 0;font-size:90%">\n{controls}\n</div>\n'
-        f'<div class="rx-static"><img src="{src}" alt="{html.escape(alt)}" '
-        f'style="max-width:100%;height:auto;display:block"></div>\n'
-        f'<div class="rx-figure" style="display:none;width:100%;overflow:hidden;contain:content"></div>\n'
-        f'<pre class="roofline-explorer-caption" style="white-space:pre-wrap;margin:4px 0;'
-        f'min-height:4.5em;color:#000;background:#fff">{html.escape(text)}</pre>\n'
-        # what a screen reader hears after a change (explorer.js fills it, once input pauses)
-        f'<p class="rx-live-region" role="status" aria-live="polite" aria-atomic="true" '
-        f'style="position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;'
-        f'clip:rect(0 0 0 0);white-space:nowrap;border:0"></p>\n'
-        f'<p style="margin:0;font-size:90%"><em>{html.escape(note)}</em></p>\n'
-        f'<script type="application/json" class="rx-data">{payload}</script>\n'
-        f"<script>{script}</script>\n"
-        f"</div>"
+    ]
+    return explorer_card(
+        kind=data["kind"],
+        title=title,
+        controls=controls,
+        png=png,
+        alt=alt,
+        text=text,
+        note=note,
+        data=data,
     )

@@ -285,6 +285,13 @@
     }
     return null;
   }
+  var COUNT_NOUN = new RegExp(S.count_noun);  // core.COUNT_NOUN
+  function countDetails(text) {  // core.count_details: a plain number typed with its noun
+    var m = COUNT_NOUN.exec(text), d;
+    if (m === null || m.index === 0 || /b(ps|\/|$)/.test(m[0])) { return null; }  // "5 Gbps": bits
+    try { d = parseDetails(text.slice(0, m.index)); } catch (e) { if (e instanceof Unreadable) { return null; } throw e; }
+    return (d.kind !== null || d.factor !== 1) ? null : d;
+  }
   function checkNumeric(P, text) {  // core.numeric_verdict
     text = text.trim();
     var verdict = numericCore(P, text);
@@ -303,7 +310,11 @@
         "or a quantity such as '1.01 ms'.");
     }
     var d;
-    try { d = parseDetails(text); } catch (e) { if (e instanceof Unreadable) { throw new Unreadable(sentence(e.msg)); } throw e; }
+    try { d = parseDetails(text); } catch (e) {
+      if (!(e instanceof Unreadable)) { throw e; }
+      d = P.wanted === null ? countDetails(text) : null;  // "116 sequences", "27065 tokens/s"
+      if (d === null) { throw new Unreadable(sentence(e.msg)); }
+    }
     var value = d.value, unitKind = d.kind, expected = num(P.expected), wanted = P.wanted;
     if (unitKind === "count_or_rate") { unitKind = (wanted === "count" || wanted === "rate") ? wanted : "count"; }
     if (unitKind !== null && wanted !== null && unitKind !== wanted) {
@@ -326,6 +337,10 @@
     }
     if (accepts(value, expected, P.tolerance)) { return [true, P.correct_message]; }
     if (value < 0 && expected >= 0) { return [false, "That is negative; the answer is a positive quantity."]; }
+    if (P.rounding && Number.isInteger(expected) && !Number.isInteger(value) &&  // core.unrounded
+        (P.rounding[0] === "down" ? Math.floor(value) : Math.ceil(value)) === expected) {
+      return [false, P.rounding[1]];
+    }
     var bare = unitKind === null && wanted !== null && wanted !== "intensity" && wanted !== "count";
     var prefix = wanted === "count" ? missingPrefix(value, expected, P.tolerance) : null;
     if (unitKind === null && prefix !== null) {
@@ -334,6 +349,7 @@
     }
     for (var i = 0; i < P.mistakes.length; i++) {
       if (bare && P.mistakes[i][2] === "prefix") { continue; }
+      if (P.mistakes[i][2] === "percent" && d.factor === 0.01) { continue; }  // typed with "%"
       if (close(value, num(P.mistakes[i][0]), P.tolerance)) { return [P.mistakes[i][2] === "accepted", P.mistakes[i][1]]; }
     }
     if (bare && value !== 0) {
@@ -366,7 +382,8 @@
     for (var i = 0; i < P.mistakes.length; i++) {
       if (P.mistakes[i][0] === t) { return [false, P.mistakes[i][1]]; }
     }
-    return [false, "Not " + P.choices[t] + ": compare the operation's intensity with this chip's ridge point."];
+    // core.wrong_choice_messages: the payload lists every wrong choice with its message
+    return [false, S.choice_neutral.replace("{choice}", P.choices[t])];
   }
   // ---- formulas (roofline.exercises.core.formula_tree), evaluated at the payload's points
   var F = S.formula, FEX = "2*B*D*F";
@@ -423,6 +440,10 @@
       if (sameValues(values, P.mistakes[i][0])) { return [false, P.mistakes[i][1]]; }
     }
     var ratios = values.map(function (v, k) { return v / P.expected_values[k]; });
+    var factors = P.factors || [];  // core.formula_factors: off by one named kind of factor
+    for (i = 0; i < factors.length; i++) {
+      if (sameValues(ratios, factors[i][0])) { return [false, factors[i][1]]; }
+    }
     var constant = ratios[0] !== 0 && ratios.every(function (r) { return Math.abs(r - ratios[0]) <= 1e-9 * Math.abs(ratios[0]); });
     if (constant) {
       return [false, P.homework ? "Right shape, wrong constant factor: check the numbers in your formula."

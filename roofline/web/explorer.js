@@ -24,37 +24,13 @@
                    yellow: "#F0E442", blue: "#0072B2", red: "#D55E00", purple: "#CC79A7"};
 
     // ------------------------------------------------------------ number formats
-    var BIG = [[1e24, "Y"], [1e21, "Z"], [1e18, "E"], [1e15, "P"], [1e12, "T"], [1e9, "G"],
-               [1e6, "M"], [1e3, "k"], [1, ""]];
-    var SMALL = [[1, ""], [1e-3, "m"], [1e-6, "\u00b5"], [1e-9, "n"], [1e-12, "p"]];
-    function sig(x, digits) {
-      if (x === 0) return "0";
-      var text = Number(x.toPrecision(digits)).toString();
-      if (text.indexOf("e") >= 0) text = Number(x.toPrecision(digits)).toFixed(0);
-      return text;
-    }
-    function si(value, unit, digits) {
-      digits = digits || 3;
-      if (!isFinite(value)) return (value < 0 ? "-" : "") + "inf " + unit;
-      if (value === 0) return "0 " + unit;
-      var table = Math.abs(value) < 1 ? SMALL : BIG;
-      for (var i = 0; i < table.length; i++) {
-        var m = value / table[i][0];
-        if (Math.abs(m) >= 1 || i === table.length - 1) {
-          var text = sig(m, digits);
-          if (Math.abs(Number(text)) >= 1000 && i > 0) {
-            return sig(value / table[i - 1][0], digits) + " " + table[i - 1][1] + unit;
-          }
-          return text + " " + table[i][1] + unit;
-        }
-      }
-    }
-    function fmtTime(s) { return s >= 1e3 ? sig(s, Math.max(3, String(Math.floor(s)).length)) + " s" : si(s, "s"); }
+    // roofline.units, shared by every explorer (common.js, inlined before this script)
+    var RW = window.RooflineWeb, sig = RW.sig, si = RW.si, fmtTime = RW.fmtTime;
     // rates and intensities: 4 significant digits, as roofline.units.RATE_DIGITS
     function fmtRate(f) { return si(f, "FLOP/s", 4); }
     function fmtBw(b) { return si(b, "B/s", 4); }
     function fmtI(x) { return sig(x, 4) + " FLOPs/B"; }
-    function fmtInt(x) { return String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
+    var fmtInt = RW.fmtCount;
 
     // ------------------------------------------------------------ the model (mirrors roofline)
     var model = {
@@ -140,7 +116,9 @@
       return f;
     }
     function newFrame(ex, W, H, x, y, opts, key) {
+      // never wider than the card: below the 300 px layout (a 320 px phone) it scales down
       var svg = el("svg", {viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img",
+                           style: "max-width:100%;height:auto;display:block",
                            "font-family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"});
       var title = el("title", {}, svg, "");
       var xt = opts.xticks(x[0], x[1]), yt = decades(y[0], y[1]), ylabels = yt.map(opts.ylabel);
@@ -196,7 +174,10 @@
                       fill: "none", stroke: COLOURS.blue, "stroke-width": 2.5, "class": "rx-roof"}, f.g);
       el("line", {x1: sx(ridge), x2: sx(ridge), y1: sy(peak), y2: f.H - f.m.b, stroke: "#000",
                   "stroke-dasharray": "2 3", "stroke-width": 1}, f.g);
-      el("text", {x: sx(ridge) + 4, y: sy(peak) - 6, "font-size": 11, fill: "#000"}, f.g, "ridge " + fmtI(ridge));
+      // the ridge's value right of the ridge, or left of it where it would leave the frame
+      var ridgeText = "ridge " + fmtI(ridge), fitsRight = sx(ridge) + 4 + ridgeText.length * 6.4 <= f.W - 2;
+      el("text", {x: fitsRight ? sx(ridge) + 4 : sx(ridge) - 4, y: sy(peak) - 6, "font-size": 11, fill: "#000",
+                  "text-anchor": fitsRight ? "start" : "end"}, f.g, ridgeText);
     }
     function drawPoints(f, points) {
       points.forEach(function (p) {
@@ -538,6 +519,5 @@
       window.rooflineExplorers.push(root.rooflineExplorer);
     });
   }
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);
-  else boot();
+  window.RooflineWeb.onReady(boot);
 })();

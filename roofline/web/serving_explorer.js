@@ -14,38 +14,12 @@
 (function () {
   "use strict";
   if (window.RooflineServingExplorer) { window.RooflineServingExplorer.bootAll(); return; }
-  var SVGNS = "http://www.w3.org/2000/svg";
   var BAR_COLOURS = {math: "#0072B2", HBM: "#009E73", TP: "#E69F00"};
   var MEMORY_COLOURS = {weights: "#0072B2", "KV cache": "#56B4E9", reserve: "#F0E442"};
   var SLIDERS = {tp: "chips", batch: "sequences", context: "tokens"};
 
-  // number formats: roofline.units (3 significant digits for times and sizes)
-  var BIG = [[1e24, "Y"], [1e21, "Z"], [1e18, "E"], [1e15, "P"], [1e12, "T"], [1e9, "G"],
-             [1e6, "M"], [1e3, "k"], [1, ""]];
-  var SMALL = [[1, ""], [1e-3, "m"], [1e-6, "\u00b5"], [1e-9, "n"], [1e-12, "p"]];
-  function sig(x, digits) {
-    if (x === 0) return "0";
-    var text = Number(x.toPrecision(digits)).toString();
-    if (text.indexOf("e") >= 0) text = Number(x.toPrecision(digits)).toFixed(0);
-    return text;
-  }
-  function si(value, unit) {
-    if (value === 0) return "0 " + unit;
-    var table = Math.abs(value) < 1 ? SMALL : BIG;
-    for (var i = 0; i < table.length; i++) {
-      var m = value / table[i][0];
-      if (Math.abs(m) >= 1 || i === table.length - 1) {
-        var text = sig(m, 3);
-        if (Math.abs(Number(text)) >= 1000 && i > 0) {
-          return sig(value / table[i - 1][0], 3) + " " + table[i - 1][1] + unit;
-        }
-        return text + " " + table[i][1] + unit;
-      }
-    }
-  }
-  function fmtTime(s) { return s >= 1e3 ? sig(s, Math.max(3, String(Math.floor(s)).length)) + " s" : si(s, "s"); }
-  function fmtBytes(b) { return si(b, "B"); }
-  function fmtCount(n) { return n.toLocaleString("en-US"); }
+  // number formats: roofline.units, shared by every explorer (common.js)
+  var RW = window.RooflineWeb, fmtTime = RW.fmtTime, fmtBytes = RW.fmtBytes, fmtCount = RW.fmtCount;
   function fmtPerS(x) {  // roofline.serving_explorer._per_s
     var v = Number(x.toPrecision(3));
     return v >= 100 ? v.toLocaleString("en-US", {maximumFractionDigits: 0}) : String(v);
@@ -79,31 +53,8 @@
   }
   var KINDS = {math: "compute", HBM: "memory", TP: "link"};
 
-  function el(tag, attrs, parent) {
-    var node = document.createElementNS(SVGNS, tag);
-    for (var k in attrs) node.setAttribute(k, attrs[k]);
-    if (parent) parent.appendChild(node);
-    return node;
-  }
 
-  function Explorer(card) {
-    this.card = card;
-    this.data = JSON.parse(card.querySelector("script.rx-serving-data").textContent);
-    this.controls = {};
-    var self = this;
-    card.querySelectorAll("[data-control]").forEach(function (control) {
-      var name = control.getAttribute("data-control");
-      self.controls[name] = control;
-      control.disabled = false;
-      control.addEventListener("input", function () { self.update(); });
-      control.addEventListener("change", function () { self.update(); });
-    });
-    card.querySelector(".rx-static").style.display = "none";
-    this.figure = card.querySelector(".rx-figure");
-    this.figure.style.display = "block";
-    this.caption = card.querySelector(".roofline-explorer-caption");
-    this.update();
-  }
+  function Explorer(card) { RW.wire(this, card, "rx-serving-data"); }  // common.js: the skeleton
 
   Explorer.prototype.values = function () {
     var d = this.data.controls, c = this.controls, v = {};
@@ -112,8 +63,10 @@
     return v;
   };
 
-  Explorer.prototype.state = function () {
-    var v = this.values(), data = this.data;
+  /* What the card shows for control values v ({model, chip, weights, tp, batch, context}):
+   * the package's serving_estimate mirrored on the exported constants, and the readout
+   * as roofline.serving_explorer.readout writes it. Pure: node runs it in the fast tests. */
+  function compute(data, v) {
     var m = data.models[v.model], chip = data.chips[v.chip], tp = v.tp;
     var wbytes = data.dtype_bytes[v.weights];
     var share = Math.max(Math.floor(m.kv_heads / tp), 1) / m.kv_heads;
@@ -143,9 +96,13 @@
     return {title: title, times: t, bound: KINDS[key], slowest: key, t_step: step,
             tokens_per_s: v.batch / step, ttft: ttft, memory: memory, memory_total: total,
             capacity: chip.capacity, fits: fits, max_batch: maxBatch, text: text, values: v};
-  };
+  }
 
-  Explorer.prototype.update = function () {
+  Explorer.prototype.state = function () { return compute(this.data, this.values()); };
+
+  /* name: the control just moved (none at start): a screen reader then hears its new value
+   * and the readout lines that changed, once the reader pauses (common.js announcer). */
+  Explorer.prototype.update = function (name) {
     var s = this.state(), card = this.card, c = this.controls;
     Object.keys(SLIDERS).forEach(function (k) {
       var value = s.values[k];
@@ -155,51 +112,26 @@
     });
     this.caption.textContent = s.text;
     this.draw(s);
+    if (name) {
+      var value = s.values[name];
+      this.announce(name + " " + (name in SLIDERS ? fmtCount(value) + " " + SLIDERS[name] : value),
+                    s.text);
+    }
   };
 
   Explorer.prototype.draw = function (s) {
-    var W = 660, H = 260, svg = el("svg", {viewBox: "0 0 " + W + " " + H, width: "100%",
-      role: "img", "aria-label": s.title + ": " + s.bound + "-bound, " + fmtTime(s.t_step) +
-      " per output token; memory per chip " + fmtBytes(s.memory_total) + " of " + fmtBytes(s.capacity)});
-    el("title", {}, svg).textContent = s.title + ": " + s.bound + "-bound";
-    el("text", {x: W / 2, y: 18, "text-anchor": "middle", "font-size": 13}, svg).textContent = s.title;
-    var keys = ["math", "HBM", "TP"].filter(function (k) { return k in s.times; });
-    var values = keys.map(function (k) { return s.times[k]; });
-    var left = 60, right = 440, top = 34, bottom = H - 40;
-    var lo = Math.log10(Math.min.apply(null, values) / 2), hi = Math.log10(Math.max.apply(null, values) * 2);
-    function x(v) { return left + (Math.log10(v) - lo) / (hi - lo) * (right - left); }
-    var bh = (bottom - top) / keys.length;
-    keys.forEach(function (k, i) {
-      var y = top + i * bh;
-      el("rect", {x: left, y: y + 4, width: Math.max(1, x(s.times[k]) - left), height: bh - 8,
-                  fill: BAR_COLOURS[k]}, svg);
-      el("text", {x: left - 6, y: y + bh / 2 + 4, "text-anchor": "end", "font-size": 11}, svg).textContent = k;
-      el("text", {x: x(s.times[k]) + 4, y: y + bh / 2 + 4, "font-size": 11}, svg).textContent = fmtTime(s.times[k]);
+    RW.barsFigure(this.figure, {
+      height: 260, title: s.title, short: s.title + ": " + s.bound + "-bound",
+      label: s.title + ": " + s.bound + "-bound, " + fmtTime(s.t_step) + " per output token; memory per chip " +
+             fmtBytes(s.memory_total) + " of " + fmtBytes(s.capacity),
+      bars: ["math", "HBM", "TP"].filter(function (k) { return k in s.times; })
+        .map(function (k) { return {key: k, seconds: s.times[k], colour: BAR_COLOURS[k]}; }),
+      timeTitle: "time per decode step, per chip",
+      memory: Object.keys(s.memory).map(function (part) {
+        return {part: part, bytes: s.memory[part], colour: MEMORY_COLOURS[part]};
+      }),
+      capacity: s.capacity
     });
-    el("line", {x1: left, x2: right, y1: bottom, y2: bottom, stroke: "#000"}, svg);
-    for (var p = Math.ceil(lo); p <= Math.floor(hi); p++) {
-      el("line", {x1: x(Math.pow(10, p)), x2: x(Math.pow(10, p)), y1: bottom, y2: bottom + 4, stroke: "#000"}, svg);
-      el("text", {x: x(Math.pow(10, p)), y: bottom + 16, "text-anchor": "middle", "font-size": 11}, svg)
-        .textContent = fmtTime(Math.pow(10, p));
-    }
-    el("text", {x: (left + right) / 2, y: H - 6, "text-anchor": "middle", "font-size": 12}, svg)
-      .textContent = "time per decode step, per chip";
-    var mx = 520, mw = 40, peak = Math.max(s.memory_total, s.capacity) * 1.1;
-    function my(b) { return bottom - b / peak * (bottom - top); }
-    var base = 0, i = 0;
-    for (var part in s.memory) {
-      el("rect", {x: mx, y: my(base + s.memory[part]), width: mw,
-                  height: my(base) - my(base + s.memory[part]), fill: MEMORY_COLOURS[part]}, svg);
-      el("rect", {x: mx + mw + 14, y: bottom - 42 + 14 * i, width: 9, height: 9, fill: MEMORY_COLOURS[part]}, svg);
-      el("text", {x: mx + mw + 26, y: bottom - 34 + 14 * i, "font-size": 10}, svg).textContent = part;
-      base += s.memory[part];
-      i += 1;
-    }
-    el("line", {x1: mx - 8, x2: mx + mw + 8, y1: my(s.capacity), y2: my(s.capacity), stroke: "#000",
-                "stroke-width": 2}, svg);
-    el("text", {x: mx + mw / 2, y: H - 6, "text-anchor": "middle", "font-size": 12}, svg)
-      .textContent = "memory (line: capacity)";
-    this.figure.replaceChildren(svg);
   };
 
   Explorer.prototype.set = function (values) {
@@ -212,18 +144,10 @@
   };
 
   window.RooflineServingExplorer = {
+    compute: compute,
     bootAll: function () {
-      window.rooflineServingExplorers = window.rooflineServingExplorers || [];
-      document.querySelectorAll(".roofline-serving-explorer").forEach(function (card) {
-        if (card.getAttribute("data-booted")) return;
-        card.setAttribute("data-booted", "1");
-        window.rooflineServingExplorers.push(new Explorer(card));
-      });
+      RW.bootAll(".roofline-serving-explorer", "rooflineServingExplorers", function (card) { return new Explorer(card); });
     }
   };
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", window.RooflineServingExplorer.bootAll);
-  } else {
-    window.RooflineServingExplorer.bootAll();
-  }
+  RW.onReady(window.RooflineServingExplorer.bootAll);
 })();

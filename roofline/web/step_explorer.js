@@ -13,7 +13,6 @@
 (function () {
   "use strict";
   if (window.RooflineStepExplorer) { window.RooflineStepExplorer.bootAll(); return; }
-  var SVGNS = "http://www.w3.org/2000/svg";
   var KIND_COLOURS = {compute: "#0072B2", memory: "#009E73", link: "#E69F00", bubble: "#D55E00"};
   var MEMORY_COLOURS = ["#0072B2", "#56B4E9", "#E69F00", "#CC79A7"];
   var AXES = ["tp", "ep", "fsdp", "pp", "dp"];
@@ -23,32 +22,8 @@
     "EP 8 \u00d7 FSDP (mixture of experts)": [{ep: 8}, "fsdp"]
   };
 
-  // number formats: roofline.units (3 significant digits for times and sizes)
-  var BIG = [[1e24, "Y"], [1e21, "Z"], [1e18, "E"], [1e15, "P"], [1e12, "T"], [1e9, "G"],
-             [1e6, "M"], [1e3, "k"], [1, ""]];
-  var SMALL = [[1, ""], [1e-3, "m"], [1e-6, "\u00b5"], [1e-9, "n"], [1e-12, "p"]];
-  function sig(x, digits) {
-    if (x === 0) return "0";
-    var text = Number(x.toPrecision(digits)).toString();
-    if (text.indexOf("e") >= 0) text = Number(x.toPrecision(digits)).toFixed(0);
-    return text;
-  }
-  function si(value, unit) {
-    if (value === 0) return "0 " + unit;
-    var table = Math.abs(value) < 1 ? SMALL : BIG;
-    for (var i = 0; i < table.length; i++) {
-      var m = value / table[i][0];
-      if (Math.abs(m) >= 1 || i === table.length - 1) {
-        var text = sig(m, 3);
-        if (Math.abs(Number(text)) >= 1000 && i > 0) {
-          return sig(value / table[i - 1][0], 3) + " " + table[i - 1][1] + unit;
-        }
-        return text + " " + table[i][1] + unit;
-      }
-    }
-  }
-  function fmtTime(s) { return s >= 1e3 ? sig(s, Math.max(3, String(Math.floor(s)).length)) + " s" : si(s, "s"); }
-  function fmtBytes(b) { return si(b, "B"); }
+  // number formats: roofline.units, shared by every explorer (common.js)
+  var RW = window.RooflineWeb, fmtTime = RW.fmtTime, fmtBytes = RW.fmtBytes;
 
   function layoutFor(preset, n) {
     var p = PRESETS[preset], out = {}, used = 1, k;
@@ -59,31 +34,9 @@
                .map(function (a) { return a + "=" + out[a]; }).join(" \u00d7 ");
   }
 
-  function el(tag, attrs, parent) {
-    var node = document.createElementNS(SVGNS, tag);
-    for (var k in attrs) node.setAttribute(k, attrs[k]);
-    if (parent) parent.appendChild(node);
-    return node;
-  }
+  var el = RW.svg;
 
-  function Explorer(card) {
-    this.card = card;
-    this.data = JSON.parse(card.querySelector("script.rx-step-data").textContent);
-    this.controls = {};
-    var self = this;
-    card.querySelectorAll("[data-control]").forEach(function (control) {
-      var name = control.getAttribute("data-control");
-      self.controls[name] = control;
-      control.disabled = false;
-      control.addEventListener("input", function () { self.update(); });
-      control.addEventListener("change", function () { self.update(); });
-    });
-    card.querySelector(".rx-static").style.display = "none";
-    this.figure = card.querySelector(".rx-figure");
-    this.figure.style.display = "block";
-    this.caption = card.querySelector(".roofline-explorer-caption");
-    this.update();
-  }
+  function Explorer(card) { RW.wire(this, card, "rx-step-data"); }  // common.js: the skeleton
 
   Explorer.prototype.values = function () {
     var d = this.data.controls, c = this.controls;
@@ -94,17 +47,20 @@
     };
   };
 
-  Explorer.prototype.entry = function (v) {
-    var d = this.data.controls, index = 0;
+  /* The package's result for control values v ({model, chip, n_chips, layout, recompute}). */
+  function entry(data, v) {
+    var d = data.controls, index = 0;
     var names = ["model", "chip", "n_chips", "layout", "recompute"];
     for (var i = 0; i < names.length; i++) {
       index = index * d[names[i]].length + d[names[i]].indexOf(v[names[i]]);
     }
-    return this.data.results[index];
-  };
+    return data.results[index];
+  }
 
-  Explorer.prototype.state = function () {
-    var v = this.values(), e = this.entry(v), data = this.data;
+  /* What the card shows for control values v: the looked-up result and the readout as
+   * roofline.step_explorer.readout writes it. Pure: node runs it in the fast tests. */
+  function compute(data, v) {
+    var e = entry(data, v);
     var title = v.model + " on " + v.n_chips + " \u00d7 " + v.chip + ", " + v.layout;
     if (typeof e === "number") {
       return {title: title, possible: false, reason: data.reasons[e],
@@ -131,68 +87,46 @@
     return {title: title, possible: true, times: times, memory: memory, t_lower: e[0],
             t_upper: e[3], bound: slowest.kind, mfu: e[2], memory_total: total,
             capacity: capacity, fits: total <= capacity, text: lines.join("\n")};
-  };
+  }
 
-  Explorer.prototype.update = function () {
-    var s = this.state(), slider = this.controls.n_chips;
-    slider.setAttribute("aria-valuetext", s.title.split(" on ")[1].split(" \u00d7 ")[0] + " chips");
+  Explorer.prototype.state = function () { return compute(this.data, this.values()); };
+
+  /* name: the control just moved (none at start): a screen reader then hears its new value
+   * and the readout lines that changed, once the reader pauses (common.js announcer). */
+  Explorer.prototype.update = function (name) {
+    var s = this.state(), slider = this.controls.n_chips, v = this.values();
+    slider.setAttribute("aria-valuetext", RW.fmtCount(v.n_chips) + " chips");
     var out = this.card.querySelector('output[data-for="n_chips"]');
-    if (out) out.textContent = Number(this.values().n_chips).toLocaleString("en-US");
+    if (out) out.textContent = RW.fmtCount(v.n_chips);
     this.caption.textContent = s.text;
     this.draw(s);
+    if (name) {
+      this.announce(name === "n_chips" ? RW.fmtCount(v.n_chips) + " chips" : name + " " + v[name],
+                    s.text);
+    }
   };
 
   Explorer.prototype.draw = function (s) {
-    var W = 660, H = 300, svg = el("svg", {viewBox: "0 0 " + W + " " + H, width: "100%",
-      role: "img", "aria-label": s.possible ? s.title + ": " + s.bound + "-bound, best case " +
-      fmtTime(s.t_lower) + "; memory per chip " + fmtBytes(s.memory_total) : s.title + ": not possible"});
-    el("title", {}, svg).textContent = s.possible ? s.title + ": " + s.bound + "-bound" : s.title + ": not possible";
-    el("text", {x: W / 2, y: 18, "text-anchor": "middle", "font-size": 14}, svg).textContent = s.title;
     if (!s.possible) {
-      el("text", {x: W / 2, y: H / 2, "text-anchor": "middle", "font-size": 13}, svg).textContent = "not possible";
+      var W = Math.round(Math.max(300, Math.min(660, this.figure.clientWidth || 660))), H = 120;
+      var svg = el("svg", {viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img",
+                           "aria-label": s.title + ": not possible",
+                           style: "max-width:100%;height:auto;display:block"});
+      el("title", {}, svg).textContent = s.title + ": not possible";
+      el("text", {x: W / 2, y: 18, "text-anchor": "middle", "font-size": 13}, svg).textContent = s.title;
+      el("text", {x: W / 2, y: H / 2 + 10, "text-anchor": "middle", "font-size": 13}, svg).textContent = "not possible";
       this.figure.replaceChildren(svg);
       return;
     }
-    var left = 60, right = 440, top = 34, bottom = H - 40;
-    var values = s.times.map(function (t) { return t.seconds; });
-    var lo = Math.log10(Math.min.apply(null, values) / 2);
-    var hi = Math.log10(Math.max(s.t_upper, Math.max.apply(null, values)) * 1.5);
-    function x(v) { return left + (Math.log10(v) - lo) / (hi - lo) * (right - left); }
-    var bh = (bottom - top) / s.times.length;
-    s.times.forEach(function (t, i) {
-      var y = top + i * bh;
-      el("rect", {x: left, y: y + 3, width: Math.max(1, x(t.seconds) - left), height: bh - 6,
-                  fill: KIND_COLOURS[t.kind]}, svg);
-      el("text", {x: left - 6, y: y + bh / 2 + 4, "text-anchor": "end", "font-size": 11}, svg)
-        .textContent = t.key;
-      el("text", {x: x(t.seconds) + 4, y: y + bh / 2 + 4, "font-size": 11}, svg).textContent = fmtTime(t.seconds);
+    RW.barsFigure(this.figure, {
+      height: 300, title: s.title, short: s.title + ": " + s.bound + "-bound",
+      label: s.title + ": " + s.bound + "-bound, best case " + fmtTime(s.t_lower) +
+             "; memory per chip " + fmtBytes(s.memory_total),
+      bars: s.times.map(function (t) { return {key: t.key, seconds: t.seconds, colour: KIND_COLOURS[t.kind]}; }),
+      dashed: s.t_lower, timeTitle: "time per step (dashed: best case)",
+      memory: s.memory.map(function (m, i) { return {part: m.part, bytes: m.bytes, colour: MEMORY_COLOURS[i]}; }),
+      capacity: s.capacity
     });
-    el("line", {x1: x(s.t_lower), x2: x(s.t_lower), y1: top, y2: bottom, stroke: "#000",
-                "stroke-dasharray": "4 3"}, svg);
-    el("line", {x1: left, x2: right, y1: bottom, y2: bottom, stroke: "#000"}, svg);
-    for (var p = Math.ceil(lo); p <= Math.floor(hi); p++) {
-      el("line", {x1: x(Math.pow(10, p)), x2: x(Math.pow(10, p)), y1: bottom, y2: bottom + 4, stroke: "#000"}, svg);
-      el("text", {x: x(Math.pow(10, p)), y: bottom + 16, "text-anchor": "middle", "font-size": 11}, svg)
-        .textContent = fmtTime(Math.pow(10, p));
-    }
-    el("text", {x: (left + right) / 2, y: H - 6, "text-anchor": "middle", "font-size": 12}, svg)
-      .textContent = "time per step (dashed: best case)";
-    // memory per chip against capacity
-    var mx = 540, mw = 40, peak = Math.max(s.memory_total, s.capacity) * 1.1;
-    function my(b) { return bottom - b / peak * (bottom - top); }
-    var base = 0;
-    s.memory.forEach(function (m, i) {
-      el("rect", {x: mx, y: my(base + m.bytes), width: mw, height: my(base) - my(base + m.bytes),
-                  fill: MEMORY_COLOURS[i]}, svg);
-      el("rect", {x: mx + mw + 14, y: bottom - 56 + 14 * i, width: 9, height: 9, fill: MEMORY_COLOURS[i]}, svg);
-      el("text", {x: mx + mw + 26, y: bottom - 48 + 14 * i, "font-size": 10}, svg).textContent = m.part;
-      base += m.bytes;
-    });
-    el("line", {x1: mx - 8, x2: mx + mw + 8, y1: my(s.capacity), y2: my(s.capacity), stroke: "#000",
-                "stroke-width": 2}, svg);
-    el("text", {x: mx + mw / 2, y: H - 6, "text-anchor": "middle", "font-size": 12}, svg)
-      .textContent = "memory (line: capacity)";
-    this.figure.replaceChildren(svg);
   };
 
   Explorer.prototype.set = function (values) {
@@ -205,18 +139,10 @@
   };
 
   window.RooflineStepExplorer = {
+    compute: compute,
     bootAll: function () {
-      window.rooflineStepExplorers = window.rooflineStepExplorers || [];
-      document.querySelectorAll(".roofline-step-explorer").forEach(function (card) {
-        if (card.getAttribute("data-booted")) return;
-        card.setAttribute("data-booted", "1");
-        window.rooflineStepExplorers.push(new Explorer(card));
-      });
+      RW.bootAll(".roofline-step-explorer", "rooflineStepExplorers", function (card) { return new Explorer(card); });
     }
   };
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", window.RooflineStepExplorer.bootAll);
-  } else {
-    window.RooflineStepExplorer.bootAll();
-  }
+  RW.onReady(window.RooflineStepExplorer.bootAll);
 })();

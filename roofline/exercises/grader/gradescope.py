@@ -4,7 +4,8 @@
                                   [--visibility after_due_date]
 
 The zip holds `setup.sh` (installs bubblewrap and this package from the wheel inside the zip,
-so the version matches the one that built it), `run_autograder` (grades submission/*.ipynb
+so the version matches the one that built it; the wheel is written by `wheel.py` with the
+standard library, so building needs neither setuptools nor `wheel`), `run_autograder` (grades submission/*.ipynb
 and writes results/results.json) and `config.json` (set, weights, visibility). Gradescope
 unpacks it into /autograder/source; `run_autograder` honours AUTOGRADER_ROOT (default
 /autograder), so the layout can be tried anywhere. results.json: a total `score` and one test
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,24 +45,11 @@ exec python3 -m roofline.exercises.grader.gradescope run --root "$ROOT"
 
 
 def build_wheel(out_dir: Path) -> Path:
-    """Build this package's wheel into `out_dir` (from the source tree it was installed from)."""
-    import roofline
+    """This package's wheel in `out_dir`, built with the standard library (no setuptools, no
+    `wheel`: see roofline.exercises.grader.wheel)."""
+    from .wheel import build_wheel as build
 
-    source = Path(roofline.__file__).resolve().parent.parent
-    if not (source / "pyproject.toml").is_file():
-        raise RuntimeError(
-            f"no pyproject.toml next to {source / 'roofline'}: build from a checkout"
-        )
-    with tempfile.TemporaryDirectory() as tmp:
-        copy = Path(tmp) / "src"
-        copy.mkdir()
-        for name in ("pyproject.toml", "README.md", "LICENSE.md"):
-            shutil.copy(source / name, copy / name)
-        ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-        shutil.copytree(source / "roofline", copy / "roofline", ignore=ignore)
-        code = f"from setuptools import build_meta; build_meta.build_wheel({str(out_dir)!r})"
-        subprocess.run([sys.executable, "-c", code], cwd=copy, check=True, capture_output=True)
-    return next(Path(out_dir).glob("roofline-*.whl"))
+    return build(Path(out_dir))
 
 
 def build_zip(set_id: str, out, weights: str | None = None, visibility="after_due_date") -> Path:
@@ -89,9 +76,40 @@ def build_zip(set_id: str, out, weights: str | None = None, visibility="after_du
     return out
 
 
-def results(rows: list[dict], weights: dict, visibility: str) -> dict:
-    """Gradescope's results.json from one submission's detailed rows."""
-    tests, notes = [], []
+# Teacher-facing reasons (report.py, folder.py) a student can fix, and what to tell them.
+FIXABLE = (
+    (
+        "STUDENT_ID is empty",
+        "STUDENT_ID is empty: type your student id in the first cell "
+        '(STUDENT_ID = "..."), run all cells and submit again',
+    ),
+    (
+        "the notebook has no STUDENT_ID",
+        "the notebook has no STUDENT_ID: start again from the "
+        "homework notebook you were given, type your id in its first cell and submit again",
+    ),
+    ("this notebook is homework", "{reason} Submit the notebook of this assignment's homework"),
+    ("this notebook's code asks for", "{reason} Submit the notebook of this assignment's homework"),
+    ("STUDENT_ID ", "{reason}"),  # checked_identity's message: not your id
+    (
+        "cannot read the file",
+        "this file is not a notebook that can be read: download the "
+        "notebook again (File > Download > .ipynb) and submit that file",
+    ),
+    ("no notebook", "no .ipynb file was submitted: submit the homework notebook (.ipynb)"),
+)
+
+
+def student_message(reason: str) -> tuple[str, bool]:
+    """(what to tell the student, whether they can fix it) for an ERROR row's reason."""
+    for start, text in FIXABLE:
+        if reason.startswith(start):
+            return text.format(reason=reason.rstrip(". ") + "."), True
+    return f"the autograder could not grade this notebook ({reason}); tell your teacher", False
+
+
+def _question_tests(rows: list[dict], weights: dict, visibility: str) -> list[dict]:
+    tests = []
     for r in rows:
         if "/" in r["exercise"]:
             q = r["exercise"].split("/", 1)[1]
@@ -105,27 +123,37 @@ def results(rows: list[dict], weights: dict, visibility: str) -> dict:
                     "visibility": visibility,
                 }
             )
-        elif r["exercise"] in ("ERROR", "NOTE"):
-            notes.append(f"{r['exercise']}: {r['feedback']}")
+    return tests
+
+
+def results(rows: list[dict], weights: dict, visibility: str) -> dict:
+    """Gradescope's results.json from one submission's detailed rows.
+
+    A submission that could not be graded (an ERROR row, or no notebook) is shown to the
+    student at once, whatever `visibility` the teacher chose for scores: one test named
+    "Fix this and resubmit" (or "Not graded"), visibility "visible", and the submission's own
+    visibility "visible" too, since its score is 0 because nothing was graded, not a result
+    to hold back. Graded questions keep `visibility`."""
+    tests = _question_tests(rows, weights, visibility)
+    notes = [f"{r['exercise']}: {r['feedback']}" for r in rows if r["exercise"] == "NOTE"]
+    out: dict = {"visibility": visibility, "stdout_visibility": "hidden"}
     if not tests:
-        tests.append(
+        error = next((r["feedback"] for r in rows if r["exercise"] == "ERROR"), "")
+        message, fixable = student_message(error or "no notebook was graded")
+        tests = [
             {
-                "name": "submission",
+                "name": "Fix this and resubmit" if fixable else "Not graded",
                 "score": 0.0,
                 "max_score": sum(weights.values()),
-                "output": "\n".join(notes) or "no notebook was graded",
-                "visibility": visibility,
+                "status": "failed",
+                "output": message,
+                "visibility": "visible",
             }
-        )
-    out = {
-        "score": sum(t["score"] for t in tests),
-        "tests": tests,
-        "visibility": visibility,
-        "stdout_visibility": "hidden",
-    }
-    if notes and len(tests) > 1:
+        ]
+        out.update(visibility="visible", output=message)
+    elif notes:
         out["output"] = "\n".join(notes)
-    return out
+    return {"score": sum(t["score"] for t in tests), "tests": tests, **out}
 
 
 def submitter_ids(root) -> list[str]:
@@ -161,8 +189,32 @@ def checked_identity(rows: list[dict], ids: list[str]) -> list[dict]:
     return [{**rows[0], "exercise": "ERROR", "correct": "", "feedback": error, "expected": ""}]
 
 
-def run(root) -> dict:
-    """Grade root/submission/*.ipynb (the newest counts) and write root/results/results.json."""
+def lock_down(root) -> None:
+    """As root, make Gradescope's files unreadable to the sandbox's unprivileged uid.
+
+    Without bubblewrap (Gradescope's container may refuse its user namespaces) the grader
+    still runs each kernel as an unused uid (64000 + slot) with no capabilities, as
+    Gradescope's own guidance advises (student code as a non-root user). That uid can read
+    what is world-readable; so, before any student code runs: /autograder may be entered but
+    not listed (0711); source/ (config, wheel), submission/ (the handed-in files) and
+    results/ are root's alone (0700); submission_metadata.json (names, emails, earlier
+    scores) is root's alone (0600). The grader, as root, reads and writes them as before."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return
+    root = Path(root)
+    (root / "results").mkdir(parents=True, exist_ok=True)
+    modes = {root: 0o711, root / "source": 0o700, root / "submission": 0o700}
+    modes.update({root / "results": 0o700, root / "submission_metadata.json": 0o600})
+    for path, mode in modes.items():
+        if path.exists() and not path.is_symlink():
+            os.chmod(path, mode)
+
+
+def run(root, sandbox: str = "auto") -> dict:
+    """Grade root/submission/*.ipynb (the newest counts) and write root/results/results.json.
+
+    `sandbox`: auto (bubblewrap where it works, else the limits only, as an unused uid when
+    run as root), bwrap or rlimits, as `python -m roofline grade --sandbox`."""
     from .. import homework
     from .folder import grade_folder
     from .gradebook import parse_weights
@@ -171,6 +223,7 @@ def run(root) -> dict:
     config = json.loads((root / "source" / "config.json").read_text(encoding="utf-8"))
     set_id, visibility = config["set"], config.get("visibility", "after_due_date")
     weights = parse_weights(config.get("weights"), homework.questions(set_id))
+    lock_down(root)
     submission = root / "submission"
     notebooks = sorted(
         (p for p in submission.glob("*") if p.suffix.lower() == ".ipynb" and p.is_file()),
@@ -179,7 +232,9 @@ def run(root) -> dict:
     rows: list[dict] = []
     if notebooks:
         newest = notebooks[-1].name
-        every = grade_folder(submission, set_override=set_id, jobs=1, hidden=[root / "results"])
+        every = grade_folder(
+            submission, set_override=set_id, jobs=1, hidden=[root / "results"], sandbox=sandbox
+        )
         rows = [r for r in every if r["file"] == newest]
         rows = checked_identity(rows, submitter_ids(root))
     result = results(rows, weights, visibility)
@@ -199,9 +254,10 @@ def main(argv=None) -> int:
     parser.add_argument("--weights", default=None, help="question weights, e.g. q1=2,q3=0.5")
     parser.add_argument("--visibility", default="after_due_date", choices=VISIBILITIES)
     parser.add_argument("--root", default=os.environ.get("AUTOGRADER_ROOT", "/autograder"))
+    parser.add_argument("--sandbox", choices=("auto", "bwrap", "rlimits"), default="auto")
     args = parser.parse_args(argv)
     if args.action == "run":
-        result = run(args.root)
+        result = run(args.root, args.sandbox)
         print(f"score {result['score']:g}")
         return 0
     if not args.set:

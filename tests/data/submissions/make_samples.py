@@ -31,7 +31,7 @@ CORRECT = {
     "q5": '"compute" if flops / nbytes > peak / bw else "bandwidth"',
     "q6": "max(flops / peak, nbytes / bw)",
     "q7": "(2 * D * F / bw) / (2 * D * F / peak - 2 * (D + F) / bw)",
-    "q8": "peak / bw",
+    "q8": "peak / bw / 2",  # int8 weights, B << D, F: D*F weight bytes, intensity ~ 2B
 }
 PARTLY_WRONG = {
     "q1": "flops / (2 * peak)",  # the sparse peak
