@@ -190,3 +190,28 @@ def test_training_layout_options_from_the_command_line(capsys):
     assert main(base + ["--zero-stage", "1", "--virtual-stages", "4"]) == 0
     out = capsys.readouterr().out
     assert "(fits)" in out and "ZeRO-1" in out and "interleaved 1F1B, 4 chunks" in out
+
+
+def test_partial_recomputation_from_the_command_line(capsys):
+    # PaLM's share of layers rematerialised (HFU / MFU = 57.8 / 46.2): about 0.76; the repeated
+    # work is then 1 - 46.2 / 57.8 = 20 % of the hardware FLOPs
+    args = [
+        "PaLM 540B",
+        "--chip",
+        "TPU v4",
+        "--chips",
+        "6144",
+        "--train",
+        "--tokens-per-step",
+        "2048x2048",
+        "--seq-len",
+        "2048",
+        "--layout",
+        "dp=2,fsdp=256,tp=12",
+        "--recompute",
+        "0.76",
+    ]
+    assert main(args) == 0
+    assert "recomputation (20% of the math is repeated work)" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(args[:-1] + ["1.5"])
