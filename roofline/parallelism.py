@@ -407,6 +407,7 @@ class _Plan:
     zero_stage: int = 0
     virtual_stages: int = 1
     grad_bytes: int = 2
+    expert_nodes_per_token: int | None = None
 
     @property
     def layers_here(self) -> int:
@@ -585,6 +586,11 @@ def _link_times(p: _Plan, chip, network, slice_chips=None):
         routed = layout["ep"] * act * m.experts_per_token / layout["tp"]
         inside, across = _all_to_all_split(routed, routes["ep"])
         r = routes["ep"]
+        limit = p.expert_nodes_per_token
+        if limit is not None and limit < m.experts_per_token:
+            # node-limited routing (DeepSeek-V3): a token crosses the network once per
+            # destination node, at most `limit` of them, then fans out over NVLink there
+            across *= limit / m.experts_per_token
         if across > 0:
             share = (r.size - r.per_node) / r.size
             label = (
@@ -688,6 +694,7 @@ def training_step(
     zero_stage=0,
     virtual_stages=1,
     grad_dtype="bf16",
+    expert_nodes_per_token=None,
 ) -> TrainingStep:
     """The roofline of one training step of `model` on `n_chips` chips (see the module
     docstring for every assumption).
@@ -712,6 +719,9 @@ def training_step(
     (Narayanan et al. 2021): the bubble is (pp - 1) / (virtual_stages x microbatches) of the
     stage's work, (pp - 1) / (v m + pp - 1) of the step; v x as many pipeline sends.
     grad_dtype: "bf16" or "fp32": the gradients kept (memory) and reduced (traffic).
+    expert_nodes_per_token: node-limited routing (DeepSeek-V3 sends each token to experts on
+    at most 4 nodes): the expert all-to-all's network share counts one copy per destination
+    node, min(this, experts_per_token) per token, instead of one per expert.
     """
     m = get_model(model)
     chip = get_chip(chip)
@@ -747,6 +757,9 @@ def training_step(
             zero_stage,
             virtual_stages,
             GRAD_DTYPES[grad_dtype],
+            None
+            if expert_nodes_per_token is None
+            else _whole("expert_nodes_per_token", expert_nodes_per_token),
         )
 
     chose = None

@@ -34,6 +34,7 @@ __all__ = ["CATEGORIES", "MEASUREMENTS", "Measurement", "held_against"]
 CATEGORIES = ("training", "matmul", "attention", "HBM", "collective", "serving")
 
 _PALM = "https://arxiv.org/abs/2204.02311"
+_DEEPSEEK_V3 = "https://arxiv.org/abs/2412.19437"
 _MEGATRON = "https://arxiv.org/abs/2104.04473"
 _MLPERF_T = "https://github.com/mlcommons/training_results_v4.0/tree/62f111b7"
 _MLPERF_I = "https://github.com/mlcommons/inference_results_v4.1/tree/a2f5d66d"
@@ -72,6 +73,13 @@ class Measurement:
 
 def _tokens_bound_training(*args, **kwargs) -> float:
     return training_step(*args, **kwargs).tokens_per_s
+
+
+def _tokens_bound_no_bubble(*args, **kwargs) -> float:
+    """Tokens/s of `training_step` with no pipeline bubble at all: the bound for a schedule
+    (DeepSeek's DualPipe) whose bubble is smaller than 1F1B's and not modelled here."""
+    step = training_step(*args, **kwargs)
+    return step.tokens_per_step / (step.t_lower - step.times.get("bubble", 0.0))
 
 
 def _matmul_bound(chip, n, dtype) -> float:
@@ -257,6 +265,39 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "not hidden behind the math and kernels below the peak make up the rest (not split "
         "by any measurement here)",
         bound_config="dp 16 over DCN x fsdp 48 x tp 8 (16 slices of 384), int8 peak for every FLOP",
+    ),
+    Measurement(
+        "deepseek-v3-h800",
+        "training",
+        "DeepSeek-V3, 2048 H800, fp8",
+        "tokens/s",
+        1e12 / (180e3 * 3600) * 2048,
+        lambda: _tokens_bound_no_bubble(
+            "DeepSeek-V3",
+            "H100",  # the H800's SMs, peak and HBM; its NVLink is slower (the bound is higher)
+            2048,
+            15360 * 4096,
+            4096,
+            "pp=16,ep=64,dp=2",
+            dtype="fp8",
+            zero_stage=1,
+            causal=True,
+            expert_nodes_per_token=4,
+        ),
+        Source(
+            _DEEPSEEK_V3,
+            "DeepSeek-AI, DeepSeek-V3 Technical Report, Table 1: 180K H800 GPU hours per "
+            "trillion tokens (1e12 / (180e3 x 3600) = 1,543 tokens/s per GPU); section 3.1-3.2: "
+            "2048 H800, PP16 (DualPipe), EP64 over 8 nodes, ZeRO-1, no TP, fp8, each token "
+            "sent to at most 4 nodes; batch 15360 sequences of 4096",
+        ),
+        "the bound is link-bound on the expert all-to-alls through each GPU's 50 GB/s NIC, "
+        "even with each token crossing the network once per node and fully overlapped with "
+        "the math; it leaves out DualPipe's small bubble, and the H800's NVLink (400 GB/s "
+        "against the H100's 900) is not the limit; activations by Korthikanti's formula would "
+        "not fit (DeepSeek recomputes norms and up-projections and stores fp8)",
+        bound_config="H100 stand-in for H800, pp 16 x ep 64 x dp 2, fp8, ZeRO-1, 120 "
+        "micro-batches, each token to at most 4 nodes, no pipeline bubble counted",
     ),
     Measurement(
         "matmul-h100-bf16",

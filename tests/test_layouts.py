@@ -301,3 +301,36 @@ def test_training_and_serving_rows_say_the_bounds_configuration():
     rows = {r["key"]: r for r in held_against()}
     assert "interleaved (4 chunks per stage), ZeRO-1" in rows["mlperf-gpt3-h100"]["bound_config"]
     assert "reused" in rows["mlperf-llama2-mi300x"]["bound_config"]
+
+
+def test_deepseek_v3_row_node_limited_all_to_all_by_hand():
+    from roofline.published import MEASUREMENTS
+
+    row = {m.key: m for m in MEASUREMENTS}["deepseek-v3-h800"]
+    # DeepSeek-V3, Table 1: 180K GPU hours per 1e12 tokens on 2048 GPUs
+    assert row.measured == pytest.approx(1e12 / (180e3 * 3600) * 2048)  # 3.16M tokens/s
+    # each token's 7168-wide bf16 activation crosses the network once per destination node,
+    # at most 4 of the 8 nodes of its ep group (4 x 7/8 on average leave its own node):
+    # per all-to-all each GPU sends 4096 tokens x 7168 x 2 bytes x 4 x 7/8 through 50 GB/s
+    across = 4096 * 7168 * 2 * 4 * 7 / 8 / NIC
+    # 4 MoE layers on the busiest stage, 120 micro-batches, 4 all-to-alls per layer
+    ep_s = 4 * 120 * 4 * across
+    step = rl.training_step(
+        "DeepSeek-V3",
+        "H100",
+        2048,
+        15360 * 4096,
+        4096,
+        "pp=16,ep=64,dp=2",
+        dtype="fp8",
+        zero_stage=1,
+        causal=True,
+        expert_nodes_per_token=4,
+    )
+    assert step.times["EP"] == pytest.approx(ep_s)
+    assert step.slowest == "EP" and ep_s > step.times["math"]
+    # no bubble counted (DualPipe's is smaller than 1F1B's): tokens / (the EP time + the few
+    # ms of ZeRO-1 reduce-scatter and all-gather no compute window hides)
+    assert 0 < step.dp_exposed_s < 0.01 * ep_s
+    assert row.bound() == pytest.approx(15360 * 4096 / (ep_s + step.dp_exposed_s))
+    assert row.measured < row.bound()
