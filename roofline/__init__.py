@@ -51,7 +51,12 @@ from .estimate import (
 from .hardware import Chip, Link, Peak, Source
 from .models import LayerMatmul, ModelConfig, get_model, list_models, register_model
 from .parallelism import LAYOUT_AXES, TrainingStep, parse_layout, training_step
-from .serving import ServingEstimate, expected_distinct_experts, serving_estimate
+from .serving import (
+    ServingEstimate,
+    expected_distinct_experts,
+    serving_estimate,
+    speculative_decoding,
+)
 from .topology import slice_shape
 from .training import (
     RECOMPUTE,
@@ -59,6 +64,7 @@ from .training import (
     activation_bytes_per_layer,
     hfu,
     mfu,
+    recompute_for_ratio,
     training_flops_per_token,
     training_state_bytes,
 )
@@ -157,6 +163,7 @@ __all__ = [
     "mfu",
     "training_flops_per_token",
     "training_state_bytes",
+    "recompute_for_ratio",
     "LAYOUT_AXES",
     "TrainingStep",
     "parse_layout",
@@ -165,6 +172,7 @@ __all__ = [
     "ServingEstimate",
     "expected_distinct_experts",
     "serving_estimate",
+    "speculative_decoding",
     "Chip",
     "Link",
     "Peak",

@@ -75,9 +75,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--layout", default="", help="parallel degrees, e.g. dp=64,tp=8,pp=16")
     p.add_argument("--dtype", default="bf16", help="dtype the matmuls run in (default bf16)")
     p.add_argument(
-        "--recompute", default="none", choices=("none", "selective", "full"), help="recomputation"
+        "--recompute",
+        default="none",
+        type=_recompute_arg,
+        help="recomputation: none, selective, full, or the share of layers recomputed in full "
+        "(0 to 1, e.g. 0.76 for PaLM's partial rematerialisation)",
     )
     p.add_argument("--microbatches", type=int, help="micro-batches per replica and step")
+    p.add_argument(
+        "--zero-stage",
+        type=int,
+        default=0,
+        choices=(0, 1, 2),
+        help="--train: shard the optimizer state (1) and gradients (2) over dp (default 0)",
+    )
+    p.add_argument(
+        "--virtual-stages",
+        type=int,
+        default=1,
+        help="--train: model chunks per pipeline stage, interleaved 1F1B (default 1)",
+    )
+    p.add_argument(
+        "--grad-dtype",
+        default="bf16",
+        choices=("bf16", "fp32"),
+        help="--train: gradients kept and reduced in (default bf16)",
+    )
     p.add_argument(
         "--causal", action="store_true", help="count half the attention FLOPs (causal mask)"
     )
@@ -91,6 +114,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--network", type=_bandwidth, help="network per chip, one way, e.g. '50 GB/s'")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the figures as JSON")
     return p
+
+
+def _recompute_arg(text: str):
+    """--recompute: "none", "selective", "full" or a share of layers from 0 to 1."""
+    if text in ("none", "selective", "full"):
+        return text
+    try:
+        share = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: use none, selective, full or a share of layers from 0 to 1"
+        ) from None
+    if not 0 <= share <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: a share of layers is from 0 to 1")
+    return share
 
 
 def load_model(text: str):
@@ -141,6 +179,9 @@ def _train(args, model):
         microbatches=args.microbatches,
         network_bytes_per_s=args.network,
         causal=args.causal,
+        zero_stage=args.zero_stage,
+        virtual_stages=args.virtual_stages,
+        grad_dtype=args.grad_dtype,
     )
 
 

@@ -380,6 +380,10 @@ class ModelConfig:
     shared_d_ff: int = 0
     dense_layers: int = 0
     dense_d_ff: int | None = None
+    parallel_block: bool = False
+    """Attention and MLP read the same input and their outputs are added (PaLM's "parallel
+    layers", GPT-J): the same FLOPs and weights, but one tensor-parallel all-reduce per layer
+    in each pass instead of two (`roofline.parallelism`)."""
 
     def __post_init__(self):
         for size in ("layers", "d_model", "heads", "d_ff", "vocab", "experts"):
@@ -1057,8 +1061,10 @@ _MODELS = [
             "Chowdhery et al., Table 1 and section 2: 118 layers, d_model 18432, 48 heads of "
             "256 (attention width 12288), multi-query attention, SwiGLU with d_ff = 4 d_model, "
             "shared input-output embeddings, 256k vocabulary, no biases, sequence length 2048; "
-            "540.35B parameters",
+            "540.35B parameters; section 2: parallel layers, y = x + MLP(LN(x)) + "
+            "Attention(LN(x))",
         ),
+        parallel_block=True,
     ),
     ModelConfig(
         128,

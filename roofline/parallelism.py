@@ -2,10 +2,15 @@
 parallelism, each resource's time per step, memory per chip and whether it fits.
 
 `training_step(model, chip, n_chips, tokens_per_step, seq_len, layout)` with `layout` the
-degrees {"dp", "fsdp", "tp", "pp", "ep"} (missing ones are 1; their product is n_chips):
+degrees {"dp", "fsdp", "tp", "cp", "pp", "ep"} (missing ones are 1; their product is n_chips):
 
 - dp: data parallel (plain replicas: every chip keeps the whole weights, gradients and
-  optimizer state of its model-parallel slice; gradients are all-reduced once per step);
+  optimizer state of its model-parallel slice; gradients are all-reduced once per step).
+  `zero_stage=1` shards the optimizer state over the data-parallel group (dp x cp;
+  Megatron-LM's distributed optimizer), `zero_stage=2` the gradients too (Rajbhandari et al.
+  2019): the gradients are reduce-scattered (ZeRO-2: every micro-batch's) and the updated
+  bf16 weights all-gathered; `grad_dtype` says whether gradients are kept and reduced in
+  bf16 or fp32;
 - fsdp: fully sharded data parallel (ZeRO stage 3): weights, gradients and optimizer state
   are divided by fsdp; per micro-batch each layer's weights are all-gathered for the forward
   and again for the backward pass, and the gradients are reduce-scattered;
@@ -14,15 +19,22 @@ degrees {"dp", "fsdp", "tp", "pp", "ep"} (missing ones are 1; their product is n
   per layer and micro-batch 2 all-reduces (or all-gather + reduce-scatter pairs: the same
   bytes) of the [micro-batch x seq, d_model] activations forward, 2 backward, 2 more with
   full recomputation;
+- cp: context parallel (ring attention, Liu et al. 2023; Megatron-LM's context
+  parallelism): each chip holds seq_len / cp tokens of every sequence and passes its keys
+  and values round the cp ring (forward once, backward K/V and their gradients), a link
+  time that overlaps with the attention math like every other resource;
 - pp: pipeline parallel, 1F1B schedule (Narayanan et al. 2021): each chip holds
-  ceil(layers / pp) layers; the bubble is (pp - 1) / microbatches of the ideal step time;
+  ceil(layers / pp) layers; the bubble is (pp - 1) / microbatches of the busiest stage's
+  time, (pp - 1) / (v x microbatches) with the interleaved schedule of `virtual_stages` = v
+  model chunks per stage (which sends v x as many activations); the math time is the
+  busiest stage's (the last stage also runs the output head);
 - ep: expert parallel (mixture of experts only): the experts are divided ep ways, each chip
   sees different tokens (so the non-expert gradients are reduced over dp x ep), and every
   MoE layer does an all-to-all of the routed tokens to their experts and back, forward and
   backward.
 
 Where the chips are: `roofline.topology` (the one model of the machine). The axes are laid
-out innermost first in the order tp, ep, fsdp, pp, dp (tensor parallelism on the fastest
+out innermost first in the order tp, cp, ep, fsdp, pp, dp (tensor parallelism on the fastest
 links), each axis's chips the product of the inner degrees apart. The job's chips form slices
 of the shape the vendor sells (a TPU job of n chips: one slice of n up to a pod, else equal
 slices; `slice_chips` sets them, e.g. MaxText's DCN axes) and NVLink domains of 8 GPUs; an
@@ -39,7 +51,11 @@ bound).
 Times are per step and per chip, at the datasheet's dense peak (FLOPs counted as in
 `roofline.training`, including recomputation: hardware FLOPs) and full memory bandwidth.
 Overlap (`t_lower`): every resource runs at the same time as every other, except the
-pipeline bubble, which nothing fills; `t_upper` adds everything up.
+pipeline bubble, which nothing fills, and the data-parallel reduction beyond what it can
+hide behind: the last micro-batch's backward (the first pipeline stage finishes its
+backward last), plus the next step's first forward for ZeRO's weight all-gather, plus every
+micro-batch's backward for ZeRO-2's per-micro-batch reduce-scatters; `t_upper` adds
+everything up.
 """
 
 from __future__ import annotations
@@ -51,24 +67,26 @@ from dataclasses import dataclass, field
 from .catalog import get_chip
 from .dtypes import canonical_dtype
 from .models import ModelConfig, get_model
-from .topology import collective_seconds, job_slice_chips, route
+from .topology import Route, collective_seconds, job_slice_chips, route
 from .training import (
     STATE_BYTES_PER_PARAM,
     activation_bytes_per_layer,
     check_recompute,
+    recompute_share,
     training_flops_per_token,
-    training_state_bytes,
 )
 
 __all__ = ["LAYOUT_AXES", "parse_layout", "TrainingStep", "training_step"]
 
 #: Parallelism degrees, innermost (fastest links) first.
-LAYOUT_AXES = ("tp", "ep", "fsdp", "pp", "dp")
+LAYOUT_AXES = ("tp", "cp", "ep", "fsdp", "pp", "dp")
 _AXIS_ALIASES = {
     "tp": "tp",
     "tensor": "tp",
     "mp": "tp",
     "model": "tp",
+    "cp": "cp",
+    "context": "cp",
     "ep": "ep",
     "expert": "ep",
     "experts": "ep",
@@ -95,7 +113,7 @@ def _whole(name, value) -> int:
 
 
 def parse_layout(layout, n_chips=None) -> dict:
-    """{"dp": .., "fsdp": .., "tp": .., "pp": .., "ep": ..} from a mapping or text such as
+    """{"dp": .., "fsdp": .., "tp": .., "cp": .., "pp": .., "ep": ..} from a mapping or text such as
     "dp=64,tp=8,pp=16" (missing degrees are 1). With `n_chips`, their product must equal it."""
     if isinstance(layout, str):
         pairs = [p for p in re.split(r"[,\s]+", layout.strip()) if p]
@@ -125,7 +143,7 @@ def parse_layout(layout, n_chips=None) -> dict:
             written = " x ".join(f"{a}={out[a]}" for a in LAYOUT_AXES if out[a] > 1) or "1"
             raise ValueError(
                 f"the layout's degrees multiply to {product} ({written}), not to the "
-                f"{n_chips} chips; make dp x fsdp x tp x pp x ep = {n_chips}"
+                f"{n_chips} chips; make dp x fsdp x tp x cp x pp x ep = {n_chips}"
             )
     return out
 
@@ -161,13 +179,19 @@ class TrainingStep:
     model_flops_per_chip: float
     hardware_flops_per_chip: float
     assumptions: tuple = field(default=(), repr=False)
+    dp_exposed_s: float = 0.0
+    zero_stage: int = 0
+    virtual_stages: int = 1
+    grad_dtype: str = "bf16"
+    microbatches_note: str = ""
 
     @property
     def t_lower(self) -> float:
         """Best case: every resource overlapped with every other, plus the bubble (which
-        nothing fills)."""
-        busy = [t for r, t in self.times.items() if self.kinds[r] != "bubble"]
-        return max(busy) + self.times.get("bubble", 0.0)
+        nothing fills) and the part of the data-parallel reduction (`dp_exposed_s`) that
+        outlasts the compute it can hide behind (the last micro-batch's backward)."""
+        busy = [t for r, t in self.times.items() if self.kinds[r] != "bubble" and r != "DP"]
+        return max(busy) + self.times.get("bubble", 0.0) + self.dp_exposed_s
 
     @property
     def t_upper(self) -> float:
@@ -215,6 +239,11 @@ class TrainingStep:
         if self.slowest != "math":
             slow = self.labels[self.slowest]
             reasons.append(f"{slow} takes {self.times[self.slowest] / t_math:.2f} x the math")
+        if self.dp_exposed_s > 0.005 * t_math:
+            reasons.append(
+                f"{self.labels['DP']} outlasts the last micro-batch's backward by "
+                f"{self.dp_exposed_s / t_math:.0%} of the math time"
+            )
         bubble = self.times.get("bubble", 0.0)
         if bubble > 0:
             reasons.append(f"the pipeline bubble adds {bubble / t_math:.0%} of the math time")
@@ -223,9 +252,12 @@ class TrainingStep:
 
             reasons.append(
                 f"memory: {format_bytes(self.memory_bytes)} per chip does not fit in "
-                f"{format_bytes(self.memory_capacity_bytes)} (shard with fsdp, tp or pp, or "
-                "recompute activations)"
+                f"{format_bytes(self.memory_capacity_bytes)} (shard with fsdp, tp or pp, "
+                "shard the optimizer state with zero_stage=1 or 2, recompute activations, "
+                "or pass more microbatches=)"
             )
+        if self.microbatches_note:
+            reasons.append(self.microbatches_note)
         return "; ".join(reasons) if reasons else "nothing: the math alone sets the time"
 
     def to_dict(self) -> dict:
@@ -241,6 +273,10 @@ class TrainingStep:
             "dtype": self.dtype,
             "recompute": self.recompute,
             "microbatches": self.microbatches,
+            "zero_stage": self.zero_stage,
+            "virtual_stages": self.virtual_stages,
+            "grad_dtype": self.grad_dtype,
+            "dp_exposed_s": self.dp_exposed_s,
             "micro_batch_sequences": self.micro_batch,
             "times_s": dict(self.times),
             "kinds": dict(self.kinds),
@@ -297,8 +333,9 @@ class TrainingStep:
         return self.summary().html()
 
 
-def _batch(tokens_per_step, seq_len, layout, microbatches):
-    """(microbatches, sequences per micro-batch) per model replica, checked to divide."""
+def _batch(tokens_per_step, seq_len, layout):
+    """Sequences per model replica, checked to divide (the cp chips of a replica share its
+    sequences, each holding 1/cp of every sequence's tokens)."""
     tokens_per_step, seq_len = (
         _whole("tokens_per_step", tokens_per_step),
         _whole("seq_len", seq_len),
@@ -308,6 +345,11 @@ def _batch(tokens_per_step, seq_len, layout, microbatches):
             f"tokens_per_step ({tokens_per_step:,}) is not a whole number of sequences of "
             f"seq_len {seq_len:,}; make it a multiple of {seq_len:,}"
         )
+    if seq_len % layout["cp"]:
+        raise ValueError(
+            f"cp={layout['cp']} must divide the sequence length {seq_len:,} (each chip of the "
+            "context-parallel group holds seq_len / cp tokens of every sequence)"
+        )
     sequences = tokens_per_step // seq_len
     replicas = layout["dp"] * layout["fsdp"] * layout["ep"]
     if sequences % replicas:
@@ -316,19 +358,26 @@ def _batch(tokens_per_step, seq_len, layout, microbatches):
             f"{replicas} data-parallel replicas; use a batch that is a multiple of "
             f"{replicas * seq_len:,} tokens"
         )
-    per_replica = sequences // replicas
-    if microbatches is None:
-        microbatches = per_replica if layout["pp"] > 1 else 1
+    return sequences // replicas
+
+
+def _check_microbatches(per_replica, microbatches, layout, virtual_stages) -> int:
     microbatches = _whole("microbatches", microbatches)
     if per_replica % microbatches:
         raise ValueError(
             f"each replica's {per_replica} sequences do not split into {microbatches} "
             "micro-batches; pick a divisor"
         )
-    return microbatches, per_replica // microbatches
+    if virtual_stages > 1 and microbatches % layout["pp"]:
+        raise ValueError(
+            f"the interleaved schedule (virtual_stages={virtual_stages}) runs micro-batches in "
+            f"groups of pp = {layout['pp']}: make microbatches ({microbatches}) a multiple of "
+            f"{layout['pp']} (Megatron-LM's rule)"
+        )
+    return microbatches
 
 
-def _check_model_split(m: ModelConfig, layout):
+def _check_model_split(m: ModelConfig, layout, virtual_stages):
     if layout["ep"] > 1 and (not m.is_moe or m.experts % layout["ep"]):
         raise ValueError(
             f"ep={layout['ep']} needs a mixture of experts whose {m.experts} expert(s) "
@@ -336,8 +385,12 @@ def _check_model_split(m: ModelConfig, layout):
         )
     if m.heads % layout["tp"]:
         raise ValueError(f"tp={layout['tp']} must divide the {m.heads} attention heads")
-    if layout["pp"] > m.layers:
-        raise ValueError(f"pp={layout['pp']} is more pipeline stages than the {m.layers} layers")
+    chunks = layout["pp"] * virtual_stages
+    if chunks > m.layers:
+        what = "pipeline stages" if virtual_stages == 1 else "pp x virtual_stages model chunks"
+        raise ValueError(f"{chunks} {what} are more than the {m.layers} layers")
+    if virtual_stages > 1 and layout["pp"] == 1:
+        raise ValueError("virtual_stages > 1 interleaves a pipeline: it needs pp > 1")
 
 
 @dataclass(frozen=True)
@@ -351,21 +404,42 @@ class _Plan:
     microbatches: int
     micro_batch: int
     fused_attention: bool
+    zero_stage: int = 0
+    virtual_stages: int = 1
+    grad_bytes: int = 2
+    expert_nodes_per_token: int | None = None
 
     @property
     def layers_here(self) -> int:
-        """Layers on the busiest pipeline stage."""
+        """Layers on the busiest pipeline stage (the first stages take the remainder)."""
         return math.ceil(self.m.layers / self.layout["pp"])
 
+    @property
+    def data_group(self) -> int:
+        """Chips that hold the same dense weights and see different tokens: dp x cp x ep
+        (fsdp apart: it shards instead)."""
+        return self.layout["dp"] * self.layout["cp"] * self.layout["ep"]
+
     def activations_per_layer(self) -> float:
+        """Korthikanti et al.'s bytes for this chip's seq_len / cp tokens of each sequence."""
         return activation_bytes_per_layer(
             self.m,
-            self.seq_len,
+            self.seq_len // self.layout["cp"],
             self.micro_batch,
             self.layout["tp"],
             self.recompute,
             fused_attention=self.fused_attention,
         )
+
+    def in_flight(self) -> float:
+        """Micro-batches whose activations the first pipeline stage holds at once: 1F1B
+        keeps min(pp, microbatches); the interleaved schedule multiplies this by
+        1 + (pp - 1) / (pp x virtual_stages) (Korthikanti et al. 2022, section 4.2.3)."""
+        pp = self.layout["pp"]
+        if pp == 1:
+            return 1
+        extra = 1 + (pp - 1) / (pp * self.virtual_stages) if self.virtual_stages > 1 else 1
+        return min(pp, self.microbatches) * extra
 
 
 def _slice_params(m: ModelConfig, layout) -> float:
@@ -377,14 +451,26 @@ def _slice_params(m: ModelConfig, layout) -> float:
     )
 
 
+def _zero_shards(p: _Plan) -> int:
+    """Chips one parameter's ZeRO-1/2 shard spreads over, beyond fsdp: the data-parallel
+    group dp x cp (Megatron's distributed optimizer shards over data and context parallel
+    ranks; for simplicity the expert axis is left out: experts are not replicated over it)."""
+    return p.layout["dp"] * p.layout["cp"] if p.zero_stage in (1, 2) else 1
+
+
 def _memory(p: _Plan) -> dict:
-    """Bytes per chip: model state (16 per parameter of its slice, sharded as `fsdp` says)
-    and the activations in flight (1F1B: the first stage keeps min(pp, microbatches)
-    micro-batches of its ceil(layers / pp) layers)."""
-    fsdp = p.layout["fsdp"]
-    state = training_state_bytes(_slice_params(p.m, p.layout), fsdp, 3 if fsdp > 1 else 0)
-    in_flight = min(p.layout["pp"], p.microbatches) if p.layout["pp"] > 1 else 1
-    state["activations"] = p.activations_per_layer() * p.layers_here * in_flight
+    """Bytes per chip: model state (2 bytes of weights, `grad_bytes` of gradients and 12 of
+    optimizer state per parameter of its slice; fsdp shards all three (ZeRO-3), zero_stage 1
+    the optimizer state and 2 also the gradients over dp x cp) and the activations in flight
+    (`_Plan.in_flight` micro-batches of the first stage's ceil(layers / pp) layers)."""
+    fsdp, zero = p.layout["fsdp"], _zero_shards(p)
+    params = _slice_params(p.m, p.layout)
+    state = {
+        "weights": STATE_BYTES_PER_PARAM["weights"] * params / fsdp,
+        "gradients": p.grad_bytes * params / (fsdp * (zero if p.zero_stage == 2 else 1)),
+        "optimizer": STATE_BYTES_PER_PARAM["optimizer"] * params / (fsdp * zero),
+    }
+    state["activations"] = p.activations_per_layer() * p.layers_here * p.in_flight()
     return state
 
 
@@ -392,26 +478,26 @@ def _hbm_bytes(p: _Plan) -> float:
     """A lower bound on each chip's memory traffic per step (bytes).
 
     Per micro-batch: the bf16 weights of the slice read for the forward, again for the
-    backward (and for the recomputed forward), bf16 gradients written (and read back to
+    backward (and for the recomputed forward), gradients written (and read back to
     accumulate when there are several micro-batches), and the stored activations written
     in the forward and read in the backward. Once per step, Adam reads the fp32 master
     weights, both moments and the gradient and writes master, moments and bf16 weights
-    (28 bytes per parameter of the chip's fsdp shard). Matmul inputs and outputs beyond
-    the stored activations are not counted.
+    (28 bytes per parameter of the chip's optimizer shard: fsdp, and dp x cp with ZeRO-1/2).
+    Matmul inputs and outputs beyond the stored activations are not counted.
     """
     params = _slice_params(p.m, p.layout)
     w = STATE_BYTES_PER_PARAM["weights"] * params
-    reads = (3 if p.recompute == "full" else 2) * w
-    grads = STATE_BYTES_PER_PARAM["gradients"] * params * (2 if p.microbatches > 1 else 1)
+    reads = (2 + recompute_share(p.recompute)) * w
+    grads = p.grad_bytes * params * (2 if p.microbatches > 1 else 1)
     acts = 2 * p.activations_per_layer() * p.layers_here
-    optimizer = 28 * params / p.layout["fsdp"]
+    optimizer = 28 * params / (p.layout["fsdp"] * _zero_shards(p))
     return p.microbatches * (reads + grads + acts) + optimizer
 
 
 def _routes(chip, layout, network, slice_chips) -> dict:
     """axis -> `roofline.topology.Route` for each parallel axis in use, laid out innermost
-    first (tp, ep, fsdp, pp, dp: each axis's chips sit the product of the inner degrees
-    apart). The data-parallel group of a mixture of experts is dp x ep chips."""
+    first (tp, cp, ep, fsdp, pp, dp: each axis's chips sit the product of the inner degrees
+    apart)."""
     stride, routes = 1, {}
     slice_chips = job_slice_chips(chip, math.prod(layout.values()), slice_chips)
     for axis in LAYOUT_AXES:
@@ -425,57 +511,170 @@ def _collective(kind, nbytes, n, r) -> float:
     return collective_seconds(kind, nbytes, r) if n > 1 and r is not None else 0.0
 
 
-def _data_all_reduce(nbytes, routes) -> float:
-    """All-reduce over the data group, dp x ep chips (ep's and dp's chips sit apart):
-    reduce-scatter over ep, all-reduce of the 1/ep over dp, all-gather over ep (the
-    two-level decomposition; either level may be absent)."""
-    ep, dp = routes.get("ep"), routes.get("dp")
-    if ep is None:
-        return _collective("all-reduce", nbytes, dp.size, dp)
-    t = _collective("reduce-scatter", nbytes, ep.size, ep)
-    t += _collective("all-gather", nbytes, ep.size, ep)
-    if dp is not None:
-        t += _collective("all-reduce", nbytes / ep.size, dp.size, dp)
+def _all_to_all_split(nbytes, r) -> tuple[float, float]:
+    """(seconds inside the node, seconds over the network) of one all-to-all of a `nbytes`
+    array (all members' shares together) on route `r`.
+
+    Each member holds nbytes / n and sends an equal part to every member: on a two-level
+    route (per_node = m members in each of n / m domains) (m - 1) / n of its share goes to
+    its own domain, over the interconnect (an all-to-all among the m of nbytes x m^2 / n^2),
+    and (n - m) / n leaves through the NIC; the two run at once, on different links."""
+    if r.kind != "two-level":
+        return _collective("all-to-all", nbytes, r.size, r), 0.0
+    n, m = r.size, r.per_node
+    inner = Route(r.name, "link", m, r.axes)
+    inside = _collective("all-to-all", nbytes * m * m / (n * n), m, inner)
+    across = nbytes / n * (n - m) / n / r.network_bytes_per_s
+    return inside, across
+
+
+def _data_reduce(grad_bytes, weight_bytes, levels, zero) -> float:
+    """Gradient reduction over a data group made of `levels` (routes, innermost first; cp
+    and ep sit inside dp, so the group is split in levels).
+
+    zero False (plain data parallelism): reduce-scatter down the inner levels, all-reduce
+    at the outermost, all-gather back up (the two-level decomposition). zero True (ZeRO-1/2,
+    the distributed optimizer): the gradients (`grad_bytes`) are reduce-scattered over the
+    whole group and, after each chip's optimizer step on its shard, the updated bf16 weights
+    (`weight_bytes`) are all-gathered: a ring all-reduce's bytes when both are bf16."""
+    levels = [r for r in levels if r is not None and r.size > 1]
+    if not levels:
+        return 0.0
+    t, g, w = 0.0, grad_bytes, weight_bytes
+    for i, r in enumerate(levels):
+        if i == len(levels) - 1 and not zero:
+            return t + _collective("all-reduce", g, r.size, r)
+        t += _collective("reduce-scatter", g, r.size, r)
+        t += _collective("all-gather", w if zero else g, r.size, r)
+        g, w = g / r.size, w / r.size
     return t
 
 
+def _ring_attention_bytes(p: _Plan) -> float:
+    """Bytes each chip of a context-parallel ring sends per step (Liu et al. 2023, "Ring
+    Attention"; Megatron-LM's context parallelism): per layer and micro-batch, cp - 1 steps
+    each passing the K and V of its seq_len / cp tokens (bf16, kv_width each, split tp ways)
+    to its neighbour in the forward; the backward passes K and V again and their gradients
+    (2 x); full recomputation repeats the forward's passes."""
+    cp = p.layout["cp"]
+    block = 2 * 2 * p.m.kv_width * (p.seq_len // cp) * p.micro_batch / p.layout["tp"]
+    passes = 3 + recompute_share(p.recompute)
+    return p.layers_here * p.microbatches * passes * (cp - 1) * block
+
+
 def _link_times(p: _Plan, chip, network, slice_chips=None):
-    """ "TP", "EP", "FSDP", "DP", "PP" -> (seconds per step, label) for each axis in use."""
+    """ "TP", "CP", "EP", "FSDP", "DP", "PP" -> (seconds per step, label, bwd-only seconds)
+    for each axis in use."""
     m, layout, microbatches = p.m, p.layout, p.microbatches
     routes = _routes(chip, layout, network, slice_chips)
     times = {}
     layers_here = p.layers_here
-    act = p.micro_batch * p.seq_len * m.d_model * 2  # bf16 activations of one micro-batch
-    passes = 6 if p.recompute == "full" else 4  # collectives per layer: fwd 2, bwd 2, (+2)
+    # bf16 activations of one micro-batch on one chip of the context-parallel group
+    act = p.micro_batch * (p.seq_len // layout["cp"]) * m.d_model * 2
+    # TP collectives per layer: forward 2, backward 2, + 2 x the recomputed share; PaLM's
+    # parallel block sums attention and MLP before its one all-reduce: half as many
+    passes = (4 + 2 * recompute_share(p.recompute)) / (2 if m.parallel_block else 1)
     if "tp" in routes:
         one = _collective("all-reduce", act, layout["tp"], routes["tp"])
         label = f"TP all-reduces ({routes['tp'].name})"
         times["TP"] = (layers_here * microbatches * passes * one, label)
+    if "cp" in routes:
+        r = routes["cp"]
+        label = f"CP ring attention K/V passes ({r.name}; overlapped with attention)"
+        times["CP"] = (_ring_attention_bytes(p) / r.p2p_bytes_per_s, label)
     if "ep" in routes:
         routed = layout["ep"] * act * m.experts_per_token / layout["tp"]
-        one = _collective("all-to-all", routed, layout["ep"], routes["ep"])
-        label = f"EP all-to-alls ({routes['ep'].name})"
-        times["EP"] = (layers_here * microbatches * passes * one, label)
-    grads = STATE_BYTES_PER_PARAM["gradients"] * _slice_params(m, layout)
+        inside, across = _all_to_all_split(routed, routes["ep"])
+        r = routes["ep"]
+        limit = p.expert_nodes_per_token
+        if limit is not None and limit < m.experts_per_token:
+            # node-limited routing (DeepSeek-V3): a token crosses the network once per
+            # destination node, at most `limit` of them, then fans out over NVLink there
+            across *= limit / m.experts_per_token
+        if across > 0:
+            share = (r.size - r.per_node) / r.size
+            label = (
+                f"EP all-to-alls ({r.name}: {share:.0%} of the routed tokens over the "
+                f"network, {1 - share:.0%} inside the node, at once)"
+            )
+        else:
+            label = f"EP all-to-alls ({r.name})"
+        a2a = 4 + 2 * recompute_share(p.recompute)  # dispatch + combine, fwd and bwd
+        times["EP"] = (layers_here * microbatches * a2a * max(inside, across), label)
+    params = _slice_params(m, layout)
+    weights = STATE_BYTES_PER_PARAM["weights"] * params
     if "fsdp" in routes:
         route, n = routes["fsdp"], layout["fsdp"]
-        per_mb = 2 * _collective("all-gather", grads, n, route)
-        per_mb += _collective("reduce-scatter", grads, n, route)
+        per_mb = 2 * _collective("all-gather", weights, n, route)
+        per_mb += _collective("reduce-scatter", p.grad_bytes * params, n, route)
         times["FSDP"] = (microbatches * per_mb, f"FSDP gathers and scatters ({route.name})")
-    data_group = layout["dp"] * layout["ep"]
-    if data_group > 1:
-        route = routes.get("dp") or routes["ep"]
-        expert_grads = 2 * m.expert_params / (layout["tp"] * layout["pp"] * layout["ep"])
-        t = _data_all_reduce((grads - expert_grads) / layout["fsdp"], routes)
-        t += _collective(
-            "all-reduce", expert_grads / layout["fsdp"], layout["dp"], routes.get("dp")
+    if p.data_group > 1:
+        route = routes.get("dp") or routes.get("ep") or routes["cp"]
+        expert = m.expert_params / (layout["tp"] * layout["pp"] * layout["ep"] * layout["fsdp"])
+        dense = params / layout["fsdp"] - expert
+        zero = p.zero_stage in (1, 2)
+        cp, ep, dp = routes.get("cp"), routes.get("ep"), routes.get("dp")
+        t = _data_reduce(p.grad_bytes * dense, 2 * dense, [cp, ep, dp], zero)
+        t += _data_reduce(p.grad_bytes * expert, 2 * expert, [cp, dp], zero)
+        if p.zero_stage == 2 and microbatches > 1:
+            # ZeRO-2 keeps only its gradient shard: every micro-batch's gradients are
+            # reduce-scattered as its backward produces them (the weights gathered once)
+            rs = _data_reduce(p.grad_bytes * dense, 0, [cp, ep, dp], True)
+            rs += _data_reduce(p.grad_bytes * expert, 0, [cp, dp], True)
+            t += (microbatches - 1) * rs
+        what = {0: "all-reduce", 1: "reduce-scatter + all-gather (ZeRO-1)"}.get(
+            p.zero_stage, "reduce-scatters + all-gather (ZeRO-2)"
         )
-        times["DP"] = (t, f"DP all-reduce ({route.name})")
+        grad = "bf16" if p.grad_bytes == 2 else "fp32"
+        times["DP"] = (t, f"DP {what}, {grad} gradients ({route.name})")
     if "pp" in routes:
         route = routes["pp"]
-        sends = 2 * microbatches * act / layout["tp"]  # activations forward, gradients back
-        times["PP"] = (sends / route.p2p_bytes_per_s, f"PP sends ({route.name})")
+        # activations forward, gradients back, once per model chunk boundary: v x as many
+        sends = 2 * microbatches * p.virtual_stages * act / layout["tp"]
+        label = f"PP sends ({route.name})"
+        times["PP"] = (sends / route.p2p_bytes_per_s, label)
     return times
+
+
+def _stage_flops_share(m: ModelConfig, pp: int, recompute, seq_len, causal) -> float:
+    """Busiest pipeline stage's FLOPs over the average stage's (1 without a pipeline).
+
+    The layers are spread as evenly as possible (the first stages take the remainder) and
+    the last stage also runs the output head (6 x vocab x d_model FLOPs per token, never
+    recomputed; the embedding lookup costs no FLOPs): with 96 layers on 8 stages of GPT-3
+    the last stage runs 12 layers + the head."""
+    if pp == 1:
+        return 1.0
+    total = training_flops_per_token(m, seq_len, recompute, causal)
+    head = 6 * m.vocab * m.d_model
+    per_layer = (total - head) / m.layers
+    first = math.ceil(m.layers / pp) * per_layer
+    last = (m.layers // pp) * per_layer + head
+    return max(first, last) / (total / pp)
+
+
+def _dp_exposed(p: _Plan, dp_s, math_s, hw_flops, model_flops) -> float:
+    """Seconds of the data-parallel reduction no compute hides.
+
+    The first pipeline stage finishes its backward last, so its gradients can only be
+    reduced during that last micro-batch's backward (each layer's as soon as it is ready);
+    the backward is 1 - model / (3 x hardware) of the math (2/3 without recomputation, 3/4
+    with full). With ZeRO-1/2 the weights' all-gather overlaps the next step's first
+    forward (Megatron-LM's overlap_param_gather) and ZeRO-2's per-micro-batch
+    reduce-scatters run during every micro-batch's backward."""
+    if dp_s == 0:
+        return 0.0
+    forward_share = model_flops / (3 * hw_flops)
+    per_mb = math_s / p.microbatches
+    window = (1 - forward_share) * per_mb
+    if p.zero_stage in (1, 2):
+        window += forward_share * per_mb
+    if p.zero_stage == 2:
+        window += (1 - forward_share) * per_mb * (p.microbatches - 1)
+    return max(0.0, dp_s - window)
+
+
+GRAD_DTYPES = {"bf16": 2, "fp32": 4}
 
 
 def training_step(
@@ -492,13 +691,20 @@ def training_step(
     fused_attention=True,
     causal=False,
     slice_chips=None,
+    zero_stage=0,
+    virtual_stages=1,
+    grad_dtype="bf16",
+    expert_nodes_per_token=None,
 ) -> TrainingStep:
     """The roofline of one training step of `model` on `n_chips` chips (see the module
     docstring for every assumption).
 
     tokens_per_step: tokens in the global batch (a multiple of seq_len whose sequences split
-    evenly over dp x fsdp x ep). layout: the parallel degrees, a mapping or "dp=64,tp=8,pp=16".
-    microbatches: per replica and step (default: one sequence each when pp > 1, else 1).
+    evenly over dp x fsdp x ep). layout: the parallel degrees, a mapping or
+    "dp=64,tp=8,pp=16" (cp: context parallelism, seq_len / cp tokens of each sequence per
+    chip, ring attention).
+    microbatches: per replica and step (default: one sequence each when pp > 1, else the
+    fewest whose activations fit; when none fits, one sequence each, and `limits` says so).
     network_bytes_per_s: one-way bandwidth per chip of the network between interconnect
     domains (default: the catalog's figure, where it has one). fused_attention: attention
     runs as one fused kernel (FlashAttention) that stores no score matrix (activations).
@@ -506,6 +712,16 @@ def training_step(
     slice_chips: chips in one ICI slice when a TPU job runs as several slices joined by the
     data-centre network (MaxText's dcn_* axes; e.g. 384 for the MLPerf v5p run of 16 slices);
     layout axes beyond one slice then use the network (`roofline.topology.route`).
+    zero_stage: 0 (plain replicas), 1 (optimizer state sharded over dp x cp: Megatron-LM's
+    distributed optimizer) or 2 (also the gradients) on the data-parallel axis (Rajbhandari
+    et al. 2019); fsdp is ZeRO-3 on its own axis.
+    virtual_stages: model chunks per pipeline stage, the interleaved 1F1B schedule
+    (Narayanan et al. 2021): the bubble is (pp - 1) / (virtual_stages x microbatches) of the
+    stage's work, (pp - 1) / (v m + pp - 1) of the step; v x as many pipeline sends.
+    grad_dtype: "bf16" or "fp32": the gradients kept (memory) and reduced (traffic).
+    expert_nodes_per_token: node-limited routing (DeepSeek-V3 sends each token to experts on
+    at most 4 nodes): the expert all-to-all's network share counts one copy per destination
+    node, min(this, experts_per_token) per token, instead of one per expert.
     """
     m = get_model(model)
     chip = get_chip(chip)
@@ -513,21 +729,69 @@ def training_step(
     layout = parse_layout(layout, n_chips)
     recompute = check_recompute(recompute)
     dtype = canonical_dtype(dtype)
-    _check_model_split(m, layout)
-    microbatches, micro_batch = _batch(tokens_per_step, seq_len, layout, microbatches)
+    if zero_stage not in (0, 1, 2):
+        raise ValueError(
+            f"zero_stage is 0, 1 or 2 on the data-parallel axis (ZeRO-3 is the fsdp axis: "
+            f"put the degree there), got {zero_stage!r}"
+        )
+    if grad_dtype not in GRAD_DTYPES:
+        raise ValueError(f"grad_dtype is 'bf16' or 'fp32', got {grad_dtype!r}")
+    virtual_stages = _whole("virtual_stages", virtual_stages)
+    _check_model_split(m, layout, virtual_stages)
+    per_replica = _batch(tokens_per_step, seq_len, layout)
     peak = chip.peak_flops_per_s(dtype)
     hw_flops = training_flops_per_token(m, seq_len, recompute, causal) * tokens_per_step / n_chips
     model_flops = training_flops_per_token(m, seq_len, "none", causal) * tokens_per_step / n_chips
-    plan = _Plan(m, layout, int(seq_len), recompute, microbatches, micro_batch, fused_attention)
-    times = {"math": hw_flops / peak, "HBM": _hbm_bytes(plan) / chip.hbm_bytes_per_s}
+    share = _stage_flops_share(m, layout["pp"], recompute, seq_len, causal)
+
+    def plan_for(micro):
+        micro = _check_microbatches(per_replica, micro, layout, virtual_stages)
+        return _Plan(
+            m,
+            layout,
+            int(seq_len),
+            recompute,
+            micro,
+            per_replica // micro,
+            fused_attention,
+            zero_stage,
+            virtual_stages,
+            GRAD_DTYPES[grad_dtype],
+            None
+            if expert_nodes_per_token is None
+            else _whole("expert_nodes_per_token", expert_nodes_per_token),
+        )
+
+    chose = None
+    if microbatches is not None:
+        plan = plan_for(microbatches)
+    elif layout["pp"] > 1:
+        plan = plan_for(per_replica)
+    else:
+        plan, chose = _fewest_microbatches_that_fit(plan_for, per_replica, chip.hbm_bytes)
+    times = {"math": hw_flops * share / peak, "HBM": _hbm_bytes(plan) / chip.hbm_bytes_per_s}
     kinds = {"math": "compute", "HBM": "memory"}
     labels = {"math": f"math ({dtype} dense peak)", "HBM": f"{chip.memory_kind} traffic"}
+    if share > 1:
+        labels["math"] += ", busiest pipeline stage"
     for key, (seconds, label) in _link_times(plan, chip, network_bytes_per_s, slice_chips).items():
         times[key], kinds[key], labels[key] = seconds, "link", label
     if layout["pp"] > 1:
-        staged = [times[r] for r in ("math", "HBM", "TP", "EP") if r in times]
-        times["bubble"] = (layout["pp"] - 1) / microbatches * max(staged)
-        kinds["bubble"], labels["bubble"] = "bubble", "pipeline bubble (1F1B)"
+        staged = [times[r] for r in ("math", "HBM", "TP", "CP", "EP") if r in times]
+        times["bubble"] = (layout["pp"] - 1) / (virtual_stages * plan.microbatches) * max(staged)
+        kinds["bubble"] = "bubble"
+        labels["bubble"] = (
+            "pipeline bubble (1F1B)"
+            if virtual_stages == 1
+            else f"pipeline bubble (interleaved 1F1B, {virtual_stages} chunks per stage)"
+        )
+    exposed = _dp_exposed(plan, times.get("DP", 0.0), times["math"], hw_flops, model_flops)
+    assumptions: tuple[str, ...] = _ASSUMPTIONS + (
+        f"gradients kept and reduced in {grad_dtype}; ZeRO stage {zero_stage} on the "
+        "data-parallel axis",
+    )
+    if chose is not None:
+        assumptions += (chose,)
     return TrainingStep(
         model=m,
         chip_name=chip.name,
@@ -537,8 +801,8 @@ def training_step(
         seq_len=int(seq_len),
         dtype=dtype,
         recompute=recompute,
-        microbatches=microbatches,
-        micro_batch=micro_batch,
+        microbatches=plan.microbatches,
+        micro_batch=plan.micro_batch,
         times=times,
         kinds=kinds,
         labels=labels,
@@ -547,8 +811,34 @@ def training_step(
         peak_flops_per_s=peak,
         model_flops_per_chip=model_flops,
         hardware_flops_per_chip=hw_flops,
-        assumptions=_ASSUMPTIONS,
+        assumptions=assumptions,
+        dp_exposed_s=exposed,
+        zero_stage=zero_stage,
+        virtual_stages=virtual_stages,
+        grad_dtype=grad_dtype,
+        microbatches_note="" if chose is None or "fit" not in chose else chose,
     )
+
+
+def _fewest_microbatches_that_fit(plan_for, per_replica, capacity):
+    """Without a pipeline: the fewest micro-batches (a divisor of the replica's sequences)
+    whose memory fits in `capacity`; when even one sequence per micro-batch does not fit,
+    that split, with a note telling the reader to pass microbatches= or shard more."""
+    for micro in range(1, per_replica + 1):
+        if per_replica % micro:
+            continue
+        plan = plan_for(micro)
+        if sum(_memory(plan).values()) <= capacity:
+            note = (
+                f"micro-batches: {micro}, the fewest whose activations fit (pass "
+                "microbatches= to choose)"
+            )
+            return plan, note
+    note = (
+        "micro-batches: even one sequence per micro-batch does not fit; shard more, "
+        "recompute activations, or pass microbatches= after sharding"
+    )
+    return plan_for(per_replica), note
 
 
 _ASSUMPTIONS = (
@@ -556,13 +846,17 @@ _ASSUMPTIONS = (
     "FLOPs: 6 per matmul weight per token + 3 x the attention blocks' forward score and value "
     "FLOPs (PaLM's term for plain attention; windows and latent attention as the blocks "
     "count them); recomputation counted "
-    "in the math time (hardware FLOPs), not in the MFU",
-    "t_lower: every resource overlapped with every other; the pipeline bubble "
-    "((pp - 1) / microbatches of the per-stage work, 1F1B) is not overlapped",
-    "axes laid out innermost first tp, ep, fsdp, pp, dp on the vendor's slice shapes "
+    "in the math time (hardware FLOPs), not in the MFU; the math time is the busiest "
+    "pipeline stage's (the last one also runs the output head)",
+    "t_lower: every resource overlapped with every other, except the pipeline bubble "
+    "((pp - 1) / (v x microbatches) of the per-stage work, v = 1 for plain 1F1B) and the part "
+    "of the data-parallel reduction that outlasts the last micro-batch's backward (plus, "
+    "with ZeRO-1/2, the next step's first forward for the weights' all-gather)",
+    "axes laid out innermost first tp, cp, ep, fsdp, pp, dp on the vendor's slice shapes "
     "(roofline.topology); an axis inside one slice or NVLink domain uses its links, one that "
     "leaves it uses the network (non-blocking, one NIC per chip)",
-    "memory: 16 bytes per parameter (bf16 weights and gradients, fp32 master and Adam "
-    "moments), divided by fsdp (ZeRO-3); activations by Korthikanti et al. 2022 with "
-    "sequence parallelism; logits, workspace and fragmentation not counted",
+    "memory: bf16 weights, gradients (2 or 4 bytes), fp32 master and Adam moments (12 "
+    "bytes), divided by fsdp (ZeRO-3) and, with zero_stage, the optimizer state (1) and "
+    "gradients (2) by dp x cp; activations by Korthikanti et al. 2022 with sequence "
+    "parallelism; logits, workspace and fragmentation not counted",
 )

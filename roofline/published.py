@@ -27,13 +27,14 @@ from .collectives import collective_time, in_switch_reduction_available
 from .hardware import Source
 from .parallelism import training_step
 from .serving import serving_estimate
-from .training import training_flops_per_token
+from .training import recompute_for_ratio, training_flops_per_token
 
 __all__ = ["CATEGORIES", "MEASUREMENTS", "Measurement", "held_against"]
 
 CATEGORIES = ("training", "matmul", "attention", "HBM", "collective", "serving")
 
 _PALM = "https://arxiv.org/abs/2204.02311"
+_DEEPSEEK_V3 = "https://arxiv.org/abs/2412.19437"
 _MEGATRON = "https://arxiv.org/abs/2104.04473"
 _MLPERF_T = "https://github.com/mlcommons/training_results_v4.0/tree/62f111b7"
 _MLPERF_I = "https://github.com/mlcommons/inference_results_v4.1/tree/a2f5d66d"
@@ -65,10 +66,20 @@ class Measurement:
     status: str = "V"
     stated_mfu: float | None = None
     mfu: Callable[[], float] | None = None
+    bound_config: str = ""
+    """The configuration the bound was computed at, in words, to read beside the source's
+    (empty for a kernel, whose configuration is its name)."""
 
 
 def _tokens_bound_training(*args, **kwargs) -> float:
     return training_step(*args, **kwargs).tokens_per_s
+
+
+def _tokens_bound_no_bubble(*args, **kwargs) -> float:
+    """Tokens/s of `training_step` with no pipeline bubble at all: the bound for a schedule
+    (DeepSeek's DualPipe) whose bubble is smaller than 1F1B's and not modelled here."""
+    step = training_step(*args, **kwargs)
+    return step.tokens_per_step / (step.t_lower - step.times.get("bubble", 0.0))
 
 
 def _matmul_bound(chip, n, dtype) -> float:
@@ -113,11 +124,29 @@ def _decode_tokens(*args, **kwargs) -> float:
     return serving_estimate(*args, **kwargs).tokens_per_s
 
 
+_NIM_ARGS = ("Llama 3 70B", "H100", 2)
+_NIM_KW = dict(tp=2, context_len=5250, dtype="fp8")
+
+
+def _nim_fits() -> int:
+    """Requests of 5250 tokens whose KV caches fit beside Llama 3 70B fp8 on 2 H100."""
+    return serving_estimate(*_NIM_ARGS, batch=1, **_NIM_KW).max_batch
+
+
+def _nim_bound(requests) -> float:
+    """Decode tokens/s of Llama 3 70B fp8 on 2 H100 (TP2) at a 5250-token context with as
+    many of `requests` in flight as their KV caches allow (`ServingEstimate.max_batch`): the
+    rest queue, and tokens/s grows with the batch, so this bounds the served throughput."""
+    return _decode_tokens(*_NIM_ARGS, batch=min(requests, _nim_fits()), **_NIM_KW)
+
+
 def _prefill_tokens(prompt, model, chip, n_chips=1, **kwargs) -> float:
     """Prompt tokens per second of the first token's time (`serving_estimate`'s ttft_s, s)."""
     return prompt / serving_estimate(model, chip, n_chips, prompt_len=prompt, **kwargs).ttft_s
 
 
+#: PaLM's share of layers rematerialised, from its own HFU / MFU (Table 3: 57.8 / 46.2)
+_PALM_RECOMPUTE = recompute_for_ratio("PaLM 540B", 2048, 57.8 / 46.2)
 #: TPU v5e all-gather of bf16[2048, 8192] over a 4-chip axis without wraparound
 _V5E_GATHER_BYTES = 2 * 2048 * 8192
 #: Megatron 1T: 163 TFLOP/s per GPU by Eq. 3 (recomputation counted) on 3072 GPUs
@@ -132,13 +161,26 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "tokens/s",
         238.3e3,
         lambda: _tokens_bound_training(
-            "PaLM 540B", "TPU v4", 6144, 2048 * 2048, 2048, "dp=2,fsdp=256,tp=12", recompute="full"
+            "PaLM 540B",
+            "TPU v4",
+            6144,
+            2048 * 2048,
+            2048,
+            "dp=2,fsdp=256,tp=12",
+            recompute=_PALM_RECOMPUTE,
         ),
-        Source(_PALM, "Chowdhery et al., section 4.1 and Table 3: 238.3K tokens/s, MFU 46.2 %"),
-        "rematerialisation repeats a forward pass the MFU does not count, and the 12-way "
-        "tensor-parallel all-reduces are not all hidden behind the math",
+        Source(
+            _PALM,
+            "Chowdhery et al., section 4.1 and Table 3: 238.3K tokens/s, MFU 46.2 %, HFU 57.8 % "
+            "(its partial rematerialisation: HFU / MFU = 1.25, not full recomputation's 1.33)",
+        ),
+        "rematerialisation of about three layers in four repeats forward work the MFU does "
+        "not count (the bound pays it, at PaLM's own HFU / MFU), and the 12-way "
+        "tensor-parallel all-reduces (one per layer and pass: PaLM's parallel block) are not "
+        "all hidden behind the math",
         stated_mfu=0.462,
         mfu=lambda: _mfu("PaLM 540B", 238.3e3, "TPU v4", 6144, 2048),
+        bound_config=f"dp 2 x fsdp 256 x tp 12, bf16, {_PALM_RECOMPUTE:.0%} of layers rematerialised (PaLM's HFU / MFU), parallel block",
     ),
     Measurement(
         "megatron-1t",
@@ -165,6 +207,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "all-reduces not overlapped, and kernels below the A100's peak",
         stated_mfu=0.52,
         mfu=lambda: _hfu_megatron(),
+        bound_config="tp 8 x pp 64 x dp 6, bf16, full recomputation, 1F1B with one sequence per micro-batch, 25 GB/s of network per GPU",
     ),
     Measurement(
         "mlperf-gpt3-h100",
@@ -181,15 +224,19 @@ MEASUREMENTS: tuple[Measurement, ...] = (
             "tp=4,pp=8,dp=16",
             dtype="fp8",
             microbatches=72,
+            zero_stage=1,  # Megatron's distributed optimizer: without it 128 GB per GPU
+            virtual_stages=4,
         ),
         Source(
             _MLPERF_T,
             "NVIDIA/results/eos_n64_ngc24.04_nemo/gpt3/result_0.txt: 11 steps in 119.86 s of "
-            "2304 sequences of 2048; config_DGXH100_64x8x128x4x8_mbs2.sh: TP4 PP8, mbs 2",
+            "2304 sequences of 2048; config_DGXH100_64x8x128x4x8_mbs2.sh: TP4 PP8, "
+            "virtual pipeline 4, mbs 2",
         ),
-        "fp8 matmuls run well below 1979 TFLOP/s, attention, norms and the optimizer run "
-        "in bf16 or fp32, and the interleaved pipeline still idles (the bound's 1F1B bubble is "
-        "the non-interleaved one)",
+        "fp8 matmuls run well below 1979 TFLOP/s, and attention, norms and the optimizer run "
+        "in bf16 or fp32; the bound already pays the interleaved schedule's small bubble "
+        "(7 / (4 x 72) of the math) and the distributed optimizer's gathers",
+        bound_config="tp 4 x pp 8 x dp 16, fp8, 72 micro-batches of 2, interleaved (4 chunks per stage), ZeRO-1",
     ),
     Measurement(
         "mlperf-gpt3-v5p",
@@ -213,8 +260,44 @@ MEASUREMENTS: tuple[Measurement, ...] = (
             "23.85 s, 343.5 tokens/s per chip; MaxText int8, data 16 x FSDP 48 x tensor 8",
         ),
         "the bound is the whole step on 16 slices of 384 chips joined by DCN, compute-bound at "
-        "the int8 peak (918 TFLOP/s); only the matmuls run in int8, and the FSDP gathers and "
-        "the 8-way tensor parallelism cost time the math does not hide",
+        "the int8 peak (918 TFLOP/s) for every FLOP; that only the matmuls run in int8 cannot "
+        "explain a ratio this low alone: the FSDP gathers and the 8-way tensor parallelism "
+        "not hidden behind the math and kernels below the peak make up the rest (not split "
+        "by any measurement here)",
+        bound_config="dp 16 over DCN x fsdp 48 x tp 8 (16 slices of 384), int8 peak for every FLOP",
+    ),
+    Measurement(
+        "deepseek-v3-h800",
+        "training",
+        "DeepSeek-V3, 2048 H800, fp8",
+        "tokens/s",
+        1e12 / (180e3 * 3600) * 2048,
+        lambda: _tokens_bound_no_bubble(
+            "DeepSeek-V3",
+            "H100",  # the H800's SMs, peak and HBM; its NVLink is slower (the bound is higher)
+            2048,
+            15360 * 4096,
+            4096,
+            "pp=16,ep=64,dp=2",
+            dtype="fp8",
+            zero_stage=1,
+            causal=True,
+            expert_nodes_per_token=4,
+        ),
+        Source(
+            _DEEPSEEK_V3,
+            "DeepSeek-AI, DeepSeek-V3 Technical Report, Table 1: 180K H800 GPU hours per "
+            "trillion tokens (1e12 / (180e3 x 3600) = 1,543 tokens/s per GPU); section 3.1-3.2: "
+            "2048 H800, PP16 (DualPipe), EP64 over 8 nodes, ZeRO-1, no TP, fp8, each token "
+            "sent to at most 4 nodes; batch 15360 sequences of 4096",
+        ),
+        "the bound is link-bound on the expert all-to-alls through each GPU's 50 GB/s NIC, "
+        "even with each token crossing the network once per node and fully overlapped with "
+        "the math; it leaves out DualPipe's small bubble, and the H800's NVLink (400 GB/s "
+        "against the H100's 900) is not the limit; activations by Korthikanti's formula would "
+        "not fit (DeepSeek recomputes norms and up-projections and stores fp8)",
+        bound_config="H100 stand-in for H800, pp 16 x ep 64 x dp 2, fp8, ZeRO-1, 120 "
+        "micro-batches, each token to at most 4 nodes, no pipeline bubble counted",
     ),
     Measurement(
         "matmul-h100-bf16",
@@ -430,6 +513,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         ),
         "the bound counts only the decode matmuls (context taken as one token); the same "
         "GPUs also prefill every prompt, attend over the cache and run below the fp8 peak",
+        bound_config="8 x TP1, batch 806 per GPU, fp8, context of 1 token (decode matmuls only, no prefill)",
     ),
     Measurement(
         "mlperf-llama2-mi300x",
@@ -442,6 +526,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         ),
         Source(_MLPERF_I, "closed/AMD/results/8xMI300X_2xEPYC-9374F: offline 23,514.8 tokens/s"),
         "as for the H200, with a higher fp8 peak that the software reaches less of",
+        bound_config="NVIDIA's H200 configuration reused: 8 x TP1, batch 806 per GPU, fp8, context of 1 token",
     ),
     Measurement(
         "nim-tpot-1",
@@ -457,20 +542,25 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         ),
         "batch-1 decode streams the fp8 weights once per token; kernel launches, the "
         "all-reduces' latency and sampling add to every step",
+        bound_config="TP2, batch 1, context 5250, fp8",
     ),
     Measurement(
         "nim-tpot-100",
         "serving",
         "NIM 70B, 2 H100, 100 requests",
         "tokens/s",
-        100 / 92.9e-3,
-        lambda: _decode_tokens(
-            "Llama 3 70B", "H100", 2, tp=2, batch=100, context_len=5250, dtype="fp8"
+        917.26,
+        lambda: _nim_bound(100),
+        Source(
+            _NIM,
+            "NIM 1.8.0, Llama 3.3 70B fp8 TP2 on 2 x H100 80G, 5000 input / 500 output tokens, "
+            "concurrency 100: inter-token latency 92.91 ms, throughput 917.26 tokens/s (so "
+            "917.26 x 0.09291 = 85 requests decode at once, not 100)",
         ),
-        Source(_NIM, "inter-token latency 92.9 ms at 100 concurrent requests"),
-        "the caches of 100 requests of 5000 tokens do not all fit beside the weights (about 85 "
-        "do), so requests queue; the KV-cache reads dominate, and prefills of arriving "
-        "requests interrupt the decode steps",
+        "the caches of 100 requests of 5000 tokens do not all fit beside the weights, so "
+        "requests queue (the bound decodes the most that fit); the KV-cache reads dominate, "
+        "and prefills of arriving requests interrupt the decode steps",
+        bound_config=f"TP2, the {_nim_fits()} requests whose caches fit (of 100), context 5250, fp8",
     ),
     Measurement(
         "trtllm-ttft-h100",
@@ -486,6 +576,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         ),
         "prefill is compute-bound; attention, the all-reduces of 2048 x 8192 activations and "
         "the scheduler's first step add to the fp8 matmuls",
+        bound_config="TP4, prefill of 2048 tokens, fp8",
     ),
     Measurement(
         "trtllm-ttft-a100",
@@ -500,6 +591,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
             _TRTLLM, "batch-1 time to first token, 70B, TP4, 2048 input tokens: 377 ms (A100, fp16)"
         ),
         "as on the H100, at a lower peak that fp16 kernels approach more closely",
+        bound_config="TP4, prefill of 2048 tokens, fp16",
     ),
 )
 
@@ -537,6 +629,7 @@ def held_against() -> tuple[dict, ...]:
                 "status": m.status,
                 "stated_mfu": m.stated_mfu,
                 "mfu": None if m.mfu is None else float(m.mfu()),
+                "bound_config": m.bound_config,
             }
         )
     return tuple(rows)

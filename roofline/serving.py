@@ -31,9 +31,11 @@ Per decode step and chip (the times in `ServingEstimate.times`):
 - "TP": two all-reduces per layer (after attention and after the MLP) of the
   [batch, d_model] activations (bf16) over the tp chips, bandwidth term from
   `roofline.collectives` on the links `roofline.topology` routes the replica's tp chips over,
-  plus `hop_latency_s` per step of the collective (`collective_steps`; default 1 microsecond, the scaling book's per-hop figure
-  for TPU ICI, used here for every chip: NCCL's measured small-message latencies are larger,
-  so this keeps a lower bound).
+  plus `hop_latency_s` per step of the collective (`collective_steps`). Default, by the
+  links: GPUs behind an NVSwitch pay half of `NVSWITCH_ALL_REDUCE_LATENCY_S` per step (an
+  all-reduce there is 2 steps: the measured smallest NCCL all-reduce over 8 H100, about
+  26 us, applied to every NVSwitch GPU); every other chip 1 microsecond per hop, the scaling
+  book's figure for TPU ICI (a lower bound where NCCL's measured latencies are larger).
 
 `t_decode_step` is the largest of these (every resource overlapped with every other): a
 lower bound on the time per output token, so `tokens_per_s` = replicas x batch /
@@ -55,6 +57,7 @@ import math
 from dataclasses import dataclass, field
 
 from .catalog import get_chip
+from .collectives import NVSWITCH_ALL_REDUCE_LATENCY_S
 from .dtypes import bytes_per_element, canonical_dtype
 from .models import ModelConfig, get_model
 from .topology import collective_seconds, job_slice_chips, route
@@ -65,6 +68,9 @@ __all__ = [
     "expected_distinct_experts",
     "serving_estimate",
     "tp_all_reduce_seconds",
+    "hop_latency_for",
+    "SpeculativeDecoding",
+    "speculative_decoding",
 ]
 
 #: Default per-hop latency of a collective step, seconds (scaling book, sharding chapter:
@@ -284,17 +290,27 @@ def _weights_read(m: ModelConfig, tokens) -> tuple[float, float]:
     return dense + m.expert_params * distinct / m.experts, distinct
 
 
-def tp_all_reduce_seconds(chip, tp, nbytes, hop_latency_s=HOP_LATENCY_S) -> float:
+def hop_latency_for(r) -> float:
+    """Default latency per collective step on route `r`: NVSwitch GPUs half the measured
+    smallest all-reduce (`NVSWITCH_ALL_REDUCE_LATENCY_S` / 2, an all-reduce being 2 steps
+    there), other links `HOP_LATENCY_S`."""
+    on_switch = r.kind == "link" and r.axes and r.axes[0].topology == "switch"
+    return NVSWITCH_ALL_REDUCE_LATENCY_S / 2 if on_switch else HOP_LATENCY_S
+
+
+def tp_all_reduce_seconds(chip, tp, nbytes, hop_latency_s=None) -> float:
     """One all-reduce of `nbytes` over the tp chips of one replica: bandwidth + latency.
 
     The replica is its own group and slice (`roofline.topology.route`: tp TPU chips in the
     slice shape Google sells, e.g. a 2x2 for 4 v5e; tp GPUs under one NVSwitch; beyond one
     domain, the network), timed by `roofline.topology.collective_seconds` with
-    `hop_latency_s` per step of the collective (`collective_steps` on each axis)."""
+    `hop_latency_s` per step of the collective (`collective_steps` on each axis; default
+    `hop_latency_for` the route: NVSwitch's measured latency, else 1 us per hop)."""
     if tp < 2:
         return 0.0
     r = route(get_chip(chip), tp, 1, job_slice_chips(chip, tp))
-    return collective_seconds("all-reduce", nbytes, r, hop_latency_s, hop_latency_s)
+    hop = hop_latency_for(r) if hop_latency_s is None else hop_latency_s
+    return collective_seconds("all-reduce", nbytes, r, hop, hop)
 
 
 def _resource_times(m, chip, tp, tokens, ctx_tokens, dtypes, kv_chip_fraction, hop, causal):
@@ -332,7 +348,7 @@ def serving_estimate(
     dtype="bf16",
     weights=None,
     kv_dtype=None,
-    hop_latency_s=HOP_LATENCY_S,
+    hop_latency_s=None,
     reserve_fraction=RESERVE_FRACTION,
 ) -> ServingEstimate:
     """The roofline of serving `model` on `n_chips` x `chip` (see the module docstring).
@@ -432,3 +448,59 @@ def compute_bound_batch(model, chip, context_len, limit=1 << 20, **kwargs):
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if compute_bound(mid) else (mid + 1, hi)
     return lo
+
+
+@dataclass(frozen=True)
+class SpeculativeDecoding:
+    """One sequence decoded with a draft model's guesses checked by the target model.
+
+    `k` guesses per round, each accepted with probability `acceptance` (independently, the
+    assumption of Leviathan et al. 2023, arXiv 2211.17192, section 3.1): a round yields
+    `tokens_per_round` = (1 - a^(k+1)) / (1 - a) tokens (the accepted guesses and the target's
+    own next token) and lasts `round_s` = k x `draft_step_s` + `verify_s`: the draft decodes
+    its k guesses one after another on the same chips, then the target checks them in one
+    step. `verify_s` is the larger of the k + 1 tokens' math (and TP all-reduces) and one
+    read of the weights and of this sequence's cache (the guesses share it).
+    `target_step_s`: the target's plain decode step, one token per step."""
+
+    k: int
+    acceptance: float
+    draft_step_s: float
+    verify_s: float
+    target_step_s: float
+
+    @property
+    def tokens_per_round(self) -> float:
+        a, k = self.acceptance, self.k
+        return k + 1.0 if a == 1 else (1 - a ** (k + 1)) / (1 - a)
+
+    @property
+    def round_s(self) -> float:
+        return self.k * self.draft_step_s + self.verify_s
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.tokens_per_round / self.round_s
+
+    @property
+    def speedup(self) -> float:
+        """Tokens per second over the target's plain decode of the same sequence."""
+        return self.tokens_per_s * self.target_step_s
+
+
+def speculative_decoding(
+    target, draft, chip, n_chips=1, k=4, acceptance=0.8, context_len=4096, dtype="bf16"
+) -> SpeculativeDecoding:
+    """Speculative decoding of one sequence (batch 1) of `target` with guesses from `draft`,
+    both on the same `n_chips` x `chip` (tensor parallel over all of them), at the rooflines
+    `serving_estimate` gives: see `SpeculativeDecoding` for the formulas. `acceptance`: the
+    chance that the target accepts one guess (0 to 1; measured per draft, task and sampling)."""
+    k = _whole("k", k)
+    if not 0 <= acceptance <= 1:
+        raise ValueError(f"acceptance is a probability from 0 to 1, got {acceptance!r}")
+    kw = dict(n_chips=n_chips, context_len=context_len, dtype=dtype)
+    one = serving_estimate(target, chip, batch=1, **kw)
+    many = serving_estimate(target, chip, batch=k + 1, **kw)
+    verify = max(many.times["math"], one.times["HBM"], many.times.get("TP", 0.0))
+    draft_step = serving_estimate(draft, chip, batch=1, **kw).t_decode_step
+    return SpeculativeDecoding(k, float(acceptance), draft_step, verify, one.t_decode_step)

@@ -266,8 +266,9 @@ def web_constants() -> dict:
         chip = get_chip(name)
         reduce = {}
         for tp in TP_DEGREES[1:]:
-            one = tp_all_reduce_seconds(chip, tp, 1e9, HOP_LATENCY_S)  # linear in the bytes
-            per_byte = (tp_all_reduce_seconds(chip, tp, 2e9, HOP_LATENCY_S) - one) / 1e9
+            # linear in the bytes; latency per step by the links (serving.hop_latency_for)
+            one = tp_all_reduce_seconds(chip, tp, 1e9)
+            per_byte = (tp_all_reduce_seconds(chip, tp, 2e9) - one) / 1e9
             fixed = one - 1e9 * per_byte
             reduce[str(tp)] = [per_byte, fixed]
         chips[name] = {

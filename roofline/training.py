@@ -13,7 +13,9 @@ benchmarks count). The attention blocks answer this
 window, latent attention (DeepSeek) uses its query/key width d_nope + d_rope and value
 width d_v. Recomputation (`recompute`): "full" (activation checkpointing of every
 layer: Narayanan et al. 2021) runs each layer's forward again in the backward pass, so
-layers cost 8 per weight instead of 6 (the output head is not recomputed); "selective"
+layers cost 8 per weight instead of 6 (the output head is not recomputed); a number f from
+0 to 1 recomputes a share f of the layers in full (PaLM's partial rematerialisation: its
+HFU / MFU of 57.8 / 46.2 = 1.25 is less than full recomputation's); "selective"
 (Korthikanti et al. 2022) recomputes only the attention core (4 x width x seq per layer
 more). Model FLOPs (MFU) never count recomputation; hardware FLOPs (HFU) do.
 
@@ -36,6 +38,8 @@ __all__ = [
     "mfu",
     "hfu",
     "training_state_bytes",
+    "recompute_share",
+    "recompute_for_ratio",
     "activation_bytes_per_layer",
 ]
 
@@ -50,13 +54,27 @@ def _model(model) -> ModelConfig:
     return get_model(model)
 
 
-def _recompute(recompute) -> str:
-    if recompute not in RECOMPUTE:
+def _recompute(recompute):
+    is_share = isinstance(recompute, (int, float)) and not isinstance(recompute, bool)
+    if is_share and 0 <= recompute <= 1:
+        return float(recompute)
+    if is_share or recompute not in RECOMPUTE:
         raise ValueError(
             f"recompute is one of {', '.join(repr(r) for r in RECOMPUTE)} "
-            f"(activation recomputation), got {recompute!r}"
+            "(activation recomputation) or the share of layers recomputed in full, a number "
+            f"from 0 to 1 (PaLM's partial rematerialisation), got {recompute!r}"
         )
     return recompute
+
+
+def recompute_share(recompute) -> float:
+    """The share of layers whose forward pass is run again in the backward: 1 for "full",
+    0 for "none" and "selective" (which repeats only the attention core), the number itself
+    for a partial recomputation (a share of the layers checkpointed in full)."""
+    recompute = _recompute(recompute)
+    if isinstance(recompute, float):
+        return recompute
+    return 1.0 if recompute == "full" else 0.0
 
 
 check_recompute = _recompute  # the public name other modules import
@@ -85,11 +103,27 @@ def training_flops_per_token(
     # attention over the whole square, sliding windows capped, latent attention's head sizes)
     attn_fwd = m.attention_flops_per_token(seq_len, causal) if attention else 0
     total = 6 * m.matmul_params + 3 * attn_fwd
-    if recompute == "full":
-        total = total + 2 * layer_weights + attn_fwd
-    elif recompute == "selective":
-        total = total + attn_fwd
-    return total
+    if recompute == "selective":
+        return total + attn_fwd
+    return total + recompute_share(recompute) * (2 * layer_weights + attn_fwd)
+
+
+def recompute_for_ratio(model, seq_len, hfu_over_mfu, causal=False) -> float:
+    """The share of layers recomputed in full that makes hardware FLOPs / model FLOPs equal a
+    paper's stated HFU / MFU (PaLM: 57.8 / 46.2 = 1.25, its partial rematerialisation;
+    full recomputation would give about 1.33): (ratio - 1) x model FLOPs / the FLOPs one
+    full recomputation adds, per token. Raises if the ratio needs more than full."""
+    check_size("hfu_over_mfu", hfu_over_mfu)
+    model_flops = training_flops_per_token(model, seq_len, "none", causal)
+    extra = training_flops_per_token(model, seq_len, "full", causal) - model_flops
+    share = (hfu_over_mfu - 1) * model_flops / extra
+    if not 0 <= share <= 1:
+        raise ValueError(
+            f"an HFU / MFU of {hfu_over_mfu} needs {share:.2f} of the layers recomputed; "
+            "it must lie between 1 (none) and full recomputation's "
+            f"{1 + extra / model_flops:.3f}"
+        )
+    return share
 
 
 def _peak(chip, dtype):
@@ -173,6 +207,12 @@ def activation_bytes_per_layer(
     for name, value in (("seq_len", seq_len), ("micro_batch", micro_batch), ("tp", tp)):
         check_size(name, value)
     recompute = _recompute(recompute)
+    if isinstance(recompute, float):  # a share f of the layers keeps only its input
+        args = (m, seq_len, micro_batch, tp)
+        kw = dict(sequence_parallel=sequence_parallel, fused_attention=fused_attention)
+        full = activation_bytes_per_layer(*args, "full", **kw)  # type: ignore[arg-type]
+        none = activation_bytes_per_layer(*args, "none", **kw)  # type: ignore[arg-type]
+        return recompute * full + (1 - recompute) * none
     s, b, h, a, t = seq_len, micro_batch, m.d_model, m.heads, tp
     if recompute == "full":
         return 2 * s * b * h / (t if sequence_parallel else 1)

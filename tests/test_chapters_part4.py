@@ -116,8 +116,10 @@ def test_part_4_exercises_match_hand_derivations():
     # 16 stages, 1536 / 8 = 192 micro-batches: 15 / 207
     assert check("parallel-bubble-16-stages", 15 / 207).correct
     assert not check("parallel-bubble-16-stages", 15 / 192).correct
-    # B200 (2250 TFLOP/s bf16 dense, 18 x 50 GB/s one way): 2/3 x 7/8 x 2250e12 / 900e9
-    assert check("parallel-dp-tokens-b200", 2 / 3 * 7 / 8 * 2250e12 / 900e9).correct
+    # B200 (2250 TFLOP/s bf16 dense, 18 x 50 GB/s one way): the backward (4 Psi per token)
+    # against the all-reduce: 7/8 x 2250e12 / 900e9 = 2187.5; the whole step's 6 Psi is wrong
+    assert check("parallel-dp-tokens-b200", 7 / 8 * 2250e12 / 900e9).correct
+    assert not check("parallel-dp-tokens-b200", 2 / 3 * 7 / 8 * 2250e12 / 900e9).correct
     # MI300X mesh: F* = 2/3 x 1307.4e12 / 64e9, whatever n
     assert check("parallel-tp-critical-f-mi300x", 2 / 3 * 1307.4e12 / 64e9).correct
     assert check("parallel-fsdp-ring-symbolic", "P*(n-1)/(n*W)").correct
@@ -157,12 +159,14 @@ H100_PEAK = 989.5e12  # bf16 dense, NVIDIA's H100 SXM datasheet (989.4 rounded u
 
 def test_data_parallel_threshold_for_eight_h100s():
     f = _chapter_functions(CHAPTERS[11], ["collective_s", "dp_tokens_per_replica"])
-    by_hand = 2 / 3 * 7 / 8 * H100_PEAK / H100_ALL_LINKS  # about 1283 tokens
+    # the all-reduce hides behind the backward only (4 psi per token, chapter 4):
+    # 2 (7/8) 2 psi / W_all = 4 psi b / P  ->  b = 7/8 P / W_all, about 1924 tokens
+    by_hand = 7 / 8 * H100_PEAK / H100_ALL_LINKS
     assert f["dp_tokens_per_replica"]("H100 SXM", 8) == pytest.approx(by_hand, rel=1e-3)
     # 16 TPU v5p chips are Google's 2x2x4 slice (no wraparound: one link on each of the three
     # axes, 3W into a chip): all-reduce 2 (15/16) V / 3W with W = 90 GB/s one way, V = 2 psi;
-    # tokens = t P / (6 psi) = 2/9 (15/16) P / W = 1062.5
-    by_hand_v5p = 2 / 9 * 15 / 16 * 459e12 / 90e9
+    # tokens = t P / (4 psi) = 1/3 (15/16) P / W = 1593.75
+    by_hand_v5p = 1 / 3 * 15 / 16 * 459e12 / 90e9
     assert f["dp_tokens_per_replica"]("TPU v5p", 16) == pytest.approx(by_hand_v5p, rel=1e-3)
 
 

@@ -65,11 +65,9 @@ def test_serving_explorer_table_is_the_package_answer():
     """The serving explorer's page data (seconds per byte, fixed seconds per tp) reproduce the
     package's tensor-parallel all-reduce, latency included."""
     table = serving_explorer.web_constants()
-    from roofline.serving import HOP_LATENCY_S
-
     for name, data in table["chips"].items():
         for tp, (per_byte, fixed) in data["all_reduce"].items():
-            want = tp_all_reduce_seconds(name, int(tp), 3e7, HOP_LATENCY_S)
+            want = tp_all_reduce_seconds(name, int(tp), 3e7)  # latency by the links
             assert per_byte * 3e7 + fixed == pytest.approx(want, rel=1e-9), (name, tp)
 
 

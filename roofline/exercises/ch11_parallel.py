@@ -13,11 +13,12 @@ _STATE_BYTES_PER_PARAM = 16
 
 
 def _dp_tokens(chip, n):
-    """Tokens per replica above which 6 Psi b / P outlasts the all-reduce of 2 Psi bytes through
-    the chip's switch (all its links at once). Psi cancels; 1 is used."""
+    """Tokens per replica above which the backward pass, 4 Psi b / P, outlasts the all-reduce
+    of 2 Psi bytes through the chip's switch (all its links at once): the gradients exist
+    only once the backward pass makes them (chapter 4). Psi cancels; 1 is used."""
     chip = get_chip(chip)
     t_allreduce = all_reduce_time(chip, 2.0, n)  # routed by roofline.topology: the switch
-    return t_allreduce * chip.peak_flops_per_s("bf16") / 6.0
+    return t_allreduce * chip.peak_flops_per_s("bf16") / 4.0
 
 
 register(
@@ -27,13 +28,13 @@ register(
         title="Data parallelism on eight B200s (chapter 11)",
         question="Eight B200 GPUs on one NVSwitch board, plain data parallelism, bf16 gradients "
         "all-reduced through the switch over all of each GPU's links: at least how many tokens "
-        "per GPU per step for the math (6 Psi per token at the dense bf16 peak) to outlast the "
-        "all-reduce?",
+        "per GPU per step for the backward pass (4 Psi per token at the dense bf16 peak), which "
+        "the all-reduce runs beside, to outlast it?",
         answer=lambda p: _dp_tokens(p["chip"], p["n"]),
         kind="number",
         params={"chip": "B200", "n": 8},
         hints=(
-            "Math: 6 Psi b / P. All-reduce of 2 Psi bytes through a switch: "
+            "Backward math: 4 Psi b / P. All-reduce of 2 Psi bytes through a switch: "
             "2 (n-1)/n x 2 Psi / (links x one-way link bandwidth). Psi cancels.",
         ),
         mistakes=lambda p: [
@@ -43,9 +44,9 @@ register(
                 "uses all its links at once.",
             ),
             Mistake(
-                _dp_tokens(p["chip"], p["n"]) * 3 / 2,
-                "That compares the all-reduce with the backward pass only (4 Psi per token); "
-                "the question compares it with the whole step's math, 6 Psi per token.",
+                _dp_tokens(p["chip"], p["n"]) * 2 / 3,
+                "That compares the all-reduce with the whole step's math (6 Psi per token); "
+                "the gradients exist only during the backward pass, 4 Psi per token.",
             ),
             Mistake(
                 _dp_tokens(p["chip"], p["n"]) / 2,

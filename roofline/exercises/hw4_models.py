@@ -15,6 +15,8 @@ batch fits, with room for at least one more sequence.
 
 from __future__ import annotations
 
+import math
+
 from .. import get_chip, get_model, serving_estimate, training_flops_per_token, training_step
 from ..units import format_bandwidth, format_bytes, format_flops_rate
 from .core import Mistake
@@ -41,6 +43,7 @@ MODELS = (
     ("Llama 3 70B", 40),
     ("Mixtral 8x7B", 32),
     ("Mixtral 8x7B", 16),
+    ("Mixtral 8x7B", 24),
 )
 #: Chips in 8-GPU NVLink-switch nodes: every collective of this homework stays in the node.
 CHIPS = ("A100 SXM", "H100 SXM", "H200", "B200")
@@ -106,8 +109,11 @@ def tokens_per_step(p: dict) -> int:
 
 
 def train(p: dict):
-    """The student's training step (the package's `training_step`, no recomputation)."""
-    return training_step(model(p), p["chip"], p["n"], tokens_per_step(p), p["seq_len"], layout(p))
+    """The student's training step (the package's `training_step`, no recomputation, one
+    micro-batch per model copy)."""
+    return training_step(
+        model(p), p["chip"], p["n"], tokens_per_step(p), p["seq_len"], layout(p), microbatches=1
+    )
 
 
 def serve(p: dict):
@@ -127,6 +133,12 @@ def serve(p: dict):
 def measured_tokens_per_s(p: dict) -> float:
     """q3's measured throughput, to 4 significant digits (as shown)."""
     return float(f"{p['measured_fraction'] * train(p).tokens_per_s:.4g}")
+
+
+def _four_digits(value: float) -> str:
+    """`value` (already 4 significant digits) shown with all four: 12,340 or 123.4."""
+    decimals = max(0, 3 - math.floor(math.log10(abs(value)))) if value else 0
+    return f"{value:,.{decimals}f}"
 
 
 def mfu(p: dict) -> float:
@@ -157,9 +169,36 @@ def acceptable(p: dict) -> bool:
     return est.max_batch > p["serve_batch"]
 
 
+#: q2's answer is drawn first, evenly over these, so that guessing "math" passes one
+#: student in three, not three in four (DP through an in-node switch rarely outlasts the
+#: optimizer's HBM traffic, so it is not a target; it can still come up).
+TARGETS = ("math", "HBM", "FSDP")
+#: Draws tried for the target before any acceptable draw is taken.
+TARGET_TRIES = 40
+
+
+def _draw_for(draw: Draw, target: str) -> dict:
+    """A draw aimed at `target` limiting the training step (the fsdp axis for FSDP; the
+    rest as drawn, redrawn by `make_parameters` until the target limits)."""
+    p = _draw_once(draw)
+    if target == "FSDP":
+        p["data_axis"] = "fsdp"
+    return p
+
+
 def make_parameters(draw: Draw) -> dict:
-    """A student's model, chip, chips, layouts and sizes; redrawn until acceptable."""
-    return draw_until(draw, _draw_once, acceptable)
+    """A student's model, chip, chips, layouts and sizes; redrawn until acceptable, and
+    (for the first `TARGET_TRIES` draws) until the drawn target limits the training step."""
+    target = draw.choice(TARGETS)
+    tries = [0]
+
+    def accept(p: dict) -> bool:
+        tries[0] += 1
+        if not acceptable(p):
+            return False
+        return tries[0] > TARGET_TRIES or train(p).slowest == target
+
+    return draw_until(draw, lambda d: _draw_for(d, target), accept)
 
 
 def _model_row(p) -> tuple:
@@ -195,7 +234,7 @@ def describe(p: dict) -> list:
             f"per model copy and step ({tokens_per_step(p):,} tokens per step); bf16, "
             "Adam, no recomputation, fused attention",
         ),
-        ("q3: measured training throughput", f"{measured_tokens_per_s(p):,.0f} tokens/s"),
+        ("q3: measured training throughput", f"{_four_digits(measured_tokens_per_s(p))} tokens/s"),
         (
             "serving",
             f"tp={p['serve_tp']} ({p['n'] // p['serve_tp']} replica(s)); batch "
@@ -224,7 +263,9 @@ _register(
     "q1",
     twice=("sparse",),
     byte_units=True,
-    question="What is the lower bound on one training step's time (every resource overlapped)?",
+    question="What is the lower bound on one training step's time (every resource overlapped "
+    "with every other, except that the data-parallel all-reduce can only run beside the "
+    "backward pass)?",
     answer=lambda p: train(p).t_lower,
     kind="time",
     mistakes=lambda p: [
@@ -241,7 +282,9 @@ _register(
     ],
     hints=(
         "Work out each resource's time per step on one chip: math, HBM traffic and the "
-        "collectives of each parallel axis in use; the bound is the largest.",
+        "collectives of each parallel axis in use; the bound is the largest, except a DP "
+        "all-reduce: only the backward pass (2/3 of the math) hides it, so what outlasts "
+        "the backward adds to the step.",
     ),
 )
 _register(

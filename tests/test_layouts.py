@@ -1,0 +1,336 @@
+"""The layouts real labs run (issue 31, section 2): ZeRO-1/2 on the data axis, the
+interleaved 1F1B schedule, context parallelism, micro-batches that fit, gradients in bf16 or
+fp32. Every expected value is worked by hand from the papers' formulas in the comments."""
+
+import pytest
+
+import roofline as rl
+
+NIC = 50e9  # one 400 Gb/s NIC per H100, one way
+GB = 1e9
+
+MLPERF = dict(
+    model="GPT-3 175B",
+    chip="H100",
+    n_chips=512,
+    tokens_per_step=2304 * 2048,
+    seq_len=2048,
+    layout="tp=4,pp=8,dp=16",
+    dtype="fp8",
+    recompute="selective",
+    microbatches=72,  # 2304 sequences / 16 replicas / micro-batches of 2 (its config, mbs2)
+)
+LLAMA405 = dict(
+    model="Llama 3.1 405B",
+    chip="H100",
+    n_chips=16384,
+    tokens_per_step=2048 * 8192,  # 16M tokens per batch, 16 sequences per replica
+    seq_len=8192,
+    layout="tp=8,pp=16,dp=128",
+)
+
+
+def test_mlperf_gpt3_fits_only_with_the_distributed_optimizer():
+    P = rl.get_model("GPT-3 175B").params
+    slice_params = P / (4 * 8)  # tp 4 x pp 8: about 5.5e9 parameters per GPU
+    plain = rl.training_step(**MLPERF, zero_stage=0, virtual_stages=4)
+    # 16 bytes per parameter: 87.5 GB of model state alone on an 80 GB GPU
+    state = sum(plain.memory[k] for k in ("weights", "gradients", "optimizer"))
+    assert state == pytest.approx(16 * slice_params)
+    assert not plain.fits and "does not fit" in plain.limits()
+    zero1 = rl.training_step(**MLPERF, zero_stage=1, virtual_stages=4)
+    # ZeRO-1 over dp 16: 2 (weights) + 2 (gradients) + 12 / 16 (optimizer) bytes per parameter
+    assert zero1.memory["optimizer"] == pytest.approx(12 / 16 * slice_params)
+    assert zero1.memory["gradients"] == pytest.approx(2 * slice_params)
+    # activations (Korthikanti Table 2, fused attention): 34 s b h / t per layer, s 2048,
+    # b 2, h 12288, t 4; 96 / 8 = 12 layers; in flight 8 micro-batches x (1 + 7 / (8 x 4))
+    per_layer = 34 * 2048 * 2 * 12288 / 4
+    assert zero1.memory["activations"] == pytest.approx(per_layer * 12 * 8 * (1 + 7 / 32))
+    assert zero1.memory_bytes == pytest.approx(4.75 * slice_params + per_layer * 12 * 9.75)
+    assert zero1.fits  # about 76 GB of 80
+    assert "ZeRO-1" in zero1.labels["DP"]
+
+
+def test_llama3_405b_fits_only_with_sharded_optimizer_and_gradients():
+    P = rl.get_model("Llama 3.1 405B").params
+    slice_params = P / (8 * 16)  # tp 8 x pp 16: about 3.17e9 per GPU
+    # 126 / 16 -> 8 layers on the first stage, 16 micro-batches (one sequence each) in
+    # flight, 34 s b h / t = 34 x 8192 x 16384 / 8 bytes per layer: about 73 GB
+    acts = 34 * 8192 * 16384 / 8 * 8 * 16
+    plain = rl.training_step(**LLAMA405)
+    assert plain.memory_bytes == pytest.approx(16 * slice_params + acts)  # about 124 GB
+    assert not plain.fits
+    # Llama 3 shards optimizer state and gradients over its 128 replicas (ZeRO-2):
+    # 2 + (2 + 12) / 128 bytes per parameter, about 6.7 GB + 73 GB
+    zero2 = rl.training_step(**LLAMA405, zero_stage=2)
+    assert zero2.memory_bytes == pytest.approx((2 + 14 / 128) * slice_params + acts)
+    assert zero2.fits
+
+
+def test_interleaved_bubble_and_sends():
+    step = rl.training_step(**MLPERF, zero_stage=1, virtual_stages=4)
+    plain = rl.training_step(**MLPERF, zero_stage=1)
+    math_s = step.times["math"]
+    # Narayanan et al. 2021: bubble (p - 1) / (v m) of the stage's work, p 8, v 4, m 72
+    assert step.times["bubble"] == pytest.approx(7 / (4 * 72) * math_s)
+    assert plain.times["bubble"] == pytest.approx(7 / 72 * math_s)
+    # ... which is (p - 1) / (v m + p - 1) of the step's math + bubble
+    share = step.times["bubble"] / (math_s + step.times["bubble"])
+    assert share == pytest.approx(7 / (4 * 72 + 7))
+    # sends: activations forward and gradients back at each of v chunk boundaries per
+    # micro-batch, 2 x 2048 x 12288 bf16 / tp 4 each; the stages sit 4 GPUs x ... apart:
+    # pp 8 at stride 4 spans 32 GPUs, 4 nodes, so the NIC carries them
+    act = 2 * 2048 * 12288 * 2 / 4
+    assert step.times["PP"] == pytest.approx(2 * 72 * 4 * act / NIC)
+    assert step.times["PP"] == pytest.approx(4 * plain.times["PP"])
+
+
+def test_interleaving_needs_a_pipeline_and_whole_groups_of_microbatches():
+    with pytest.raises(ValueError, match="multiple of 8"):
+        rl.training_step(**{**MLPERF, "microbatches": 36}, virtual_stages=4)
+    with pytest.raises(ValueError, match="needs pp > 1"):
+        rl.training_step(
+            "Llama 3 8B", "H100", 8, 8 * 4096, 4096, "tp=8", microbatches=1, virtual_stages=2
+        )
+    with pytest.raises(ValueError, match="more than the 96 layers"):
+        rl.training_step(**MLPERF, virtual_stages=16)  # 8 x 16 = 128 chunks
+
+
+def test_zero_traffic_bf16_and_fp32_gradients():
+    P = rl.get_model("GPT-3 175B").params
+    V = 2 * P / 32  # bf16 bytes of one GPU's slice
+    # dp 16 at stride 32: every member on another node, a ring over the NICs
+    plain = rl.training_step(**MLPERF)
+    assert plain.times["DP"] == pytest.approx(2 * 15 / 16 * V / NIC)
+    zero1 = rl.training_step(**MLPERF, zero_stage=1)
+    # reduce-scatter of the bf16 gradients + all-gather of the bf16 weights: the same bytes
+    assert zero1.times["DP"] == pytest.approx(2 * 15 / 16 * V / NIC)
+    fp32 = rl.training_step(**MLPERF, zero_stage=1, grad_dtype="fp32")
+    # fp32 gradients: reduce-scatter 2 V, all-gather V
+    assert fp32.times["DP"] == pytest.approx(3 * 15 / 16 * V / NIC)
+    assert fp32.memory["gradients"] == pytest.approx(2 * V)
+    assert "fp32 gradients" in fp32.labels["DP"]
+    # ZeRO-2 keeps only its gradient shard, so it reduce-scatters every micro-batch's
+    zero2 = rl.training_step(**MLPERF, zero_stage=2)
+    assert zero2.times["DP"] == pytest.approx((72 + 1) * 15 / 16 * V / NIC)
+    assert zero2.memory["gradients"] == pytest.approx(V / 16)
+    with pytest.raises(ValueError, match="ZeRO-3 is the fsdp axis"):
+        rl.training_step(**MLPERF, zero_stage=3)
+    with pytest.raises(ValueError, match="grad_dtype"):
+        rl.training_step(**MLPERF, grad_dtype="fp16x")
+
+
+def test_dp_all_reduce_hides_only_behind_the_last_backward():
+    plain = rl.training_step(**MLPERF)
+    # no recomputation of the layers (selective: attention only), so the backward is close
+    # to 2/3 of the math: forward share = model / (3 x hardware)
+    fwd = plain.model_flops_per_chip / (3 * plain.hardware_flops_per_chip)
+    window = (1 - fwd) * plain.times["math"] / 72
+    assert plain.dp_exposed_s == pytest.approx(plain.times["DP"] - window)
+    # with ZeRO-1 the weights' all-gather also overlaps the next step's first forward
+    zero1 = rl.training_step(**MLPERF, zero_stage=1)
+    assert zero1.dp_exposed_s == pytest.approx(zero1.times["DP"] - zero1.times["math"] / 72)
+    busy = max(t for r, t in zero1.times.items() if r not in ("DP", "bubble"))
+    assert zero1.t_lower == pytest.approx(busy + zero1.times["bubble"] + zero1.dp_exposed_s)
+
+
+def test_context_parallel_ring_attention_by_hand():
+    step = rl.training_step(
+        "Llama 3.1 405B",
+        "H100",
+        16384,
+        1024 * 131072,
+        131072,
+        "tp=8,cp=16,pp=16,dp=8",
+        zero_stage=1,
+        recompute="full",
+    )
+    assert step.layout["cp"] == 16
+    # 1024 sequences over dp 8 (cp chips share theirs): 128 micro-batches of one sequence
+    assert (step.microbatches, step.micro_batch) == (128, 1)
+    # each chip holds 131072 / 16 = 8192 tokens; a ring step passes their K and V:
+    # 2 x 2 bytes x 8 kv heads x 128 x 8192 / tp 8; 15 steps; forward 1 + backward 2 +
+    # recomputed forward 1 = 4 passes; 8 layers on the first stage; cp 16 at stride 8
+    # leaves the node, so the NIC carries it
+    block = 2 * 2 * 8 * 128 * 8192 / 8
+    assert step.times["CP"] == pytest.approx(8 * 128 * 4 * 15 * block / NIC)
+    # activations of 8192 tokens per chip, full recomputation: 2 s b h / t per layer
+    assert step.memory["activations"] == pytest.approx(2 * 8192 * 16384 / 8 * 8 * 16)
+    assert rl.parse_layout("tp=8,context=4")["cp"] == 4
+    with pytest.raises(ValueError, match="cp=3 must divide the sequence length"):
+        rl.training_step("Llama 3 8B", "H100", 3, 3 * 4096, 4096, "cp=3")
+
+
+def test_default_microbatches_fit_or_say_so():
+    # Llama 3 8B (32 layers, h 4096) on 64 H100, ZeRO-1: 8 sequences of 8192 per replica.
+    # State: (2 + 2 + 12 / 64) bytes x 8.03e9 = 33.6 GB; activations 34 x 8192 x 4096 x 32
+    # = 36.5 GB per sequence: one sequence per micro-batch fits (70 GB), two do not (107 GB)
+    step = rl.training_step("Llama 3 8B", "H100", 64, 64 * 8 * 8192, 8192, "dp=64", zero_stage=1)
+    assert (step.microbatches, step.micro_batch) == (8, 1)
+    assert step.fits and any("fewest" in a for a in step.assumptions)
+    # plain replicas: 16 x 8.03e9 = 128 GB of state, nothing fits: the message says what to do
+    plain = rl.training_step("Llama 3 8B", "H100", 64, 64 * 8 * 8192, 8192, "dp=64")
+    assert not plain.fits and "microbatches=" in plain.limits()
+    assert "zero_stage" in plain.limits()
+
+
+def test_expert_all_to_all_split_between_node_and_network():
+    # DeepSeek-V3's layout (PP16, EP64 over 8 nodes, ZeRO-1) on 2048 H100: ep 64 at
+    # stride 1 = 8 GPUs per node x 8 nodes; 15360 sequences of 4096 / (dp 2 x ep 64) = 120
+    # per replica, one per micro-batch
+    step = rl.training_step(
+        "DeepSeek-V3", "H100", 2048, 15360 * 4096, 4096, "pp=16,ep=64,dp=2", zero_stage=1
+    )
+    assert step.microbatches == 120
+    # all-to-all array: 64 members x 4096 tokens x 7168 x 2 bytes x 8 experts per token;
+    # each GPU holds V / 64 and sends 56/64 of it through its NIC and 7/64 over NVSwitch
+    V = 64 * 4096 * 7168 * 2 * 8
+    across = V / 64 * 56 / 64 / NIC
+    inside = V / 64 * 7 / 64 / (18 * 25e9)
+    assert across > 70 * inside  # the network share decides
+    # ceil(61 / 16) = 4 layers on the busiest stage, 120 micro-batches, 4 all-to-alls each
+    # (dispatch and combine, forward and backward)
+    assert step.times["EP"] == pytest.approx(4 * 120 * 4 * across)
+    assert "88% of the routed tokens over the network" in step.labels["EP"]
+
+
+def test_serving_tp_all_reduce_pays_nvswitch_latency():
+    from roofline.serving import tp_all_reduce_seconds
+
+    # NCCL's smallest all-reduce over 8 H100 measures 2 x 7/8 x 1024 B / 0.07 GB/s = 25.6 us
+    # (bus bandwidth 0.07 GB/s at 1 KiB): that, not 2 x 1 us, is what a tiny all-reduce costs
+    small = tp_all_reduce_seconds("H100", 8, 1024)
+    assert small == pytest.approx(2 * 7 / 8 * 1024 / 0.07e9, rel=1e-3)
+    # a TPU slice keeps the ICI hop's 1 us: 2 x 2 v5e, 2 axes of 2 chips, 2 steps each way
+    assert tp_all_reduce_seconds("TPU v5e", 4, 1024) < 10e-6
+
+
+def test_partial_recomputation_palm():
+    palm = rl.get_model("PaLM 540B")
+    # PaLM's ratio HFU / MFU = 57.8 / 46.2: recomputing a share f of the layers adds
+    # f x (2 x layer weights + forward attention) to 6 x weights + 3 x forward attention
+    N = palm.matmul_params
+    layer_weights = N - palm.vocab * palm.d_model
+    attn = 4 * 118 * 12288 * 2048  # forward Q K^T and A V over the whole square (MFU's count)
+    model = 6 * N + 3 * attn
+    f = (57.8 / 46.2 - 1) * model / (2 * layer_weights + attn)
+    assert 0.7 < f < 0.8  # not 1: full recomputation would give 1.33
+    hw = rl.training_flops_per_token(palm, 2048, recompute=f)
+    assert hw / rl.training_flops_per_token(palm, 2048) == pytest.approx(57.8 / 46.2)
+    full = rl.training_flops_per_token(palm, 2048, recompute="full")
+    assert full / model == pytest.approx(1 + (2 * layer_weights + attn) / model)
+    # activations: a share f keeps only the layer input (2 s b h / t), the rest 34 s b h / t
+    s, h = 2048, 18432
+    acts = rl.activation_bytes_per_layer(palm, s, 1, 12, recompute=f)
+    assert acts == pytest.approx(f * 2 * s * h / 12 + (1 - f) * 34 * s * h / 12)
+    with pytest.raises(ValueError, match="a number from 0 to 1"):
+        rl.training_flops_per_token(palm, 2048, recompute=1.5)
+
+
+def test_published_rows_use_the_labs_layouts():
+    from roofline.published import MEASUREMENTS
+
+    rows = {m.key: m for m in MEASUREMENTS}
+    # PaLM: 57.8 / 46.2 = 1.251 of the model FLOPs, not full recomputation's ~1.33
+    f = rl.recompute_for_ratio("PaLM 540B", 2048, 57.8 / 46.2)
+    palm = rl.training_step(
+        "PaLM 540B", "TPU v4", 6144, 2048 * 2048, 2048, "dp=2,fsdp=256,tp=12", recompute=f
+    )
+    assert palm.hardware_flops_per_chip / palm.model_flops_per_chip == pytest.approx(1.251, 1e-3)
+    assert rows["palm-540b"].bound() == pytest.approx(palm.tokens_per_s)
+    # MLPerf GPT-3 on 512 H100: interleaved (v = 4) with the distributed optimizer, and fits
+    mlperf = rl.training_step(**{**MLPERF, "recompute": "none"}, zero_stage=1, virtual_stages=4)
+    assert mlperf.fits
+    assert rows["mlperf-gpt3-h100"].bound() == pytest.approx(mlperf.tokens_per_s)
+    for key in ("palm-540b", "mlperf-gpt3-h100"):
+        assert rows[key].measured < rows[key].bound()
+    with pytest.raises(ValueError, match="between 1"):
+        rl.recompute_for_ratio("PaLM 540B", 2048, 1.5)
+
+
+def test_nim_row_is_the_published_throughput():
+    from roofline.published import MEASUREMENTS
+
+    row = {m.key: m for m in MEASUREMENTS}["nim-tpot-100"]
+    # NVIDIA's NIM 1.8.0 table: 917.26 tokens/s at 92.91 ms per token -> 85.2 requests in
+    # flight; the KV caches of 5250-token requests: (0.9 x 80 GB - 70.6e9 / 2 bytes of fp8
+    # weights) / (5250 x 80 layers x 8 KV heads x 128 x 2 x 1 byte / 2 GPUs) = 85 fit
+    assert row.measured == 917.26
+    assert round(917.26 * 92.91e-3) == 85
+    fits = rl.serving_estimate(
+        "Llama 3 70B", "H100", 2, tp=2, batch=1, context_len=5250, dtype="fp8"
+    ).max_batch
+    P = rl.get_model("Llama 3 70B").params
+    assert fits == int((0.9 * 80e9 - P / 2) // (5250 * 80 * 8 * 128 * 2 / 2))
+    at_fit = rl.serving_estimate(
+        "Llama 3 70B", "H100", 2, tp=2, batch=fits, context_len=5250, dtype="fp8"
+    )
+    assert row.bound() == pytest.approx(at_fit.tokens_per_s)
+    assert row.measured < row.bound()
+
+
+def test_speculative_decoding_pays_for_its_draft():
+    # Llama 3 70B fp8 on 2 H100 (tp 2), one sequence at 4096 tokens, drafts from Llama 3 8B
+    s = rl.speculative_decoding("Llama 3 70B", "Llama 3 8B", "H100", 2, 4, 0.8, 4096, "fp8")
+    # Leviathan et al. 2023: (1 - 0.8^5) / (1 - 0.8) = 3.3616 tokens per round
+    assert s.tokens_per_round == pytest.approx((1 - 0.8**5) / 0.2) == pytest.approx(3.3616)
+    # target step at batch 1 is memory-bound: half the 69,503,033,344 weight bytes read (the
+    # embedding table gathered, not read) + half of 4096 x 163,840 fp8 cache bytes, at 3.35 TB/s;
+    # checking 5 tokens reads the same bytes (the guesses share one cache)
+    target = (69_503_033_344 / 2 + 4096 * 163_840 / 2) / 3.35e12
+    assert s.target_step_s == pytest.approx(target)
+    assert s.verify_s == pytest.approx(target)
+    # the draft's step: 32 layers x 2 all-reduces, each 25.6 us of NVSwitch latency + a
+    # 4096 x 2-byte vector (ring factor 2 x 1/2 = 1) at 450 GB/s, more than its weight read
+    draft = 64 * (2 * 7 / 8 * 1024 / 0.07e9 + 4096 * 2 / 450e9)
+    assert s.draft_step_s == pytest.approx(draft, rel=1e-3)
+    assert s.speedup == pytest.approx(3.3616 * target / (4 * draft + target), rel=1e-3)
+    # a poor draft (acceptance 0.5) with many guesses is slower than no speculation
+    poor = rl.speculative_decoding("Llama 3 70B", "Llama 3 8B", "H100", 2, 8, 0.5, 4096, "fp8")
+    assert poor.speedup < 1
+    with pytest.raises(ValueError, match="probability"):
+        rl.speculative_decoding("Llama 3 70B", "Llama 3 8B", "H100", 2, 4, 1.5)
+
+
+def test_training_and_serving_rows_say_the_bounds_configuration():
+    from roofline.published import held_against
+
+    for row in held_against():
+        if row["category"] in ("training", "serving"):
+            assert row["bound_config"], row["key"]
+    rows = {r["key"]: r for r in held_against()}
+    assert "interleaved (4 chunks per stage), ZeRO-1" in rows["mlperf-gpt3-h100"]["bound_config"]
+    assert "reused" in rows["mlperf-llama2-mi300x"]["bound_config"]
+
+
+def test_deepseek_v3_row_node_limited_all_to_all_by_hand():
+    from roofline.published import MEASUREMENTS
+
+    row = {m.key: m for m in MEASUREMENTS}["deepseek-v3-h800"]
+    # DeepSeek-V3, Table 1: 180K GPU hours per 1e12 tokens on 2048 GPUs
+    assert row.measured == pytest.approx(1e12 / (180e3 * 3600) * 2048)  # 3.16M tokens/s
+    # each token's 7168-wide bf16 activation crosses the network once per destination node,
+    # at most 4 of the 8 nodes of its ep group (4 x 7/8 on average leave its own node):
+    # per all-to-all each GPU sends 4096 tokens x 7168 x 2 bytes x 4 x 7/8 through 50 GB/s
+    across = 4096 * 7168 * 2 * 4 * 7 / 8 / NIC
+    # 4 MoE layers on the busiest stage, 120 micro-batches, 4 all-to-alls per layer
+    ep_s = 4 * 120 * 4 * across
+    step = rl.training_step(
+        "DeepSeek-V3",
+        "H100",
+        2048,
+        15360 * 4096,
+        4096,
+        "pp=16,ep=64,dp=2",
+        dtype="fp8",
+        zero_stage=1,
+        causal=True,
+        expert_nodes_per_token=4,
+    )
+    assert step.times["EP"] == pytest.approx(ep_s)
+    assert step.slowest == "EP" and ep_s > step.times["math"]
+    # no bubble counted (DualPipe's is smaller than 1F1B's): tokens / (the EP time + the few
+    # ms of ZeRO-1 reduce-scatter and all-gather no compute window hides)
+    assert 0 < step.dp_exposed_s < 0.01 * ep_s
+    assert row.bound() == pytest.approx(15360 * 4096 / (ep_s + step.dp_exposed_s))
+    assert row.measured < row.bound()
