@@ -148,8 +148,9 @@ def test_multi_axis_split_follows_bandwidth():
 
 
 def test_mlperf_v5p_layout_spans_slices_over_dcn():
-    """MLPerf GPT-3 on 6144 TPU v5p: data 16 over DCN x FSDP 48 x tensor 8, 16 slices of 384
-    (published-measurements.md; MaxText config). Modelled, not refused."""
+    """A 6144-chip TPU v5p job as 16 slices of 384 (the MLPerf GPT-3 layout, data 16 x FSDP 48 x
+    tensor 8, had it put data 16 over DCN; the run itself was one slice, per its MaxText flags).
+    Modelled, not refused."""
     layout = {"dp": 16, "fsdp": 48, "tp": 8}
     step = rl.training_step(
         "GPT-3 175B", "TPU v5p", 6144, 6144 * 2048, 2048, layout, slice_chips=384
