@@ -270,6 +270,17 @@ def _write_answerbox_script(app, exception) -> None:
     (static / ANSWERBOX_JS).write_text(BOX_SCRIPT, encoding="utf-8")
 
 
+def _no_unused_design_assets(app, pagename, templatename, context, doctree) -> None:
+    """Jupyter Book always loads sphinx-design's stylesheet and tab script (11 kB gzip); a page
+    with none of its components (no `sd-` class) does without them."""
+    if 'class="sd-' in context.get("body", "") or " sd-" in context.get("body", ""):
+        return
+    unused = ("sphinx-design", "design-tabs")
+    for key in ("css_files", "script_files"):
+        if key in context:
+            context[key] = [f for f in context[key] if not any(u in str(f) for u in unused)]
+
+
 # ---------------------------------------------------------------- 5: the search index on demand
 _SEARCH_SCRIPT_TAGS = re.compile(
     r'\s*<script src="(?:\.\./)*(?:searchindex\.js|_static/searchtools\.js|_static/language_data\.js)"></script>'
@@ -304,6 +315,7 @@ def setup(app):
     app.add_css_file(ICON_CSS, priority=900)
     app.connect("build-finished", _write_icons)
     app.connect("html-page-context", _one_answerbox_script)
+    app.connect("html-page-context", _no_unused_design_assets)
     app.connect("build-finished", _write_answerbox_script)
     app.connect("build-finished", _search_index_only_on_search_page)
     app.connect("config-inited", _mathjax_without_menu)
