@@ -1415,11 +1415,11 @@ def _nic(system: str, says: str) -> Link:
 
 _NETWORKS = {
     "TPU v4": _dcn(4, "2x2x1"),
-    "TPU v5p": _dcn(4, "2x2x1"),
+    "TPU v5p": _dcn_per_chip(50, "v5p"),  # Google's own figure (same 6.25 GB/s as 2.5e10 / 4)
     "TPU v5e": _dcn(8, "4x2"),
     # Google prints 100 Gbps per v6e chip (800 Gb/s per 8-chip host): 4x the scaling book's
     # generic 2.5e10 bytes/s per host that the catalog used to divide by 8; v5e (2 x 100 Gbps
-    # NICs per 8-chip host) and v5p (50 Gbps per chip) agree with that generic figure.
+    # NICs per 8-chip host) and v5p (50 Gbps per chip, now cited from Google) agree with it.
     "TPU v6e": _dcn_per_chip(100, "v6e (Trillium)"),
     "TPU7x": _dcn_per_chip(100, "TPU7x (Ironwood)"),
     "H100 SXM": _nic("DGX H100", f"DGX H200 and H100: {_CX7}"),
