@@ -27,15 +27,13 @@ What `params` counts (every parameter of a Llama/Mistral/PaLM-style model):
   down-projection (latent + decoupled RoPE key) and up-projection, the output projection,
   and the two latents' RMSNorm scales; shared experts' MLPs; dense first layers' MLPs.
 
-Also not counted: Gemma 2/3's two extra norms per layer (2 D per layer, under 0.01 %),
-Qwen's q/k/v biases and shared-expert gate (under 0.01 %), DeepSeek-V3's router bias and
-its multi-token-prediction module (left out of its published 671B too), and a multimodal
-model's vision encoder (only the language model of `text_config` is read).
-
 Not counted: biases (Llama, Mistral and PaLM have none; GPT-3 has them, about 0.01 % of
 its weights), LayerNorm shift vectors and learned position embeddings (GPT-3: 2048 x D,
-0.01 %). So counts agree with published totals of models with biases to within a fraction
-of a percent, and exactly with Llama's.
+0.01 %); Gemma 2/3's two extra norms per layer (2 D per layer, under 0.01 %), Qwen's q/k/v
+biases and shared-expert gate (under 0.01 %), DeepSeek-V3's router bias and its
+multi-token-prediction module (left out of its published 671B too), and a multimodal model's
+vision encoder (only the language model of `text_config` is read). So counts agree with
+published totals to within a fraction of a percent, and exactly with Llama's.
 """
 
 from __future__ import annotations
