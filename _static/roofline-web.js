@@ -38,6 +38,16 @@
 (function () {
   "use strict";
 
+  // Search terms are not highlighted on the book's pages, as before search.html alone loaded
+  // Sphinx's search code: sphinx_highlight.js then highlights every page it finds terms for,
+  // and throws on the explorers' SVG (a <title>'s text has no getBBox). Clear them instead.
+  // (a top-level const of another script: reachable by name, not as a property of window)
+  if (typeof SphinxHighlight !== "undefined") {
+    SphinxHighlight.highlightSearchWords = function () {
+      try { localStorage.removeItem("sphinx_highlight_terms"); } catch (e) { /* no storage */ }
+    };
+  }
+
   function forwardToggles(selector) {
     const buttons = document.querySelectorAll(selector);
     const themed = buttons[0];   // the button the themes' scripts listen to

@@ -160,11 +160,19 @@ def test_each_catalog_quantity_reads_the_same_on_every_page(page_texts):
     }
     clashes = []
     for page, text in page_texts.items():
+        if page.startswith("exercises/homework_part"):
+            # a homework page prints one student's drawn numbers (hw3's q5 intensity lands on
+            # any of 362 values): one of them may round like a catalog quantity by chance
+            continue
         for printed in lookup_share.printed_quantities(text):
             unit = {"FLOP/B": "FLOPs/B"}.get(printed.unit, printed.unit)
+            round_number = float(printed.value).is_integer() and (
+                len(str(int(printed.value)).rstrip("0")) < 2  # 100, 2000: an example, not a display
+            )
             if (
                 unit not in displays
                 or printed.digits < 3
+                or round_number
                 or any(_same(printed.value, d) for d in displays[unit])
             ):
                 continue

@@ -8,6 +8,9 @@ import pytest
 
 from roofline.exercises.grader import gradebook, lms, regrade
 
+# sandboxed grading runs share the slot uids: one at a time across xdist workers
+pytestmark = pytest.mark.usefixtures("one_grader_at_a_time")
+
 
 def _summary(sid, score, status="graded", max_score="8"):
     return {

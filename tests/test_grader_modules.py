@@ -16,6 +16,9 @@ import pytest
 from roofline.exercises import core, homework
 from roofline.exercises.grader import folder, kernel, probe, report, sandbox
 
+# sandboxed grading runs share the slot uids: one at a time across xdist workers
+pytestmark = pytest.mark.usefixtures("one_grader_at_a_time")
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "data" / "submissions"))
 import make_samples  # noqa: E402 (found on the path set just above)
@@ -491,6 +494,7 @@ def test_gradescope_zip_and_run_autograder_in_a_gradescope_layout(tmp_path):
 
 RUN_FOLDER_ATTACK = """
 import os
+
 found = []
 for what, action in (
     ("write", lambda: open("/run/kernel/big", "wb").write(b"x" * 1000)),

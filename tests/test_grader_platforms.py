@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pytest
 
+# sandboxed grading runs share the slot uids: one at a time across xdist workers
+pytestmark = pytest.mark.usefixtures("one_grader_at_a_time")
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -390,6 +393,7 @@ def test_gradescope_readme_example_ada_graded_eve_told_at_once(tmp_path):
 
 PRAIRIELEARN_ATTACK = """
 import os
+
 grade, found = {grade!r}, []
 for what, action in (
     ("open", lambda: open({open_file!r}).read()),

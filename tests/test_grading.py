@@ -25,6 +25,9 @@ import make_samples  # noqa: E402
 from roofline.exercises import grading, homework  # noqa: E402
 from roofline.exercises.grader import sandbox as grading_sandbox  # noqa: E402
 
+# sandboxed grading runs share the slot uids: one at a time across xdist workers
+pytestmark = pytest.mark.usefixtures("one_grader_at_a_time")
+
 # several test runs may share this machine: each grading run gets its own sandbox uids
 UID_BASE = 1_000_000 + 8 * random.randrange(100_000)
 HAVE_BWRAP = sys.platform.startswith("linux") and shutil.which("bwrap") is not None

@@ -451,7 +451,8 @@ def test_dark_mode_stylesheet_is_on_every_page(book_html, pages):
 
 # ---------------------------------------------------------------- deployment
 def test_pages_workflow_builds_as_make_book_does():
-    """The GitHub Pages workflow: checkout, Python 3.11, `make book`, upload _build/html, deploy."""
+    """The GitHub Pages workflow: checkout, Python 3.11, `make book`, `make pdf` (the PDF
+    copied into the site as rooflines.pdf, issue 35), upload _build/html, deploy."""
     workflow = yaml.safe_load(
         (ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8")
     )
@@ -462,7 +463,9 @@ def test_pages_workflow_builds_as_make_book_does():
     python = next(step for step in steps if step.get("uses", "").startswith("actions/setup-python"))
     assert str(python["with"]["python-version"]) == "3.11"
     runs = [step["run"].strip() for step in steps if "run" in step]
-    assert runs == ["make book"], runs
+    assert runs[0] == "make book", runs
+    assert len(runs) == 2 and "make pdf" in runs[1], runs
+    assert "cp _build/rooflines.pdf _build/html/rooflines.pdf" in runs[1], runs
     upload = next(
         step for step in steps if step.get("uses", "").startswith("actions/upload-pages-artifact")
     )

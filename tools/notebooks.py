@@ -46,7 +46,13 @@ NOTEBOOK_PAGES = ("sympy_in_five_minutes.md",)  # MyST notebooks at the top leve
 SETUP_MARKER = "# Colab setup"
 #: Glued values measured on the machine that builds the book (chapter 9 times its own CPU):
 #: they differ from build to build, so a twin shows those of the build it was made from.
-MEASURED_GLUE = {"chapters/09_measuring_a_roofline.md": re.compile(r"ch09_(?!h100_ridge$)")}
+MEASURED_GLUE = {
+    "chapters/09_measuring_a_roofline.md": re.compile(r"ch09_(?!h100_ridge$)"),
+    # chapter 14 times its matmul and its fused and unfused chain on the building machine
+    "chapters/14_your_own_code.md": re.compile(
+        r"ch14_(mm_rate|mm_time|mm_share|fusion_time_ratio|chain_bound)$"
+    ),
+}
 SET_KEY = "rooflines_set"  # homework twin metadata: its set (roofline.exercises.grader.report)
 GLUE_KEY = "rooflines_glue"  # twin metadata: {name: text} of the values glued into its prose
 EXECUTED_DIR = ROOT / "_build" / "jupyter_execute"  # where `make book` leaves executed notebooks
