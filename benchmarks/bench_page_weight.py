@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import gzip
 import http.server
 import sys
 import threading
@@ -54,16 +53,13 @@ def fetched_paths(driver, url: str) -> list[str]:
     return [urlsplit(url).path] + [urlsplit(n).path for n in names]
 
 
-def gzip_bytes(path: Path) -> int:
-    return len(gzip.compress(path.read_bytes(), compresslevel=6))
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--html", type=Path, default=ROOT / "_build" / "html")
     parser.add_argument("pages", nargs="*", default=PAGES)
     args = parser.parse_args(argv)
     from test_browser import _make_driver  # the browser tests' offline Chromium settings
+    from test_site import gzip_bytes  # what a gzip-serving host sends, as the tests count it
 
     handler = functools.partial(_Quiet, directory=str(args.html))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
