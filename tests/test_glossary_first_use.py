@@ -32,9 +32,18 @@ ROOT = Path(__file__).resolve().parent.parent
 GLOSSARY = ROOT / "glossary.md"
 PAGES = [p for p in notebooks.toc_documents() if p != GLOSSARY and p.exists()]
 
-#: Phrases in which a glossary word has its everyday meaning, not the glossary's: a regex per
-#: entry (its first term line, lower case), matched at the word's position in the line.
-EVERYDAY: dict[str, str] = {}
+#: Where a glossary word has another meaning than the glossary's: entry (its first term line, lower
+#: case) -> a regex; a use is skipped where a match of it in the line covers the word's start.
+EVERYDAY: dict[str, str] = {
+    # a KV cache where the page has linked "KV cache" already; "cache" alone is a CPU's
+    "cache": r"(sequence's( own)?|weights and|their|KV|the|its) caches?\b(?! (level|line|size))"
+    r"|caches? by at most",
+    "head": r"output heads?",  # the model's last matmul, not an attention head
+    "host": r"virtual machine.{0,60}host",  # the machine under a VM
+    "link": r"\blinks? (each|to) (source|page|the glossary)",  # hyperlinks
+    "slice": r"\b(its|their|own|weight|that|this) slices?\b|slices? of (the|its|a|an|each|every)\b"
+    r"|\bthe slice(?= {3,})",  # "the slice $[B, D]$": a piece of an array
+}
 
 
 @dataclass(frozen=True)
@@ -119,6 +128,7 @@ def prose_lines(text: str) -> list[tuple[int, str]]:
     in_options = False
     in_comment = False
     in_display_math = False
+    in_inline_math = False  # a $...$ that goes on over a line break
     while i < len(lines):
         line, number = lines[i], i + 1
         i += 1
@@ -161,8 +171,17 @@ def prose_lines(text: str) -> list[tuple[int, str]]:
             continue  # headings and labels
         if re.match(r"^\s*[+%]{3}", line):  # block breaks, jupytext comments
             continue
+        if in_inline_math:  # the rest of a formula begun on an earlier line
+            end = line.find("$")
+            if end < 0:
+                continue
+            line = " " * (end + 1) + line[end + 1 :]
+            in_inline_math = False
+        if len(re.findall(r"(?<![$\\])\$(?!\$)", line.replace("$$", "  "))) % 2:
+            in_inline_math = True
+            line = line[: line.rindex("$")]
         roles = [(m.start(), m.group(0)) for m in _TERM_ROLE.finditer(line)]
-        masked = _mask(line, _TERM_ROLE).replace(" " * 0, "")
+        masked = line
         masked = "".join(
             "\0" if any(s <= k < s + len(r) for s, r in roles) else c for k, c in enumerate(masked)
         )
@@ -200,11 +219,17 @@ def uses(text: str, entries: list[Entry]) -> list[Use]:
             entry = lookup(forms, match.group(0))
             if entry is None:
                 continue
-            everyday = EVERYDAY.get(entry.name.lower())
-            if everyday and re.compile(everyday, re.I).match(line, match.start()):
+            if _everyday(entry, line, match.start()):
                 continue
             found.append(Use(number, match.start(), match.group(0), entry, False))
     return sorted(found, key=lambda u: (u.line, u.column))
+
+
+def _everyday(entry: Entry, line: str, start: int) -> bool:
+    pattern = EVERYDAY.get(entry.name.lower())
+    return bool(pattern) and any(
+        m.start() <= start < m.end() for m in re.finditer(pattern, line, flags=re.I)
+    )
 
 
 def unlinked_first_uses(text: str, entries: list[Entry]) -> list[Use]:
