@@ -35,10 +35,12 @@ PAGES = [p for p in notebooks.toc_documents() if p != GLOSSARY and p.exists()]
 #: Where a glossary word has another meaning than the glossary's: entry (its first term line, lower
 #: case) -> a regex; a use is skipped where a match of it in the line covers the word's start.
 EVERYDAY: dict[str, str] = {
-    # a KV cache where the page has linked "KV cache" already; "cache" alone is a CPU's
-    "cache": r"(sequence's( own)?|weights and|their|KV|the|its) caches?\b(?! (level|line|size))"
-    r"|caches? by at most",
+    # "cache" alone is the KV cache of chapters 7 and 12 unless a CPU's cache is meant
+    "cache": r"(?<!L1 )(?<!L2 )(?<!L3 )(?<!CPU )(?<!CPU's )(?<!GPU's )(?<!last-level )"
+    r"\bcaches?\b(?! (level|line|size|hierarch))",
     "head": r"output heads?",  # the model's last matmul, not an attention head
+    "training": r"MLPerf Training",  # the benchmark's name
+    "transformer": r"Parallelize a Transformer",  # another book's section title
     "host": r"virtual machine.{0,60}host",  # the machine under a VM
     "link": r"\blinks? (each|to) (source|page|the glossary)",  # hyperlinks
     "slice": r"\b(its|their|own|weight|that|this) slices?\b|slices? of (the|its|a|an|each|every)\b"
@@ -272,10 +274,12 @@ def test_a_use_before_the_link_is_found_with_its_line():
 
 def test_plurals_synonyms_and_longer_terms():
     entries = glossary_entries(SAMPLE_GLOSSARY)
-    page = "{term}`collectives <collective>` and the {term}`KV cache`; FLOPs, then a cache.\n"
+    page = "{term}`collectives <collective>`, the {term}`KV cache`; FLOPs, then an L2 cache.\n"
     found = unlinked_first_uses(page, entries)
     # "KV cache" is linked and is not a use of "cache"; "FLOPs" is the entry "FLOP"
     assert [u.word for u in found] == ["FLOPs", "cache"]
+    # EVERYDAY: a bare "cache" after the KV cache is linked is the KV cache, not a CPU's
+    assert not unlinked_first_uses("The {term}`KV cache`: each sequence's cache.\n", entries)
     assert not unlinked_first_uses("{term}`FLOP` counts FLOPs.\n", entries)
 
 
@@ -322,7 +326,5 @@ def test_the_pages_are_the_books_pages():
 @pytest.mark.parametrize("entry", _entries(), ids=lambda e: e.name)
 def test_each_entry_has_a_definition_of_one_to_three_sentences(entry):
     text = GLOSSARY.read_text(encoding="utf-8")
-    body = re.search(
-        r"^" + re.escape(entry.terms[-1]) + r"\n((?:[ \t]+.*\n?)+)", text, flags=re.M
-    )
+    body = re.search(r"^" + re.escape(entry.terms[-1]) + r"\n((?:[ \t]+.*\n?)+)", text, flags=re.M)
     assert body, f"glossary entry {entry.name!r} has no definition under it"
