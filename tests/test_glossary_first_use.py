@@ -328,3 +328,11 @@ def test_each_entry_has_a_definition_of_one_to_three_sentences(entry):
     text = GLOSSARY.read_text(encoding="utf-8")
     body = re.search(r"^" + re.escape(entry.terms[-1]) + r"\n((?:[ \t]+.*\n?)+)", text, flags=re.M)
     assert body, f"glossary entry {entry.name!r} has no definition under it"
+    # sentences: a full stop (or ! ?) before a capital, an opening bracket or the end; formulas
+    # and "e.g. 256" / "et al. 2021" do not end one
+    words = re.sub(r"\$[^$]*\$", "X", " ".join(body.group(1).split()))
+    sentences = len(re.findall(r"[.!?][)\"]?(?= [A-Z(]|$)", words))
+    assert 1 <= sentences <= 3, (
+        f"glossary entry {entry.name!r} has {sentences} sentences: define it in one to three "
+        "plain sentences for a reader who knows Python only"
+    )
