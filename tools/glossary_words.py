@@ -17,7 +17,7 @@ The rule, exactly:
 - A *use* is a form in the page's prose. Not prose: front matter, code cells and code blocks,
   math, inline code, other roles (`{doc}`, `{ref}`, `{numref}`, `{glue:text}`), URLs, HTML,
   labels, headings, directive titles and options (a title names a topic; the sentence under it
-  carries the link).
+  carries the link). A form joined to another word by a hyphen ("HBM-bound") is not a use.
 - The first use of each entry on a page must be a `{term}` link to that entry. The phrases in
   `EVERYDAY` are skipped: there the word has another meaning than the glossary's ("its slice of
   the weights", a "cache" that is the KV cache).
