@@ -49,6 +49,7 @@ EVERYDAY: dict[str, str] = {
     # "cache" alone is the KV cache of chapters 7 and 12 unless a CPU's cache is meant
     "cache": r"(?<!L1 )(?<!L2 )(?<!L3 )(?<!CPU )(?<!CPU's )(?<!GPU's )(?<!last-level )"
     r"\bcaches?\b(?! (level|line|size|hierarch))",
+    "kernel": r"\(no kernel\)",  # Jupyter's kernel: "On this web page (no kernel)"
     "head": r"output heads?",  # the model's last matmul, not an attention head
     "training": r"MLPerf Training",  # the benchmark's name
     "transformer": r"Parallelize a Transformer",  # another book's section title
