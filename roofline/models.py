@@ -55,6 +55,7 @@ __all__ = [
     "Attention",
     "MLP",
     "Blocks",
+    "Layer",
     "MODELS",
     "get_model",
     "list_models",
@@ -330,6 +331,32 @@ class Blocks:
 
 
 @dataclass(frozen=True)
+class Layer:
+    """One decoder layer in its place (`index`, from 0 at the embedding): its attention, its
+    MLP and its normalisation scales (`norm_params`: 2 D, or 4 D with Gemma's norms after
+    attention and MLP too). `ModelConfig.layers_in_order()` lists them."""
+
+    index: int
+    attention: Attention
+    mlp: MLP
+    norm_params: int = 0
+
+    @property
+    def params(self) -> int:
+        """Attention + MLP (every expert) + this layer's norm scales."""
+        return self.attention.params + self.mlp.params + self.norm_params
+
+    @property
+    def matmul_params(self) -> int:
+        """Weights one token multiplies by in this layer (routed experts: experts_per_token)."""
+        return self.attention.matmul_params + self.mlp.matmul_params
+
+    def flops_per_token(self, seq_len, causal=True) -> float:
+        """Forward FLOPs per token: the attention's (at `seq_len`) and the MLP's."""
+        return self.attention.flops_per_token(seq_len, causal) + self.mlp.flops_per_token()
+
+
+@dataclass(frozen=True)
 class ModelConfig:
     """A decoder-only transformer, sizes only (the module docstring says what is counted).
 
@@ -382,6 +409,12 @@ class ModelConfig:
     """Attention and MLP read the same input and their outputs are added (PaLM's "parallel
     layers", GPT-J): the same FLOPs and weights, but one tensor-parallel all-reduce per layer
     in each pass instead of two (`roofline.parallelism`)."""
+    global_every: int | None = None
+    """Where the sliding-window layers sit (`layers_in_order()`): every `global_every`-th layer (the
+    last of each run of that many) attends globally and the others slide (Gemma 2: 2, layers
+    0, 2, 4, ... slide; Gemma 3: 6, transformers' (i + 1) % 6); `sliding_layers` then
+    defaults to layers - layers // global_every. None: the full-attention layers come first
+    and the `sliding_layers` last (Qwen2's max_window_layers)."""
 
     def __post_init__(self):
         for size in ("layers", "d_model", "heads", "d_ff", "vocab", "experts"):
@@ -424,6 +457,17 @@ class ModelConfig:
                 object.__setattr__(self, size, _whole(size, getattr(self, size)))
         for size in ("qk_rope_head_dim", "shared_d_ff", "dense_layers"):
             object.__setattr__(self, size, _whole(size, getattr(self, size), minimum=0))
+        if self.global_every is not None:
+            every = _whole("global_every", self.global_every, minimum=2)
+            object.__setattr__(self, "global_every", every)
+            implied = self.layers - self.layers // every
+            if self.sliding_window is None or self.sliding_layers not in (None, implied):
+                raise ValueError(
+                    f"global_every={every} places sliding-window layers: it needs "
+                    f"sliding_window, and sliding_layers None or {implied} "
+                    f"(layers - layers // global_every), got {self.sliding_layers}"
+                )
+            object.__setattr__(self, "sliding_layers", implied)
         if self.sliding_layers is not None:
             n = _whole("sliding_layers", self.sliding_layers, minimum=0)
             if self.sliding_window is None or n > self.layers:
@@ -496,6 +540,33 @@ class ModelConfig:
             groups.append(Blocks(self.layers - self.dense_layers, mlp))
         return tuple(groups)
 
+    def layers_in_order(self) -> tuple[Layer, ...]:
+        """Every layer in order, from the embedding to the output head: DeepSeek-V3's 3
+        dense-MLP layers then 58 mixture-of-experts ones; Gemma's sliding and global layers
+        interleaved (`global_every`); otherwise the full-attention layers first. The same
+        blocks as `blocks()`, which groups them by kind."""
+        cached = self.__dict__.get("_layers")
+        if cached is None:
+            cached = tuple(self._layer(i) for i in range(self.layers))
+            object.__setattr__(self, "_layers", cached)  # frozen: built once, never changed
+        return cached
+
+    def _is_sliding(self, i: int) -> bool:
+        if self.sliding_window is None:
+            return False
+        if self.global_every is not None:
+            return bool((i + 1) % self.global_every)
+        n = self.layers if self.sliding_layers is None else self.sliding_layers
+        return i >= self.layers - n
+
+    def _layer(self, i: int) -> Layer:
+        groups = self.blocks()
+        attns = {b.block.window: b.block for b in groups if isinstance(b.block, Attention)}
+        mlps = [g.block for g in groups if isinstance(g.block, MLP)]
+        attention = attns[self.sliding_window if self._is_sliding(i) else None]
+        mlp = mlps[0] if i < self.dense_layers else mlps[-1]
+        return Layer(i, attention, mlp, self.norm_params_per_layer)
+
     def _sum(self, what):
         """Sum over every layer's blocks of what(block) (exact for whole numbers)."""
         return sum(g.count * what(g.block) for g in self.blocks())
@@ -553,9 +624,14 @@ class ModelConfig:
         return (1 if self.tied_embeddings else 2) * self.vocab * self.d_model
 
     @property
+    def norm_params_per_layer(self) -> int:
+        """Normalisation scales of one layer: two of D (RMSNorm, no biases)."""
+        return 2 * self.d_model
+
+    @property
     def norm_params(self) -> int:
-        """Normalisation scales: two of D per layer and a final one (RMSNorm, no biases)."""
-        return (2 * self.layers + 1) * self.d_model
+        """Normalisation scales: every layer's (`norm_params_per_layer`) and a final one of D."""
+        return self.layers * self.norm_params_per_layer + self.d_model
 
     @property
     def params(self) -> int:
@@ -853,6 +929,19 @@ def _hf_experts(data: dict, need) -> dict:
     return out
 
 
+def _global_every(types) -> int | None:
+    """p when layer_types is p - 1 sliding layers then one full, repeated (the last run may be
+    cut short); None for any other order (the counts are still read; `layers_in_order` then
+    puts the full layers first)."""
+    for every in range(2, len(types) + 1):
+        if all(
+            t == ("full_attention" if (i + 1) % every == 0 else "sliding_attention")
+            for i, t in enumerate(types)
+        ):
+            return every
+    return None
+
+
 def _hf_attention(data: dict, kind: str, layers: int, need) -> dict:
     """Latent attention (DeepSeek) and sliding windows (Mistral, Qwen, Gemma 2/3)."""
     out: dict = {}
@@ -873,13 +962,19 @@ def _hf_attention(data: dict, kind: str, layers: int, need) -> dict:
         if odd:
             raise ValueError(f"config.json ({kind}) has layer_types {odd}, not modelled")
         sliding = sum(t == "sliding_attention" for t in types)
+        every = _global_every(types)
+        if every is not None:
+            out["global_every"] = every
     elif kind.startswith("gemma2"):
-        sliding = (layers + 1) // 2  # layers 0, 2, 4, ... slide (transformers' Gemma 2)
+        out["global_every"] = 2  # layers 0, 2, 4, ... slide (transformers' Gemma 2)
+        sliding = layers - layers // 2
     elif data.get("sliding_window_pattern") or kind.startswith("gemma3"):
         # every p-th layer is global; Gemma 3's config.json often omits the pattern and
         # transformers then takes 6 (Gemma3TextConfig: 5 local layers, then 1 global)
         pattern = data.get("sliding_window_pattern") or 6
         sliding = layers - layers // pattern
+        if pattern > 1:
+            out["global_every"] = pattern
     elif data.get("use_sliding_window"):
         sliding = layers - data.get("max_window_layers", 0)  # Qwen2: the first ones are full
     else:
@@ -1124,6 +1219,7 @@ _MODELS = [
         tied_embeddings=True,
         sliding_window=4096,
         sliding_layers=23,
+        global_every=2,
         name="Gemma 2 27B",
         max_context=8192,
         source=Source(

@@ -72,6 +72,7 @@ from .training import (
     STATE_BYTES_PER_PARAM,
     activation_bytes_per_layer,
     check_recompute,
+    layer_training_flops_per_token,
     recompute_share,
     training_flops_per_token,
 )
@@ -639,18 +640,28 @@ def _link_times(p: _Plan, chip, network, slice_chips=None):
 def _stage_flops_share(m: ModelConfig, pp: int, recompute, seq_len, causal) -> float:
     """Busiest pipeline stage's FLOPs over the average stage's (1 without a pipeline).
 
-    The layers are spread as evenly as possible (the first stages take the remainder) and
-    the last stage also runs the output head (6 x vocab x d_model FLOPs per token, never
-    recomputed; the embedding lookup costs no FLOPs): with 96 layers on 8 stages of GPT-3
-    the last stage runs 12 layers + the head."""
+    The layers are spread as evenly as possible (the first stages take the remainder), each
+    stage costing what its own layers cost (`ModelConfig.layers_in_order`: a DeepSeek-V3
+    stage holding the 3 dense-MLP layers costs less than one of mixture-of-experts layers;
+    Gemma's sliding-window layers less than its global ones), and the last stage also runs
+    the output head (6 x vocab x d_model FLOPs per token, never recomputed; the embedding
+    lookup costs no FLOPs): with 96 layers on 8 stages of GPT-3 the last stage runs 12
+    layers + the head."""
     if pp == 1:
         return 1.0
     total = training_flops_per_token(m, seq_len, recompute, causal)
-    head = 6 * m.vocab * m.d_model
-    per_layer = (total - head) / m.layers
-    first = math.ceil(m.layers / pp) * per_layer
-    last = (m.layers // pp) * per_layer + head
-    return max(first, last) / (total / pp)
+    per_layer = [
+        layer_training_flops_per_token(layer, seq_len, recompute, causal)
+        for layer in m.layers_in_order()
+    ]
+    q, r = divmod(m.layers, pp)
+    stages, start = [], 0
+    for stage in range(pp):
+        size = q + (1 if stage < r else 0)
+        stages.append(sum(per_layer[start : start + size]))
+        start += size
+    stages[-1] += 6 * m.vocab * m.d_model
+    return max(stages) / (total / pp)
 
 
 def _dp_exposed(p: _Plan, dp_s, math_s, hw_flops, model_flops) -> float:

@@ -35,6 +35,7 @@ __all__ = [
     "RECOMPUTE",
     "STATE_BYTES_PER_PARAM",
     "training_flops_per_token",
+    "layer_training_flops_per_token",
     "mfu",
     "hfu",
     "training_state_bytes",
@@ -106,6 +107,21 @@ def training_flops_per_token(
     if recompute == "selective":
         return total + attn_fwd
     return total + recompute_share(recompute) * (2 * layer_weights + attn_fwd)
+
+
+def layer_training_flops_per_token(layer, seq_len, recompute="none", causal=False) -> float:
+    """FLOPs to train on one token in one `roofline.models.Layer` (from
+    `ModelConfig.layers_in_order()`), the convention of `training_flops_per_token`: 6 per
+    active matmul weight + 3 x its attention's forward score and value FLOPs, plus one forward
+    of the layer for the recomputed share ("selective": the attention core only). The model's
+    total is the sum over its layers + 6 x vocab x d_model for the output head."""
+    check_size("seq_len", seq_len)
+    recompute = _recompute(recompute)
+    attn_fwd = layer.attention.core_flops_per_token(seq_len, causal)
+    total = 6 * layer.matmul_params + 3 * attn_fwd
+    if recompute == "selective":
+        return total + attn_fwd
+    return total + recompute_share(recompute) * (2 * layer.matmul_params + attn_fwd)
 
 
 def recompute_for_ratio(model, seq_len, hfu_over_mfu, causal=False) -> float:

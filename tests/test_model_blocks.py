@@ -630,3 +630,64 @@ def test_every_catalog_model_is_within_1_percent_of_its_published_total():
         assert abs(params - published) / published < 0.01, (name, params)
     layer = 2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192  # Llama 2 70B
     assert rl.get_model("Llama 2 70B").params == 80 * layer + 2 * 32000 * 8192 + 8192
+
+
+# ---------------------------------------------------------------- layers in order (issue 31)
+def test_layers_in_order_deepseek_dense_first_gemma_interleaved_qwen_full_first():
+    ds = rl.get_model("DeepSeek-V3").layers_in_order()
+    # first_k_dense_replace 3: layers 0-2 dense (d_ff 18432), 3-60 mixture of experts
+    assert len(ds) == 61
+    assert [layer.mlp.is_moe for layer in ds[:4]] == [False, False, False, True]
+    # a dense layer: attention + 3 x 7168 x 18432 + 2 norms of 7168
+    assert ds[0].params == DSV3_ATTN + 1536 + 512 + DSV3_DENSE + 2 * 7168
+    assert ds[60].matmul_params == DSV3_ATTN + 9 * DSV3_EXPERT + DSV3_ROUTER
+    # the layers add up to the model: norms of the layers + the final norm, tables
+    m = rl.get_model("DeepSeek-V3")
+    assert sum(layer.params for layer in ds) + 7168 + DSV3_TABLES == m.params
+    # Gemma 2 (transformers: layer i slides when i is even): 42 layers, 21 sliding
+    g2 = rl.ModelConfig.from_hf_config(GEMMA2_9B)
+    assert [layer.attention.window for layer in g2.layers_in_order()[:4]] == [4096, None] * 2
+    # Gemma 3: (i + 1) % 6 == 0 is global: layers 5, 11, ..., 59 (10 of 62)
+    g3 = rl.ModelConfig.from_hf_config(GEMMA3_27B).layers_in_order()
+    assert [i for i, layer in enumerate(g3) if layer.attention.window is None] == list(
+        range(5, 62, 6)
+    )
+    # the same from layer_types (5 sliding then 1 full, repeated)
+    types = (["sliding_attention"] * 5 + ["full_attention"]) * 11
+    text = {**GEMMA3_27B["text_config"], "layer_types": types[:62]}
+    assert rl.ModelConfig.from_hf_config(text).global_every == 6
+    # Qwen2 with max_window_layers 20: layers 0-19 full, 20-27 slide
+    on = {**QWEN25_7B, "use_sliding_window": True, "max_window_layers": 20}
+    qwen = rl.ModelConfig.from_hf_config(on).layers_in_order()
+    assert [layer.attention.window is None for layer in qwen] == [True] * 20 + [False] * 8
+    with pytest.raises(ValueError, match="global_every"):
+        rl.ModelConfig(4, 64, 8, 256, 1000, sliding_window=16, sliding_layers=3, global_every=2)
+
+
+def test_busiest_stage_counts_the_layers_each_stage_holds():
+    from roofline.parallelism import _stage_flops_share
+
+    # DeepSeek-V3 on 16 stages, causal, seq 4096, no recomputation: 61 = 13 x 4 + 3 x 3, so
+    # stage 0 holds layers 0-3 (3 dense + 1 MoE), stages 1-12 four MoE layers, stage 15 the
+    # last 3 MoE layers + the output head. Per layer 6 x matmul weights + 3 x the forward
+    # attention 81,920 x 2048 (128 heads x 2 x (192 + 128), 2048 keys on average)
+    attn = 3 * 81_920 * 2048
+    dense = 6 * (DSV3_ATTN + DSV3_DENSE) + attn
+    moe = 6 * (DSV3_ATTN + 9 * DSV3_EXPERT + DSV3_ROUTER) + attn
+    head = 6 * 129280 * 7168
+    total = 3 * dense + 58 * moe + head
+    assert dense < moe  # the dense MLP (396.4M) has no router (1.8M): stage 0 is lighter
+    busiest = max(3 * dense + moe, 4 * moe, 3 * moe + head)
+    share = _stage_flops_share(rl.get_model("DeepSeek-V3"), 16, "none", 4096, True)
+    assert share == pytest.approx(busiest / (total / 16), rel=1e-12)
+    # the head (5.56e9 FLOPs per token) outweighs a MoE layer (4.02e9): the last stage is the
+    # busiest, 3 MoE layers + the head; the old per-layer average (61 layers alike, dense ones
+    # included) gave it 3 x average + head: share 1.12462, now 1.12473
+    assert busiest == 3 * moe + head
+    assert round(share, 5) == 1.12473
+    # a uniform model is unchanged: GPT-3 on 8 stages, 12 layers + the head on the last
+    gpt = rl.get_model("GPT-3")
+    layer = 6 * 12 * 12288**2 + 3 * 4 * 12288 * 2048  # causal: 2048 of 4096 keys
+    head = 6 * 50257 * 12288
+    share = _stage_flops_share(gpt, 8, "none", 4096, True)
+    assert share == pytest.approx((12 * layer + head) / ((96 * layer + head) / 8), rel=1e-12)
