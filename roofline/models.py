@@ -19,21 +19,26 @@ What `params` counts (every parameter of a Llama/Mistral/PaLM-style model):
   the MLP: up and down [D, F] and [F, D], plus a gate [D, F] when `gated_mlp` (SwiGLU);
   with `experts` > 1 every expert has its own MLP and a router [D, experts] picks
   `experts_per_token` of them for each token;
-- per layer, two normalisation scale vectors of D (RMSNorm, as Llama; no biases), and one
-  final norm of D;
+- per layer, two normalisation scale vectors of D (RMSNorm, as Llama; no biases), four
+  with Gemma 2/3's norms after attention and MLP too (`sandwich_norms`), and one final norm
+  of D; q/k norms of d_h (Qwen3, Gemma 3: `qk_norm`); projection biases where a family has
+  them (Qwen2/2.5's q, k, v: `attention_bias="qkv"`; Llama's attention_bias: "qkvo");
 - the token embedding [vocab, D] and the output head [D, vocab], one shared table when
   `tied_embeddings`;
 - latent attention (DeepSeek-V2/V3): the query down- and up-projections, the key/value
   down-projection (latent + decoupled RoPE key) and up-projection, the output projection,
   and the two latents' RMSNorm scales; shared experts' MLPs; dense first layers' MLPs.
 
-Not counted: biases (Llama, Mistral and PaLM have none; GPT-3 has them, about 0.01 % of
-its weights), LayerNorm shift vectors and learned position embeddings (GPT-3: 2048 x D,
-0.01 %); Gemma 2/3's two extra norms per layer (2 D per layer, under 0.01 %), Qwen's q/k/v
-biases and shared-expert gate (under 0.01 %), DeepSeek-V3's router bias and its
-multi-token-prediction module (left out of its published 671B too), and a multimodal model's
+Not counted in `params`: DeepSeek-V3's multi-token-prediction module (`mtp_layers`; left
+out of its published 671B too: `mtp_params` counts it, 11.61B, and `roofline.training`
+counts its FLOPs, since it is trained with the model; serving leaves it out, as a server
+that does not use it for speculative decoding does). Not counted at all: GPT-3's biases
+(about 0.01 % of its weights), LayerNorm shift vectors and learned position embeddings
+(GPT-3: 2048 x D, 0.01 %); Qwen1.5-MoE's shared-expert gate ([D, 1] per layer), DeepSeek's
+router bias (a routing offset updated by a rule, not by gradients), and a multimodal model's
 vision encoder (only the language model of `text_config` is read). So counts agree with
-published totals to within a fraction of a percent, and exactly with Llama's.
+published totals to within a fraction of a percent, and exactly with Llama's and Gemma 2
+27B's.
 """
 
 from __future__ import annotations
@@ -144,6 +149,11 @@ class Attention:
     kv_lora_rank: int | None = None
     rope_head_dim: int = 0
     v_head_dim: int | None = None
+    qk_norm: bool = False
+    """RMSNorm scales of d_h on the queries and on the keys (Qwen3, Gemma 3): 2 d_h weights."""
+    bias: str | None = None
+    """Projection biases: "qkv" (Qwen2/2.5: H d_h + 2 H_kv d_h) or "qkvo" (Llama's
+    attention_bias: also D on the output projection); None: none."""
 
     @property
     def is_latent(self) -> bool:
@@ -194,9 +204,19 @@ class Attention:
 
     @cached_property
     def params(self) -> int:
-        """Projection weights, plus the RMSNorm scales of the latents (latent attention)."""
+        """Projection weights, plus the RMSNorm scales of the latents (latent attention) or
+        of the queries and keys (`qk_norm`), plus the projection biases (`bias`)."""
         norms = (self.q_lora_rank or 0) + (self.kv_lora_rank or 0)
-        return sum(m.params for m in self.matmuls()) + norms
+        norms += 2 * self.head_dim if self.qk_norm else 0
+        return sum(m.params for m in self.matmuls()) + norms + self.bias_params
+
+    @property
+    def bias_params(self) -> int:
+        """Biases of the Q, K, V (and O) projections: H d_h + 2 H_kv d_h (+ D); 0 without."""
+        if self.bias is None:
+            return 0
+        qkv = (self.heads + 2 * self.kv_heads) * self.head_dim
+        return qkv + (self.d_model if self.bias == "qkvo" else 0)
 
     @cached_property
     def matmul_params(self) -> int:
@@ -415,6 +435,19 @@ class ModelConfig:
     0, 2, 4, ... slide; Gemma 3: 6, transformers' (i + 1) % 6); `sliding_layers` then
     defaults to layers - layers // global_every. None: the full-attention layers come first
     and the `sliding_layers` last (Qwen2's max_window_layers)."""
+    sandwich_norms: bool = False
+    """Gemma 2/3: RMSNorms after attention and after the MLP as well as before each: 4 D of
+    norm scales per layer instead of 2 D."""
+    qk_norm: bool = False
+    """RMSNorm of d_h on queries and keys (Qwen3, Gemma 3): 2 d_h parameters per layer."""
+    attention_bias: str | None = None
+    """Projection biases: "qkv" (Qwen2/2.5, Qwen1.5-MoE) or "qkvo" (Llama's attention_bias)."""
+    mtp_layers: int = 0
+    """DeepSeek-V3's multi-token-prediction module (num_nextn_predict_layers; the paper's D =
+    1): per depth one more layer like the last, a projection [2 D, D] and 3 norms of D, the
+    embedding and output head shared with the main model. Not in `params` (DeepSeek's 671B
+    is the main model's; `mtp_params` counts it), but trained: its FLOPs are in
+    `roofline.training` (on the last pipeline stage, beside the output head)."""
 
     def __post_init__(self):
         for size in ("layers", "d_model", "heads", "d_ff", "vocab", "experts"):
@@ -442,7 +475,7 @@ class ModelConfig:
             object.__setattr__(self, "head_dim", self.d_model // self.heads)
         else:
             object.__setattr__(self, "head_dim", _whole("head_dim", self.head_dim))
-        for flag in ("gated_mlp", "tied_embeddings"):
+        for flag in ("gated_mlp", "tied_embeddings", "sandwich_norms", "qk_norm"):
             if not isinstance(getattr(self, flag), bool):
                 raise TypeError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.max_context is not None:
@@ -455,7 +488,12 @@ class ModelConfig:
         for size in ("sliding_window", "q_lora_rank", "kv_lora_rank", "v_head_dim", "dense_d_ff"):
             if getattr(self, size) is not None:
                 object.__setattr__(self, size, _whole(size, getattr(self, size)))
-        for size in ("qk_rope_head_dim", "shared_d_ff", "dense_layers"):
+        if self.attention_bias not in (None, "qkv", "qkvo"):
+            raise ValueError(
+                f'attention_bias is None, "qkv" (Qwen2) or "qkvo" (Llama\'s attention_bias), '
+                f"got {self.attention_bias!r}"
+            )
+        for size in ("qk_rope_head_dim", "shared_d_ff", "dense_layers", "mtp_layers"):
             object.__setattr__(self, size, _whole(size, getattr(self, size), minimum=0))
         if self.global_every is not None:
             every = _whole("global_every", self.global_every, minimum=2)
@@ -505,6 +543,8 @@ class ModelConfig:
             self.kv_lora_rank,
             self.qk_rope_head_dim,
             self.v_head_dim,
+            self.qk_norm,
+            self.attention_bias,
         )
 
     def blocks(self) -> tuple[Blocks, ...]:
@@ -625,8 +665,24 @@ class ModelConfig:
 
     @property
     def norm_params_per_layer(self) -> int:
-        """Normalisation scales of one layer: two of D (RMSNorm, no biases)."""
-        return 2 * self.d_model
+        """Normalisation scales of one layer: two of D (RMSNorm, no biases), four with
+        `sandwich_norms` (Gemma 2/3). Latent and q/k norms belong to the attention block."""
+        return (4 if self.sandwich_norms else 2) * self.d_model
+
+    @property
+    def mtp_params(self) -> int:
+        """Parameters of the multi-token-prediction module (`mtp_layers` depths), left out of
+        `params`: per depth one layer like the last (every expert), the projection [2 D, D]
+        and 3 norms of D (on the hidden state, on the embedding, before the shared head);
+        the embedding and output head are the main model's, not counted again. DeepSeek-V3:
+        11,610,067,968 against the "11.5B unique parameters" of DeepSeek's README_WEIGHTS.md
+        (which matches 11,507,286,016, the layer alone, without the projection's 0.10B);
+        its model card's "14B of MTP module weights" also counts the checkpoint's own copies
+        of the embedding and head."""
+        if not self.mtp_layers:
+            return 0
+        last = self.layers_in_order()[-1]
+        return self.mtp_layers * (last.params + 2 * self.d_model**2 + 3 * self.d_model)
 
     @property
     def norm_params(self) -> int:
@@ -745,6 +801,14 @@ class ModelConfig:
         rows.append(("parameters", f"{self.params / 1e9:.4g} billion"))
         if self.is_moe:
             rows.append(("active per token", f"{self.active_params / 1e9:.4g} billion"))
+        if self.mtp_layers:
+            rows.append(
+                (
+                    "MTP module",
+                    f"{self.mtp_params / 1e9:.4g} billion more (multi-token prediction, "
+                    f"{self.mtp_layers} depth; trained, not in the parameters above)",
+                )
+            )
         if self.sliding_window is None or self.sliding_layers == 0:
             kv = f"{self.kv_cache_bytes_per_token('bf16'):,.0f} bytes per token (bf16)"
         else:
@@ -832,6 +896,7 @@ _HF_READ = {
     "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
     "sliding_window", "use_sliding_window", "max_window_layers", "sliding_window_pattern",
     "layer_types", "text_config", "vision_config", "num_nextn_predict_layers",
+    "attention_bias",
 }  # fmt: skip
 #: Keys whose name sounds like cost but that change no parameter, FLOP or cached byte:
 #: routing rules (which experts, how weighted), losses, softcapping, scalings, dropout.
@@ -929,6 +994,25 @@ def _hf_experts(data: dict, need) -> dict:
     return out
 
 
+def _hf_extras(data: dict, kind: str) -> dict:
+    """What changes the parameter count by little but exactly (transformers' modelling code
+    for each family): Gemma 2/3's four norms per layer, Qwen3's and Gemma 3's q/k norms,
+    Qwen2's q/k/v biases (always on in transformers' Qwen2 and Qwen2-MoE attention), Llama's
+    attention_bias (q, k, v and o), DeepSeek's multi-token-prediction depths."""
+    out: dict = {}
+    if kind.startswith(("gemma2", "gemma3")):
+        out["sandwich_norms"] = True
+    if kind.startswith(("qwen3", "gemma3")):
+        out["qk_norm"] = True
+    if kind in ("qwen2", "qwen2_moe"):
+        out["attention_bias"] = "qkv"
+    elif data.get("attention_bias"):
+        out["attention_bias"] = "qkvo"
+    if data.get("num_nextn_predict_layers"):
+        out["mtp_layers"] = data["num_nextn_predict_layers"]
+    return out
+
+
 def _global_every(types) -> int | None:
     """p when layer_types is p - 1 sliding layers then one full, repeated (the last run may be
     cut short); None for any other order (the counts are still read; `layers_in_order` then
@@ -1014,6 +1098,7 @@ def _from_hf(cls, data: dict, name):
     kwargs["tied_embeddings"] = bool(data.get("tie_word_embeddings", tied_default))
     if data.get("max_position_embeddings") is not None:
         kwargs["max_context"] = data["max_position_embeddings"]
+    kwargs.update(_hf_extras(data, kind))
     if text_only:  # say so wherever the model is shown: the image encoder is not counted
         name = f"{name} (language model only)"
     return cls(**kwargs, name=name)
@@ -1220,6 +1305,7 @@ _MODELS = [
         sliding_window=4096,
         sliding_layers=23,
         global_every=2,
+        sandwich_norms=True,
         name="Gemma 2 27B",
         max_context=8192,
         source=Source(
@@ -1247,6 +1333,7 @@ _MODELS = [
         shared_d_ff=2048,
         dense_layers=3,
         dense_d_ff=18432,
+        mtp_layers=1,
         name="DeepSeek-V3",
         max_context=163840,
         source=Source(
@@ -1255,9 +1342,13 @@ _MODELS = [
             "1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim "
             "128, n_routed_experts 256, num_experts_per_tok 8, n_shared_experts 1, "
             "moe_intermediate_size 2048, first_k_dense_replace 3, intermediate_size 18432, "
-            "vocab_size 129280, max_position_embeddings 163840, tie_word_embeddings false; "
+            "vocab_size 129280, max_position_embeddings 163840, tie_word_embeddings false, "
+            "num_nextn_predict_layers 1; "
             "DeepSeek-V3 Technical Report (arXiv 2412.19437): 671B total parameters, 37B "
-            "activated for each token (the multi-token-prediction module, 14B, not included)",
+            "activated for each token; section 2.2: the multi-token-prediction module shares the "
+            "embedding and output head; README_WEIGHTS.md of deepseek-ai/DeepSeek-V3: MTP "
+            "modules 11.5B unique parameters, excluding the shared 0.9B Embedding and 0.9B "
+            "output Head",
         ),
     ),
     ModelConfig(

@@ -73,6 +73,7 @@ from .training import (
     activation_bytes_per_layer,
     check_recompute,
     layer_training_flops_per_token,
+    mtp_training_flops_per_token,
     recompute_share,
     training_flops_per_token,
 )
@@ -643,7 +644,9 @@ def _stage_flops_share(m: ModelConfig, pp: int, recompute, seq_len, causal) -> f
     The layers are spread as evenly as possible (the first stages take the remainder), each
     stage costing what its own layers cost (`ModelConfig.layers_in_order`: a DeepSeek-V3
     stage holding the 3 dense-MLP layers costs less than one of mixture-of-experts layers;
-    Gemma's sliding-window layers less than its global ones), and the last stage also runs
+    Gemma's sliding-window layers less than its global ones; DeepSeek-V3's
+    multi-token-prediction module counted as one more layer after the last), and the last
+    stage also runs
     the output head (6 x vocab x d_model FLOPs per token, never recomputed; the embedding
     lookup costs no FLOPs): with 96 layers on 8 stages of GPT-3 the last stage runs 12
     layers + the head."""
@@ -654,13 +657,18 @@ def _stage_flops_share(m: ModelConfig, pp: int, recompute, seq_len, causal) -> f
         layer_training_flops_per_token(layer, seq_len, recompute, causal)
         for layer in m.layers_in_order()
     ]
-    q, r = divmod(m.layers, pp)
+    # DeepSeek-V3's multi-token-prediction depths go last, on the output head's stage (its
+    # report, section 2.2), each split like one more layer (its layer, projection and pass
+    # through the shared head)
+    mtp = mtp_training_flops_per_token(m, seq_len, recompute, causal)
+    per_layer += [mtp / m.mtp_layers] * m.mtp_layers if m.mtp_layers else []
+    q, r = divmod(len(per_layer), pp)
     stages, start = [], 0
     for stage in range(pp):
         size = q + (1 if stage < r else 0)
         stages.append(sum(per_layer[start : start + size]))
         start += size
-    stages[-1] += 6 * m.vocab * m.d_model
+    stages[-1] += 6 * m.vocab * m.d_model  # the output head
     return max(stages) / (total / pp)
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "STATE_BYTES_PER_PARAM",
     "training_flops_per_token",
     "layer_training_flops_per_token",
+    "mtp_training_flops_per_token",
     "mfu",
     "hfu",
     "training_state_bytes",
@@ -90,7 +91,8 @@ def training_flops_per_token(
     6 x matmul_params + 3 x the attention blocks' forward score and value FLOPs
     (`ModelConfig.attention_flops_per_token`: 12 x layers x attention_width x seq_len for
     multi-head attention over the whole square, halved if `causal`, sliding-window layers
-    capped at their window; left out if `attention=False`); recompute="full" adds one
+    capped at their window; left out if `attention=False`), + DeepSeek-V3's
+    multi-token-prediction module (`mtp_training_flops_per_token`); recompute="full" adds one
     forward of the layers (2 x layer matmul weights + the forward attention), "selective"
     the forward attention.
     With recompute="full" this is Narayanan et al.'s Eq. 3 divided by the tokens in a batch.
@@ -103,10 +105,33 @@ def training_flops_per_token(
     # the attention blocks' score and value matmuls (4 x width x seq per layer for plain
     # attention over the whole square, sliding windows capped, latent attention's head sizes)
     attn_fwd = m.attention_flops_per_token(seq_len, causal) if attention else 0
-    total = 6 * m.matmul_params + 3 * attn_fwd
+    total = (
+        6 * m.matmul_params
+        + 3 * attn_fwd
+        + mtp_training_flops_per_token(m, seq_len, recompute, causal, attention)
+    )
     if recompute == "selective":
         return total + attn_fwd
     return total + recompute_share(recompute) * (2 * layer_weights + attn_fwd)
+
+
+def mtp_training_flops_per_token(
+    model, seq_len, recompute="none", causal=False, attention=True
+) -> float:
+    """FLOPs to train one token through DeepSeek-V3's multi-token-prediction module
+    (`ModelConfig.mtp_layers` depths; 0 for other models): per depth one more layer like the
+    last (`layer_training_flops_per_token`), the projection [2 D, D] (6 x 2 D^2) and the
+    shared output head once more (6 x vocab x D; DeepSeek-V3 report, section 2.2: each depth
+    predicts one more token through the shared head). The module is trained with the model,
+    so MFU counts it too."""
+    m = _model(model)
+    if not m.mtp_layers:
+        return 0.0
+    layer = layer_training_flops_per_token(m.layers_in_order()[-1], seq_len, recompute, causal)
+    if not attention:
+        core = m.layers_in_order()[-1].attention.core_flops_per_token(seq_len, causal)
+        layer -= (3 + (1 if recompute == "selective" else recompute_share(recompute))) * core
+    return m.mtp_layers * (layer + 6 * (2 * m.d_model**2 + m.vocab * m.d_model))
 
 
 def layer_training_flops_per_token(layer, seq_len, recompute="none", causal=False) -> float:

@@ -329,8 +329,9 @@ def test_deepseek_v3_row_node_limited_all_to_all_by_hand():
     )
     assert step.times["EP"] == pytest.approx(ep_s)
     assert step.slowest == "EP" and ep_s > step.times["math"]
-    # no bubble counted (DualPipe's is smaller than 1F1B's): tokens / (the EP time + the few
-    # ms of ZeRO-1 reduce-scatter and all-gather no compute window hides)
-    assert 0 < step.dp_exposed_s < 0.01 * ep_s
+    # no bubble counted (DualPipe's is smaller than 1F1B's): tokens / (the EP time + the
+    # ZeRO-1 reduce-scatter and all-gather no compute window hides: none, now that the last
+    # stage's math counts the multi-token-prediction depth, 1.46 x the average stage's)
+    assert 0 <= step.dp_exposed_s < 0.01 * ep_s
     assert row.bound() == pytest.approx(15360 * 4096 / (ep_s + step.dp_exposed_s))
     assert row.measured < row.bound()
