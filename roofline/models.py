@@ -122,6 +122,17 @@ def _keys_per_query(seq_len, window, causal) -> float:
     return w - w * w / (2 * seq_len)
 
 
+def _per_chip(replicated, sharded, tp, sequence_parallel) -> float:
+    """Bytes on one chip of `tp`: the head- or d_ff-sized tensors split tp ways, the
+    d_model-wide ones too only with sequence parallelism (Korthikanti et al. 2022)."""
+    return (replicated + sharded) / tp if sequence_parallel else replicated + sharded / tp
+
+
+#: Bytes per element of the stored activations (16-bit) and of a dropout mask (Korthikanti
+#: et al. 2022, section 4.1, count a mask as 1 byte per element).
+_ACT_BYTES, _MASK_BYTES = 2, 1
+
+
 @dataclass(frozen=True)
 class Attention:
     """One layer's attention: its projections, its score and value matmuls, its KV cache.
@@ -269,6 +280,42 @@ class Attention:
         """Forward FLOPs per token: 2 per projection weight + the score and value matmuls."""
         return 2 * self.matmul_params + self.core_flops_per_token(seq_len, causal)
 
+    def activation_bytes_per_token(
+        self, seq_len, tp=1, sequence_parallel=True, keep_scores=False
+    ) -> float:
+        """Bytes this block keeps per token for the backward pass (16-bit activations), on one
+        chip of a `tp`-way tensor-parallel group, Korthikanti et al. 2022 (arXiv 2205.05198,
+        section 4.1) term by term:
+
+        - d_model-wide (split tp ways only with `sequence_parallel`): the norm's input 2 D,
+          the projections' input 2 D, the dropout mask after the output projection D (1 byte
+          per element); latent attention adds its latents, computed per token for all heads:
+          the query latent before and after its norm 2 x 2 q_lora_rank, the key/value
+          down-projection's output 2 (kv_lora_rank + d_rope) and the normalised latent
+          2 kv_lora_rank;
+        - per head (split tp ways): Q 2 H d_qk, K and V 2 H_kv d_qk + 2 H_kv d_v (grouped-
+          query attention keeps H_kv heads; latent attention's up-projected K and V, H each),
+          the output projection's input 2 H d_v;
+        - `keep_scores`: the softmax output (2 bytes), its dropout mask (1) and the dropout's
+          output (2) for every key: 5 H x min(seq_len, window) (a fused kernel keeps none).
+
+        Multi-head attention with d_h = D / H gives Korthikanti's 13 D (11 s b h + the
+        norm's 2 s b h), 5 D of it d_model-wide.
+        """
+        D, H, e = self.d_model, self.heads, _ACT_BYTES
+        kv_heads = H if self.is_latent else self.kv_heads
+        dqk, dv = self.qk_head_dim, self.value_head_dim
+        replicated = 2 * e * D + _MASK_BYTES * D
+        if self.is_latent:
+            replicated += 2 * e * (self.q_lora_rank or 0)
+            r = cast(int, self.kv_lora_rank)
+            replicated += e * (r + self.rope_head_dim) + e * r
+        sharded = e * (H * dqk + kv_heads * (dqk + dv) + H * dv)
+        if keep_scores:
+            keys = seq_len if self.window is None else min(seq_len, self.window)
+            sharded += (2 * e + _MASK_BYTES) * H * keys
+        return _per_chip(replicated, sharded, tp, sequence_parallel)
+
 
 @dataclass(frozen=True)
 class MLP:
@@ -337,6 +384,33 @@ class MLP:
         """Bytes of this block's parameters (every expert) in `dtype`."""
         return self.params * bytes_per_element(dtype)
 
+    def activation_bytes_per_token(self, tp=1, sequence_parallel=True) -> float:
+        """Bytes this block keeps per token for the backward pass (16-bit activations), on one
+        chip of a `tp`-way group, Korthikanti et al. 2022, section 4.1, term by term:
+
+        - d_model-wide (split tp ways only with `sequence_parallel`): the norm's input 2 D,
+          the MLP's input 2 D, the dropout mask after it D (1 byte per element); a mixture
+          of experts adds the router's scores 2 x experts and, for each of the
+          experts_per_token routed experts, its copy of the token 2 D (what each expert's
+          first matmul reads);
+        - d_ff-wide (split tp ways), per expert a token goes through: plain, the activation
+          function's input and output 2 F + 2 F; gated (SwiGLU), the gate and up outputs
+          and their product 3 x 2 F; the shared experts' likewise.
+
+        Not counted: the routed experts' outputs kept for the combine weights' gradient.
+        A plain MLP with F = 4 D gives Korthikanti's 21 D (19 s b h + the norm's 2 s b h),
+        5 D of it d_model-wide.
+        """
+        D, e = self.d_model, _ACT_BYTES
+        per_width = (3 if self.gated else 2) * e
+        replicated = 2 * e * D + _MASK_BYTES * D
+        if not self.is_moe:
+            return _per_chip(replicated, per_width * self.d_ff, tp, sequence_parallel)
+        k = self.experts_per_token
+        replicated += e * self.experts + k * e * D
+        sharded = per_width * (k * self.d_ff + self.shared_d_ff)
+        return _per_chip(replicated, sharded, tp, sequence_parallel)
+
     def kv_cache_bytes_per_token(self, dtype="bf16") -> float:
         """An MLP caches nothing: 0."""
         return 0
@@ -374,6 +448,17 @@ class Layer:
     def flops_per_token(self, seq_len, causal=True) -> float:
         """Forward FLOPs per token: the attention's (at `seq_len`) and the MLP's."""
         return self.attention.flops_per_token(seq_len, causal) + self.mlp.flops_per_token()
+
+    def activation_bytes_per_token(
+        self, seq_len, tp=1, sequence_parallel=True, keep_scores=False
+    ) -> float:
+        """Bytes this layer keeps per token for the backward pass without recomputation: its
+        attention's and its MLP's (`roofline.training.activation_bytes_per_layer` adds the
+        recomputation options)."""
+        attention = self.attention.activation_bytes_per_token(
+            seq_len, tp, sequence_parallel, keep_scores
+        )
+        return attention + self.mlp.activation_bytes_per_token(tp, sequence_parallel)
 
 
 @dataclass(frozen=True)

@@ -423,15 +423,35 @@ class _Plan:
         return self.layout["dp"] * self.layout["cp"] * self.layout["ep"]
 
     def activations_per_layer(self) -> float:
-        """Korthikanti et al.'s bytes for this chip's seq_len / cp tokens of each sequence."""
-        return activation_bytes_per_layer(
-            self.m,
-            self.seq_len // self.layout["cp"],
-            self.micro_batch,
-            self.layout["tp"],
-            self.recompute,
-            fused_attention=self.fused_attention,
-        )
+        """Bytes one layer keeps for this chip's seq_len / cp tokens of each sequence
+        (`activation_bytes_per_layer`: Korthikanti et al.'s terms, block by block), scaled so
+        that x layers_here x in_flight() it is the pipeline stage that holds the most: with
+        1F1B, stage i keeps min(pp - i, microbatches) micro-batches of its own layers (a
+        DeepSeek-V3 stage of 4 MoE layers holds more than the first, whose 3 dense layers keep
+        less). Layers all alike, no pipeline, or interleaved chunks: the model's average."""
+
+        def per_layer(layers=None):
+            return activation_bytes_per_layer(
+                self.m,
+                self.seq_len // self.layout["cp"],
+                self.micro_batch,
+                self.layout["tp"],
+                self.recompute,
+                fused_attention=self.fused_attention,
+                layers=layers,
+            )
+
+        layers, pp, micro = self.m.layers_in_order(), self.layout["pp"], self.microbatches
+        if pp == 1 or self.virtual_stages > 1 or len({(x.attention, x.mlp) for x in layers}) == 1:
+            return per_layer()
+        q, r = divmod(self.m.layers, pp)
+        most, start = 0.0, 0
+        for stage in range(pp):
+            size = q + (1 if stage < r else 0)
+            held = min(pp - stage, micro) / min(pp, micro)
+            most = max(most, per_layer(layers[start : start + size]) * size * held)
+            start += size
+        return most / self.layers_here
 
     def in_flight(self) -> float:
         """Micro-batches whose activations the first pipeline stage holds at once: 1F1B

@@ -226,23 +226,32 @@ def activation_bytes_per_layer(
     recompute="none",
     sequence_parallel=True,
     fused_attention=True,
+    layers=None,
 ) -> float:
-    """Bytes of activations one layer keeps for the backward pass, 16-bit activations.
+    """Bytes of activations one layer keeps for the backward pass, 16-bit activations,
+    averaged over `layers` (`roofline.models.Layer`s from `ModelConfig.layers_in_order()`;
+    default every layer of the model; a pipeline stage passes its own).
 
     Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer
-    Models", arXiv 2205.05198), Table 2, with s = seq_len, b = micro_batch (sequences),
-    h = d_model, a = heads, t = tp:
+    Models", arXiv 2205.05198), section 4.1 and Table 2, with s = seq_len, b = micro_batch
+    (sequences), h = d_model, a = heads, t = tp, for a GPT layer (multi-head attention, d_ff =
+    4h, dropout):
       none:      s b h (34 + 5 a s / h) / t with sequence parallelism
                  (s b h (10 + 24/t + 5 a s/(h t)) without);
       selective: 34 s b h / t (s b h (10 + 24/t) without): the attention scores are recomputed;
       full:      2 s b h: only each layer's input is kept (divided by t with sequence
                  parallelism, where each chip keeps its 1/t of the sequence).
+    Every other layer is counted term by term by its blocks (`Attention` and
+    `MLP.activation_bytes_per_token`): grouped-query attention keeps H_kv heads of K and V,
+    a gated MLP three d_ff-wide tensors instead of two, a mixture of experts each routed
+    expert's copy of the token and its d_ff-wide tensors for the experts_per_token experts
+    it goes through (and its shared experts'), latent attention its compressed latents as
+    well as the up-projected queries, keys and values. Dropout masks are counted as
+    Korthikanti does (1 byte per element after attention and MLP), though Llama-style models
+    train without dropout (2 h of the layer's bytes).
     The 5 a s^2 b term is the attention scores, softmax and dropout of the scores: a fused
     attention kernel (FlashAttention, `fused_attention=True`, the default) never stores
     them, so it is dropped (then "none" and "selective" keep the same bytes).
-    The formula is theirs for a GPT layer (multi-head attention, d_ff = 4h, dropout); for
-    other shapes it is an approximation (grouped-query attention and a gated MLP change the
-    34).
     """
     m = _model(model)
     for name, value in (("seq_len", seq_len), ("micro_batch", micro_batch), ("tp", tp)):
@@ -250,14 +259,30 @@ def activation_bytes_per_layer(
     recompute = _recompute(recompute)
     if isinstance(recompute, float):  # a share f of the layers keeps only its input
         args = (m, seq_len, micro_batch, tp)
-        kw = dict(sequence_parallel=sequence_parallel, fused_attention=fused_attention)
+        kw = dict(
+            sequence_parallel=sequence_parallel, fused_attention=fused_attention, layers=layers
+        )
         full = activation_bytes_per_layer(*args, "full", **kw)  # type: ignore[arg-type]
         none = activation_bytes_per_layer(*args, "none", **kw)  # type: ignore[arg-type]
         return recompute * full + (1 - recompute) * none
-    s, b, h, a, t = seq_len, micro_batch, m.d_model, m.heads, tp
+    s, b, h, t = seq_len, micro_batch, m.d_model, tp
     if recompute == "full":
         return 2 * s * b * h / (t if sequence_parallel else 1)
     keep_scores = recompute == "none" and not fused_attention
-    scores = 5 * a * s / (h * t) if keep_scores else 0
-    per = 34 / t if sequence_parallel else 10 + 24 / t
-    return s * b * h * (per + scores)
+    layers = m.layers_in_order() if layers is None else tuple(layers)
+    if not layers:
+        raise ValueError("layers: give at least one roofline.models.Layer (or None: all)")
+    kinds: dict = {}
+    for layer in layers:  # the distinct (attention, MLP) pairs and how many layers have each
+        kinds[(layer.attention, layer.mlp)] = kinds.get((layer.attention, layer.mlp), 0) + 1
+    per_token = [
+        (n, layer.activation_bytes_per_token(s, t, sequence_parallel, keep_scores))
+        for (n, layer) in ((n, _first(layers, key)) for key, n in kinds.items())
+    ]
+    if len(per_token) == 1:  # one kind of layer: no averaging (exact)
+        return s * b * per_token[0][1]
+    return s * b * sum(n * v for n, v in per_token) / len(layers)
+
+
+def _first(layers, key):
+    return next(layer for layer in layers if (layer.attention, layer.mlp) == key)

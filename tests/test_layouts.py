@@ -55,8 +55,12 @@ def test_llama3_405b_fits_only_with_sharded_optimizer_and_gradients():
     P = rl.get_model("Llama 3.1 405B").params
     slice_params = P / (8 * 16)  # tp 8 x pp 16: about 3.17e9 per GPU
     # 126 / 16 -> 8 layers on the first stage, 16 micro-batches (one sequence each) in
-    # flight, 34 s b h / t = 34 x 8192 x 16384 / 8 bytes per layer: about 73 GB
-    acts = 34 * 8192 * 16384 / 8 * 8 * 16
+    # flight; per layer and token 2 x 5 x 16384 d_model-wide + Q and O input 2 x 2 x 16384
+    # + K and V 2 x 2 x 1024 + gate, up and product 3 x 2 x 53248 = 552,960 (33.75 h), on
+    # 8192 / 8 tokens per chip: about 72.5 GB
+    per_token = 2 * 5 * 16384 + 2 * 2 * 16384 + 2 * 2 * 1024 + 3 * 2 * 53248
+    assert per_token == 552_960
+    acts = per_token * 8192 / 8 * 8 * 16
     plain = rl.training_step(**LLAMA405)
     assert plain.memory_bytes == pytest.approx(16 * slice_params + acts)  # about 124 GB
     assert not plain.fits
@@ -219,10 +223,14 @@ def test_partial_recomputation_palm():
     assert hw / rl.training_flops_per_token(palm, 2048) == pytest.approx(57.8 / 46.2)
     full = rl.training_flops_per_token(palm, 2048, recompute="full")
     assert full / model == pytest.approx(1 + (2 * layer_weights + attn) / model)
-    # activations: a share f keeps only the layer input (2 s b h / t), the rest 34 s b h / t
+    # activations: a share f keeps only the layer input (2 s b h / t), the rest all of its
+    # bytes per token / t: d_model-wide 2 x 5 x 18432, Q and O input 2 x 2 x 12288
+    # (48 heads of 256), multi-query K and V 2 x 2 x 256, gated MLP 3 x 2 x 73728 = 676,864
     s, h = 2048, 18432
+    per_token = 2 * 5 * 18432 + 2 * 2 * 12288 + 2 * 2 * 256 + 3 * 2 * 73728
+    assert per_token == 676_864
     acts = rl.activation_bytes_per_layer(palm, s, 1, 12, recompute=f)
-    assert acts == pytest.approx(f * 2 * s * h / 12 + (1 - f) * 34 * s * h / 12)
+    assert acts == pytest.approx(f * 2 * s * h / 12 + (1 - f) * per_token * s / 12)
     with pytest.raises(ValueError, match="a number from 0 to 1"):
         rl.training_flops_per_token(palm, 2048, recompute=1.5)
 
