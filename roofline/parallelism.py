@@ -896,6 +896,7 @@ _ASSUMPTIONS = (
     "leaves it uses the network (non-blocking, one NIC per chip)",
     "memory: bf16 weights, gradients (2 or 4 bytes), fp32 master and Adam moments (12 "
     "bytes), divided by fsdp (ZeRO-3) and, with zero_stage, the optimizer state (1) and "
-    "gradients (2) by dp x cp; activations by Korthikanti et al. 2022 with sequence "
-    "parallelism; logits, workspace and fragmentation not counted",
+    "gradients (2) by dp x cp; activations block by block after Korthikanti et al. 2022, "
+    "with sequence parallelism, on the pipeline stage that holds the most; logits, "
+    "workspace and fragmentation not counted",
 )

@@ -722,3 +722,75 @@ def test_busiest_stage_counts_the_layers_each_stage_holds():
     head = 6 * 50257 * 12288
     share = _stage_flops_share(gpt, 8, "none", 4096, True)
     assert share == pytest.approx((12 * layer + head) / ((96 * layer + head) / 8), rel=1e-12)
+
+
+# ---------------------------------------------------------------- activation memory per block
+def test_gpt3_activations_are_korthikanti_exactly():
+    gpt = rl.get_model("GPT-3")
+    s, b, h, a = 2048, 1, 12288, 96
+    # Korthikanti et al. 2022, Table 2: s b h (34 + 5 a s / h) / t with sequence parallelism,
+    # s b h (10 + 24 / t + 5 a s / (h t)) without; the fused kernel drops the 5 a s / h term
+    for t in (1, 8):
+        assert rl.activation_bytes_per_layer(gpt, s, b, t) == s * b * h * 34 / t
+        no_sp = rl.activation_bytes_per_layer(gpt, s, b, t, sequence_parallel=False)
+        assert no_sp == s * b * h * (10 + 24 / t)
+        scores = rl.activation_bytes_per_layer(gpt, s, b, t, fused_attention=False)
+        assert scores == pytest.approx(s * b * h * (34 + 5 * a * s / h) / t, rel=1e-15)
+        assert rl.activation_bytes_per_layer(gpt, s, b, t, "full") == 2 * s * b * h / t
+    # per block: attention 13 h (5 h of it d_model-wide), MLP 21 h (5 h d_model-wide)
+    layer = gpt.layers_in_order()[0]
+    assert layer.attention.activation_bytes_per_token(s) == 13 * h
+    assert layer.mlp.activation_bytes_per_token() == 21 * h
+
+
+def test_deepseek_v3_activations_block_by_block():
+    m = rl.get_model("DeepSeek-V3")
+    D = 7168
+    # latent attention per token: d_model-wide 5 D (norm input 2 D, input 2 D, mask D) +
+    # query latent before and after its norm 2 x 2 x 1536 + the KV down-projection's output
+    # 2 x (512 + 64) + the normalised latent 2 x 512 = 44,160; per head (128): Q and K
+    # 2 x 2 x 192, V and the output projection's input 2 x 2 x 128 = 163,840
+    attention = 5 * D + 4 * 1536 + 2 * 576 + 2 * 512 + 128 * (4 * 192 + 4 * 128)
+    assert attention == 44_160 + 163_840
+    # dense MLP (layers 0-2): 5 D + gate, up, product 3 x 2 x 18432 = 146,432
+    dense = 5 * D + 6 * 18432
+    # MoE MLP: 5 D + router scores 2 x 256 + 8 routed copies of the token 8 x 2 D
+    # + (8 routed + 1 shared) x 3 x 2 x 2048 = 151,040 + 110,592 = 261,632
+    moe = 5 * D + 2 * 256 + 8 * 2 * D + 9 * 6 * 2048
+    assert moe == 261_632
+    layers = m.layers_in_order()
+    assert layers[0].activation_bytes_per_token(4096) == attention + dense
+    assert layers[3].activation_bytes_per_token(4096) == attention + moe == 469_632
+    # averaged over the 61 layers, for 4096 tokens on one chip; was Korthikanti's GPT layer,
+    # 34 x 7168 x 4096 = 998,244,352
+    average = 4096 * (3 * (attention + dense) + 58 * (attention + moe)) / 61
+    assert rl.activation_bytes_per_layer(m, 4096) == pytest.approx(average, rel=1e-15)
+    assert round(average / 1e9, 3) == 1.900
+    # a pipeline stage's own layers: the first four (3 dense, 1 MoE) with tp = 8
+    first = rl.activation_bytes_per_layer(m, 4096, 1, 8, layers=layers[:4])
+    assert first == pytest.approx(4096 * (3 * (attention + dense) + attention + moe) / 4 / 8)
+
+
+def test_busiest_activation_stage_of_deepseek_v3():
+    # DeepSeek-V3 on pp = 16 with 120 micro-batches of one 4096-token sequence: with 1F1B
+    # stage i keeps min(16 - i, 120) micro-batches; per token a dense layer keeps
+    # 208,000 + 146,432 = 354,432 bytes, a MoE layer 208,000 + 261,632 = 469,632 (above)
+    attention = 208_000
+    dense, moe = attention + 5 * 7168 + 6 * 18432, attention + 261_632
+    stage0 = 16 * (3 * dense + moe)  # 16 x 1,532,928 = 24,526,848
+    stage1 = 15 * 4 * moe  # 15 x 1,878,528 = 28,177,920: four MoE layers outweigh stage 0
+    assert (stage0, stage1) == (24_526_848, 28_177_920)
+    # the old formula: 16 micro-batches x 4 layers x 34 x 7168 x 4096 = 63.9 GB; now 115.4 GB
+    step = rl.training_step(
+        "DeepSeek-V3",
+        "H100",
+        2048,
+        15360 * 4096,
+        4096,
+        "pp=16,ep=64,dp=2",
+        dtype="fp8",
+        zero_stage=1,
+        causal=True,
+    )
+    assert step.memory["activations"] == pytest.approx(4096 * stage1, rel=1e-12)
+    assert round(step.memory["activations"] / 1e9, 1) == 115.4
