@@ -22,7 +22,10 @@ more). Model FLOPs (MFU) never count recomputation; hardware FLOPs (HFU) do.
 Memory per parameter in mixed precision with Adam (`STATE_BYTES_PER_PARAM`): bf16 weights
 2 bytes, bf16 gradients 2, and the optimizer's fp32 master weights 4 + Adam's first and
 second moments 4 + 4 = 12: 16 bytes per parameter. Activations: Korthikanti et al.,
-"Reducing Activation Recomputation in Large Transformer Models", arXiv 2205.05198, Table 2.
+"Reducing Activation Recomputation in Large Transformer Models", arXiv 2205.05198, section
+4.1 and Table 2, term by term for each block (`activation_bytes_per_layer`: a GPT layer gets
+their 34 s b h exactly; grouped-query and latent attention, gated MLPs and mixtures of
+experts their own terms).
 """
 
 from __future__ import annotations
