@@ -567,10 +567,12 @@ def test_block_fields_round_trip_through_json(tmp_path, capsys):
 def test_transformer_whole_model_functions_take_a_model_config():
     import roofline.transformer as tf
 
-    # the same Llama 3 8B either way; transformer.py leaves the (2 x 32 + 1) x 4096 norm
-    # scales out of the weights, the KV cache is 2 x 32 x 8 x 128 x 2 = 131,072 B per token
+    # the same Llama 3 8B either way (one model type): every parameter, the (2 x 32 + 1) x
+    # 4096 norm scales included; the KV cache is 2 x 32 x 8 x 128 x 2 = 131,072 B per token
     assert tf.weight_bytes("Llama 3 8B") == tf.weight_bytes(tf.LLAMA_8B_MODEL)
-    assert tf.weight_bytes("Llama 3 8B") == 2 * (8_030_261_248 - 65 * 4096)
+    assert tf.weight_bytes("Llama 3 8B") == 2 * 8_030_261_248
+    assert tf.LLAMA_8B_MODEL == rl.get_model("Llama 3 8B").with_changes(name="Llama-style 8B")
+    assert tf.layer_shape("Llama 3 8B").weights_per_layer == 218_103_808
     assert tf.kv_cache_bytes(rl.get_model("Llama 3 8B"), 4096) == 4096 * 131_072
     assert tf.max_batch("Llama 3 8B", 4096, "H100") == tf.max_batch(tf.LLAMA_8B_MODEL, 4096, "H100")
     for name, words in (
@@ -580,7 +582,7 @@ def test_transformer_whole_model_functions_take_a_model_config():
     ):
         with pytest.raises(ValueError, match=words):
             tf.weight_bytes(name)
-    with pytest.raises(TypeError, match="ModelConfig or a catalog name"):
+    with pytest.raises(TypeError, match="ModelConfig such as"):
         tf.weight_bytes(tf.LLAMA_8B)
 
 

@@ -56,8 +56,8 @@ def test_step_time_uses_the_same_route(chip, n):
 
     model = tf.LLAMA_8B_MODEL
     step = tf.step_time(model, 64, 1024, chip, "decode", n_chips=n)
-    nbytes = 64 * model.layer.d_model * 2
-    expected = 2 * model.n_layers * rl.all_reduce_time(chip, nbytes, n)
+    nbytes = 64 * model.d_model * 2
+    expected = 2 * model.layers * rl.all_reduce_time(chip, nbytes, n)
     assert step.communication_s == pytest.approx(expected, rel=1e-12)
 
 
