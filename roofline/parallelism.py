@@ -410,6 +410,7 @@ class _Plan:
     virtual_stages: int = 1
     grad_bytes: int = 2
     expert_nodes_per_token: int | None = None
+    activations: str = "blocks"
 
     @property
     def layers_here(self) -> int:
@@ -439,10 +440,12 @@ class _Plan:
                 self.recompute,
                 fused_attention=self.fused_attention,
                 layers=layers,
+                convention=self.activations,
             )
 
         layers, pp, micro = self.m.layers_in_order(), self.layout["pp"], self.microbatches
-        if pp == 1 or self.virtual_stages > 1 or len({(x.attention, x.mlp) for x in layers}) == 1:
+        alike = len({(x.attention, x.mlp) for x in layers}) == 1
+        if pp == 1 or self.virtual_stages > 1 or alike or self.activations != "blocks":
             return per_layer()
         q, r = divmod(self.m.layers, pp)
         most, start = 0.0, 0
@@ -734,6 +737,7 @@ def training_step(
     virtual_stages=1,
     grad_dtype="bf16",
     expert_nodes_per_token=None,
+    activations="blocks",
 ) -> TrainingStep:
     """The roofline of one training step of `model` on `n_chips` chips (see the module
     docstring for every assumption).
@@ -761,6 +765,9 @@ def training_step(
     expert_nodes_per_token: node-limited routing (DeepSeek-V3 sends each token to experts on
     at most 4 nodes): the expert all-to-all's network share counts one copy per destination
     node, min(this, experts_per_token) per token, instead of one per expert.
+    activations: "blocks" (each block's bytes, `roofline.training.activation_bytes_per_layer`)
+    or "gpt-layer" (Korthikanti et al.'s 34 s b h / t for every model, as homework part 4
+    states it).
     """
     m = get_model(model)
     chip = get_chip(chip)
@@ -799,6 +806,7 @@ def training_step(
             None
             if expert_nodes_per_token is None
             else _whole("expert_nodes_per_token", expert_nodes_per_token),
+            activations,
         )
 
     chose = None

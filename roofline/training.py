@@ -49,6 +49,9 @@ __all__ = [
 ]
 
 RECOMPUTE = ("none", "selective", "full")
+#: How activation memory is counted: "blocks" (each block's own terms) or "gpt-layer"
+#: (Korthikanti et al.'s GPT-layer formula for every model).
+ACTIVATION_CONVENTIONS = ("blocks", "gpt-layer")
 
 #: Bytes per parameter a mixed-precision Adam training run keeps (Rajbhandari et al., "ZeRO",
 #: arXiv 1910.02054, section 3.1, count 2 + 2 + 12 = 16 bytes the same way).
@@ -230,6 +233,7 @@ def activation_bytes_per_layer(
     sequence_parallel=True,
     fused_attention=True,
     layers=None,
+    convention="blocks",
 ) -> float:
     """Bytes of activations one layer keeps for the backward pass, 16-bit activations,
     averaged over `layers` (`roofline.models.Layer`s from `ModelConfig.layers_in_order()`;
@@ -255,7 +259,14 @@ def activation_bytes_per_layer(
     The 5 a s^2 b term is the attention scores, softmax and dropout of the scores: a fused
     attention kernel (FlashAttention, `fused_attention=True`, the default) never stores
     them, so it is dropped (then "none" and "selective" keep the same bytes).
+    convention="gpt-layer": Korthikanti's GPT-layer formula above for every model, whatever
+    its blocks (34 s b h / t and the 5 a s^2 b scores; homework part 4 states it so).
     """
+    if convention not in ACTIVATION_CONVENTIONS:
+        raise ValueError(
+            f"convention is {' or '.join(repr(c) for c in ACTIVATION_CONVENTIONS)} (block by "
+            f"block, or Korthikanti's GPT-layer formula for every model), got {convention!r}"
+        )
     m = _model(model)
     for name, value in (("seq_len", seq_len), ("micro_batch", micro_batch), ("tp", tp)):
         check_size(name, value)
@@ -263,7 +274,10 @@ def activation_bytes_per_layer(
     if isinstance(recompute, float):  # a share f of the layers keeps only its input
         args = (m, seq_len, micro_batch, tp)
         kw = dict(
-            sequence_parallel=sequence_parallel, fused_attention=fused_attention, layers=layers
+            sequence_parallel=sequence_parallel,
+            fused_attention=fused_attention,
+            layers=layers,
+            convention=convention,
         )
         full = activation_bytes_per_layer(*args, "full", **kw)  # type: ignore[arg-type]
         none = activation_bytes_per_layer(*args, "none", **kw)  # type: ignore[arg-type]
@@ -272,6 +286,10 @@ def activation_bytes_per_layer(
     if recompute == "full":
         return 2 * s * b * h / (t if sequence_parallel else 1)
     keep_scores = recompute == "none" and not fused_attention
+    if convention == "gpt-layer":
+        scores = 5 * m.heads * s / (h * t) if keep_scores else 0
+        per = 34 / t if sequence_parallel else 10 + 24 / t
+        return s * b * h * (per + scores)
     layers = m.layers_in_order() if layers is None else tuple(layers)
     if not layers:
         raise ValueError("layers: give at least one roofline.models.Layer (or None: all)")

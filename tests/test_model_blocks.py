@@ -796,3 +796,14 @@ def test_busiest_activation_stage_of_deepseek_v3():
     )
     assert step.memory["activations"] == pytest.approx(4096 * stage1, rel=1e-12)
     assert round(step.memory["activations"] / 1e9, 1) == 115.4
+
+
+def test_gpt_layer_convention_is_korthikanti_for_every_model():
+    # homework part 4 states Korthikanti's GPT-layer formula: 34 s b h / t whatever the blocks
+    # (DeepSeek-V3: 34 x 4096 x 7168 = 998,244,352 bytes per layer, as before the blocks)
+    ds = rl.activation_bytes_per_layer("DeepSeek-V3", 4096, convention="gpt-layer")
+    assert ds == 34 * 4096 * 7168 == 998_244_352
+    llama = rl.activation_bytes_per_layer("Llama 3 70B", 8192, 1, 8, convention="gpt-layer")
+    assert llama == 34 * 8192 * 8192 / 8
+    with pytest.raises(ValueError, match="gpt-layer"):
+        rl.activation_bytes_per_layer("GPT-3", 2048, convention="korthikanti")
