@@ -950,7 +950,11 @@ class ModelConfig:
         q_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim), sliding windows
         (Mistral sliding_window on every layer; Qwen use_sliding_window with
         max_window_layers; Gemma 2 every other layer; Gemma 3 sliding_window_pattern or
-        layer_types) and a multimodal config's text_config.
+        layer_types, which also place them: `global_every`) and a multimodal config's
+        text_config. From the model_type and a few keys, what transformers' code for the
+        family builds: Gemma 2/3's four norms per layer, Qwen3's and Gemma 3's q/k norms,
+        Qwen2's q/k/v biases, attention_bias (q, k, v and o), DeepSeek's
+        num_nextn_predict_layers (the multi-token-prediction module, `mtp_layers`).
 
         Strict: a key this reader does not read whose name says it changes the cost (experts,
         windows, layer kinds, head or layer sizes, ...) raises ValueError naming it, as do
