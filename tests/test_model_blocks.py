@@ -303,6 +303,10 @@ def test_deepseek_v3_training_flops_per_token():
     # main: 6 x 36,624,596,992 + 3 x 61 x 81,920 x 2048 = 250,449,887,232; MTP: 6 x
     # 585,302,016 + 503,316,480 + 6 x 1,029,439,488 = 10,191,765,504: 4.07 % more work
     assert (main, mtp) == (250_449_887_232, 10_191_765_504)
+    # without attention (mfu(..., attention=False)): 6 x (N + 585,302,016 + 102,760,448
+    # + 926,679,040), the MTP layer's attention core left out too
+    no_attn = 6 * (N + 585_302_016 + 102_760_448 + 926_679_040)
+    assert rl.training_flops_per_token("DeepSeek-V3", 4096, attention=False) == no_attn
 
 
 def test_deepseek_v2_by_hand_and_published():
@@ -684,6 +688,14 @@ def test_layers_in_order_deepseek_dense_first_gemma_interleaved_qwen_full_first(
     on = {**QWEN25_7B, "use_sliding_window": True, "max_window_layers": 20}
     qwen = rl.ModelConfig.from_hf_config(on).layers_in_order()
     assert [layer.attention.window is None for layer in qwen] == [True] * 20 + [False] * 8
+    # another order (here: the first 4 layers global, then sliding) keeps its counts, and
+    # layers_in_order puts the full layers first
+    odd = {**GEMMA3_27B["text_config"]}
+    odd.pop("sliding_window_pattern")
+    odd["layer_types"] = ["full_attention"] * 4 + ["sliding_attention"] * 58
+    m = rl.ModelConfig.from_hf_config(odd)
+    assert (m.sliding_layers, m.global_every) == (58, None)
+    assert [x.attention.window for x in m.layers_in_order()[3:5]] == [None, 1024]
     with pytest.raises(ValueError, match="global_every"):
         rl.ModelConfig(4, 64, 8, 256, 1000, sliding_window=16, sliding_layers=3, global_every=2)
 
