@@ -37,7 +37,9 @@ Where the chips are: `roofline.topology` (the one model of the machine). The axe
 out innermost first in the order tp, cp, ep, fsdp, pp, dp (tensor parallelism on the fastest
 links), each axis's chips the product of the inner degrees apart. The job's chips form slices
 of the shape the vendor sells (a TPU job of n chips: one slice of n up to a pod, else equal
-slices; `slice_chips` sets them, e.g. MaxText's DCN axes) and NVLink domains of 8 GPUs; an
+slices; `slice_chips` sets them, e.g. MaxText's DCN axes; `slice_shape` names a slice's own
+shape, e.g. "8x16x48", whose axes a layout axis of the same degree takes whole) and NVLink
+domains of 8 GPUs; an
 axis whose chips sit in one slice uses its interconnect (NVSwitch: all the chip's links at
 once; a TPU slice: the physical axes the group spans, each a bidirectional ring where it
 wraps round and a line where not, several at once in proportion to their bandwidth); an axis
@@ -67,7 +69,7 @@ from dataclasses import dataclass, field
 from .catalog import get_chip
 from .dtypes import canonical_dtype
 from .models import ModelConfig, get_model
-from .topology import Route, collective_seconds, job_slice_chips, route
+from .topology import Route, collective_seconds, job_slice_chips, parse_slice_shape, route
 from .training import (
     STATE_BYTES_PER_PARAM,
     activation_bytes_per_layer,
@@ -494,15 +496,21 @@ def _hbm_bytes(p: _Plan) -> float:
     return p.microbatches * (reads + grads + acts) + optimizer
 
 
-def _routes(chip, layout, network, slice_chips) -> dict:
+def _routes(chip, layout, network, slice_chips, slice_shape=None) -> dict:
     """axis -> `roofline.topology.Route` for each parallel axis in use, laid out innermost
     first (tp, cp, ep, fsdp, pp, dp: each axis's chips sit the product of the inner degrees
-    apart)."""
+    apart; with an explicit `slice_shape` each inner axis takes its place in turn)."""
     stride, routes = 1, {}
-    slice_chips = job_slice_chips(chip, math.prod(layout.values()), slice_chips)
+    inner: list[int] = []
+    if slice_shape is None:
+        slice_chips = job_slice_chips(chip, math.prod(layout.values()), slice_chips)
     for axis in LAYOUT_AXES:
         if layout[axis] > 1:
-            routes[axis] = route(chip, layout[axis], stride, slice_chips, network)
+            where = tuple(inner) if slice_shape is not None else None
+            routes[axis] = route(
+                chip, layout[axis], stride, slice_chips, network, slice_shape, where
+            )
+            inner.append(layout[axis])
         stride *= layout[axis]
     return routes
 
@@ -562,11 +570,11 @@ def _ring_attention_bytes(p: _Plan) -> float:
     return p.layers_here * p.microbatches * passes * (cp - 1) * block
 
 
-def _link_times(p: _Plan, chip, network, slice_chips=None):
+def _link_times(p: _Plan, chip, network, slice_chips=None, slice_shape=None):
     """ "TP", "CP", "EP", "FSDP", "DP", "PP" -> (seconds per step, label, bwd-only seconds)
     for each axis in use."""
     m, layout, microbatches = p.m, p.layout, p.microbatches
-    routes = _routes(chip, layout, network, slice_chips)
+    routes = _routes(chip, layout, network, slice_chips, slice_shape)
     times = {}
     layers_here = p.layers_here
     # bf16 activations of one micro-batch on one chip of the context-parallel group
@@ -695,6 +703,7 @@ def training_step(
     virtual_stages=1,
     grad_dtype="bf16",
     expert_nodes_per_token=None,
+    slice_shape=None,
 ) -> TrainingStep:
     """The roofline of one training step of `model` on `n_chips` chips (see the module
     docstring for every assumption).
@@ -712,6 +721,10 @@ def training_step(
     slice_chips: chips in one ICI slice when a TPU job runs as several slices joined by the
     data-centre network (MaxText's dcn_* axes; e.g. 384 for the MLPerf v5p run of 16 slices);
     layout axes beyond one slice then use the network (`roofline.topology.route`).
+    slice_shape: one slice's own shape instead of the shape Google sells for its chips, e.g.
+    (8, 16, 48) or "8x16x48" (`roofline.topology.parse_slice_shape` checks it: its product is
+    the chips of one slice, n_chips or slice_chips); a layout axis whose degree equals one of
+    its axes takes that axis whole (MLPerf's v5p run: tensor 8, data 16, FSDP 48).
     zero_stage: 0 (plain replicas), 1 (optimizer state sharded over dp x cp: Megatron-LM's
     distributed optimizer) or 2 (also the gradients) on the data-parallel axis (Rajbhandari
     et al. 2019); fsdp is ZeRO-3 on its own axis.
@@ -774,7 +787,10 @@ def training_step(
     labels = {"math": f"math ({dtype} dense peak)", "HBM": f"{chip.memory_kind} traffic"}
     if share > 1:
         labels["math"] += ", busiest pipeline stage"
-    for key, (seconds, label) in _link_times(plan, chip, network_bytes_per_s, slice_chips).items():
+    if slice_shape is not None:
+        slice_shape = parse_slice_shape(chip, slice_shape, slice_chips or n_chips)
+    links = _link_times(plan, chip, network_bytes_per_s, slice_chips, slice_shape)
+    for key, (seconds, label) in links.items():
         times[key], kinds[key], labels[key] = seconds, "link", label
     if layout["pp"] > 1:
         staged = [times[r] for r in ("math", "HBM", "TP", "CP", "EP") if r in times]
