@@ -377,7 +377,12 @@ _TPUS = [
             count=6,
             topology="torus",
             wraparound_multiple=4,  # assumed as on v5p (slices built of 4x4x4 cubes)
-            axis_chips=None,
+            # Google's cluster tool xpk (github.com/AI-Hypercomputer/xpk, commit 367c8382,
+            # src/xpk/core/system_characteristics.py) lists TPU7x topologies as
+            # generate_tpu_topologies(max_cubes=144): "A, B and C are integers in range 4..256",
+            # "divisible by 4", at most 144 cubes (144 x 64 = 9216 chips), plus 2x2x1, 2x2x2,
+            # 2x2x4, 2x4x4; the Cloud page prints no topology table
+            axis_chips=256,
             domain_chips=9216,  # _TPU7X: "With a 9,216-chip footprint per Pod"
         ),
         notes="Google prints TPU7x's memory twice: 192 GiB on the Cloud TPU page, '192 GB' in the "
@@ -385,7 +390,11 @@ _TPUS = [
         "a reader who takes the announcement's 192e9 bytes is 7 % lower. The Cloud page prints "
         "HBM bandwidth as 7380 GBps, the announcement 7.37 TB/s; the catalog keeps 7.37 TB/s. "
         "ICI: the Cloud page prints 1200 GBps bidirectional per chip; the per-link figure assumes "
-        "6 links, as on the v5p it compares TPU7x with.",
+        "6 links, as on the v5p it compares TPU7x with. Slice shapes: Google's pages print none; "
+        "the catalog takes them from Google's cluster tool xpk, whose TPU7x topologies are whole "
+        "4x4x4 cubes with axes of 4 to 256 chips (at most 144 cubes, the 9216-chip pod) below "
+        "one cube 2x2x1 to 2x4x4; that every axis of whole cubes wraps round is assumed, as on "
+        "v5p ('TPU7x shares many similarities with TPU v5p', the Cloud page).",
     ),
 ]
 

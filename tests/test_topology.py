@@ -325,3 +325,20 @@ def test_mlperf_v5p_on_its_own_8x16x48_slice():
     assert own.tokens_per_s / 6144 == pytest.approx(per_chip, rel=1e-4)
     assert per_chip == pytest.approx(852.85, rel=1e-4)
     assert sold.tokens_per_s == pytest.approx(6144 * 2048 / (2 * tp_by_hand))  # 681 per chip
+
+
+def test_tpu7x_slices_are_whole_cubes_up_to_a_pod():
+    """Google's xpk lists TPU7x topologies as whole 4x4x4 cubes, axes 4..256, at most 144 cubes
+    (its generate_tpu_topologies(max_cubes=144)), e.g. 4x4x124 and 16x24x24."""
+    from roofline.topology import parse_slice_shape
+
+    assert rl.get_chip("TPU7x").interconnect.axis_chips == 256
+    assert parse_slice_shape("TPU7x", "4x4x124") == (4, 4, 124)  # 31 cubes, in xpk's list
+    assert parse_slice_shape("TPU7x", "16x24x24", 9216) == (16, 24, 24)  # 4 x 6 x 6 = 144 cubes
+    with pytest.raises(ValueError, match="at most 9216"):
+        parse_slice_shape("TPU7x", "16x24x28")  # 4 x 6 x 7 = 168 cubes: beyond one pod
+    # the sold shape for a whole pod: 144 cubes as cubic as they come, 4 x 6 x 6 cubes
+    assert slice_shape("TPU7x", 9216) == (16, 24, 24)
+    # whole cubes wrap round (assumed as on v5p): three bidirectional rings of 100 GB/s links
+    r = route("TPU7x", 9216)
+    assert [a.topology for a in r.axes] == ["bidirectional-ring"] * 3
