@@ -238,6 +238,18 @@ _TPUS = [
             1.5e10,
             Source(_SCALING, "PCIe bandwidth is typically around `1.5e10` bytes / second per chip"),
         ),
+        network=Link(
+            "DCN",
+            6.4e12 / 256 / 8,
+            Source(
+                _V5E,
+                "TPU Pod size: 256 chips; Data center network bandwidth per Pod: 6.4 Tbps",
+                derivation="6.4e12 bits/s over the pod's 256 chips = 25 Gb/s per chip, / 8 bits "
+                "= 3.125e9 bytes/s per chip, taken as one way (each direction of a full-duplex "
+                "NIC); the same as the scaling book's 'DCN bandwidth is typically around "
+                "2.5e10 bytes / second per host' over a v5e host's 8 chips",
+            ),
+        ),
         notes="HBM bandwidth is 8.19e11 B/s (819 GBps); some texts round it to 8.1e11 or 8.2e11. "
         "Google quotes ICI as 400 GBps bidirectional per chip over 4 ports (5e10 B/s per "
         "port each way); the catalog keeps the 4.5e10 B/s per-link figure that the worked "

@@ -342,3 +342,13 @@ def test_tpu7x_slices_are_whole_cubes_up_to_a_pod():
     # whole cubes wrap round (assumed as on v5p): three bidirectional rings of 100 GB/s links
     r = route("TPU7x", 9216)
     assert [a.topology for a in r.axes] == ["bidirectional-ring"] * 3
+
+
+def test_v5e_dcn_from_googles_pod_figure():
+    """Google's v5e page: "TPU Pod size: 256 chips", "Data center network bandwidth per Pod:
+    6.4 Tbps": 6.4e12 / 256 = 25 Gb/s per chip = 3.125e9 bytes/s, the scaling book's 2.5e10
+    bytes/s per 8-chip host again (2.5e10 / 8 = 3.125e9)."""
+    v5e = rl.get_chip("TPU v5e")
+    assert v5e.network_bytes_per_s == 3.125e9 == 2.5e10 / 8
+    assert v5e.network.source.url == "https://cloud.google.com/tpu/docs/v5e"
+    assert "6.4 Tbps" in v5e.network.source.says
