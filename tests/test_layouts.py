@@ -334,3 +334,21 @@ def test_deepseek_v3_row_node_limited_all_to_all_by_hand():
     assert 0 < step.dp_exposed_s < 0.01 * ep_s
     assert row.bound() == pytest.approx(15360 * 4096 / (ep_s + step.dp_exposed_s))
     assert row.measured < row.bound()
+
+
+def test_megatron_backward_overlaps_only_the_weight_gradient_matmul():
+    """Chapter 6: Megatron-LM overlaps the MLP's input-gradient all-reduce with the
+    column-parallel layer's weight-gradient matmul only (gate and up: 2 x 2BDF/n FLOPs, 2/3 of
+    the gated forward's 3 x 2BDF/n). Hidden when 4BDF/(nP) > 2 (n-1)/n 2BD/BW_total, i.e.
+    F > (n-1) P / BW_total = 7 x 989.5e12 / 450e9 = 15,392 on 8 H100s (the forward's
+    (2/3)(n-1)P/BW_total = 10,261; a backward chunked over all of its math (1/3): 5,131)."""
+    h100 = rl.get_chip("H100 SXM")
+    peak, total = h100.peak_flops_per_s("bf16"), h100.interconnect.one_way_total_bytes_per_s
+    assert (peak, total) == (989.5e12, 450e9)
+    f_star = 7 * 989.5e12 / 450e9
+    assert f_star == pytest.approx(15392.2, abs=0.1)
+    tm, tc = rl.megatron_mlp_times(4096, 4096, f_star, 8, peak, total)
+    assert 2 / 3 * tm == pytest.approx(tc)
+    # Llama-3-8B's F = 14336: the weight-gradient matmul lasts 14336 / 15392 = 0.93 of it
+    tm, tc = rl.megatron_mlp_times(4096, 4096, 14336, 8, peak, total)
+    assert 2 / 3 * tm / tc == pytest.approx(14336 / f_star) == pytest.approx(0.931, abs=1e-3)
