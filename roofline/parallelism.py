@@ -444,6 +444,21 @@ class _Plan:
         return min(pp, self.microbatches) * extra
 
 
+def _moe_layers_on_a_stage(m: ModelConfig, pp: int) -> int:
+    """The most mixture-of-experts layers on one pipeline stage: stages hold consecutive
+    layers, the first layers % pp stages one more (as `_Plan.layers_here`), and the first
+    `dense_layers` layers have a dense MLP and no expert all-to-all (DeepSeek-V3: 3 of 61)."""
+    if not m.is_moe:
+        return 0
+    q, r = divmod(m.layers, pp)
+    start, most = 0, 0
+    for i in range(pp):
+        end = start + q + (i < r)
+        most = max(most, end - max(start, m.dense_layers))
+        start = end
+    return most
+
+
 def _slice_params(m: ModelConfig, layout) -> float:
     """Parameters in one chip's model-parallel slice: the dense part divided by tp x pp,
     the experts by tp x pp x ep (embeddings split like the rest, a simplification)."""
@@ -453,24 +468,37 @@ def _slice_params(m: ModelConfig, layout) -> float:
     )
 
 
-def _zero_shards(p: _Plan) -> int:
-    """Chips one parameter's ZeRO-1/2 shard spreads over, beyond fsdp: the data-parallel
-    group dp x cp (Megatron's distributed optimizer shards over data and context parallel
-    ranks; for simplicity the expert axis is left out: experts are not replicated over it)."""
-    return p.layout["dp"] * p.layout["cp"] if p.zero_stage in (1, 2) else 1
+def _zero_sharded_params(p: _Plan, stage=(1, 2)) -> float:
+    """Parameters of one chip's slice that it keeps ZeRO state for when `p.zero_stage` is in
+    `stage` (else its whole slice), before fsdp: each part sharded over the chips that hold
+    the same part and see different tokens, the ones its gradients are reduced over
+    (`_link_times`): the dense part over dp x cp x ep (experts apart, the ep chips are data
+    parallel for it: DeepSeek-V3's ZeRO-1 spans all 128 GPUs of its PP16 x EP64 x DP2
+    layout's dense replicas), the experts over dp x cp (Megatron's expert data-parallel
+    group)."""
+    m, lay = p.m, p.layout
+    model_parallel = lay["tp"] * lay["pp"]
+    dense, expert = (
+        (m.params - m.expert_params) / model_parallel,
+        m.expert_params / (model_parallel * lay["ep"]),
+    )
+    if p.zero_stage not in stage:
+        return dense + expert
+    return dense / (lay["dp"] * lay["cp"] * lay["ep"]) + expert / (lay["dp"] * lay["cp"])
 
 
 def _memory(p: _Plan) -> dict:
     """Bytes per chip: model state (2 bytes of weights, `grad_bytes` of gradients and 12 of
     optimizer state per parameter of its slice; fsdp shards all three (ZeRO-3), zero_stage 1
-    the optimizer state and 2 also the gradients over dp x cp) and the activations in flight
-    (`_Plan.in_flight` micro-batches of the first stage's ceil(layers / pp) layers)."""
-    fsdp, zero = p.layout["fsdp"], _zero_shards(p)
+    the optimizer state and 2 also the gradients over each part's data-parallel group:
+    `_zero_sharded_params`) and the activations in flight (`_Plan.in_flight` micro-batches of
+    the first stage's ceil(layers / pp) layers)."""
+    fsdp = p.layout["fsdp"]
     params = _slice_params(p.m, p.layout)
     state = {
         "weights": STATE_BYTES_PER_PARAM["weights"] * params / fsdp,
-        "gradients": p.grad_bytes * params / (fsdp * (zero if p.zero_stage == 2 else 1)),
-        "optimizer": STATE_BYTES_PER_PARAM["optimizer"] * params / (fsdp * zero),
+        "gradients": p.grad_bytes * _zero_sharded_params(p, stage=(2,)) / fsdp,
+        "optimizer": STATE_BYTES_PER_PARAM["optimizer"] * _zero_sharded_params(p) / fsdp,
     }
     state["activations"] = p.activations_per_layer() * p.layers_here * p.in_flight()
     return state
@@ -484,7 +512,8 @@ def _hbm_bytes(p: _Plan) -> float:
     accumulate when there are several micro-batches), and the stored activations written
     in the forward and read in the backward. Once per step, Adam reads the fp32 master
     weights, both moments and the gradient and writes master, moments and bf16 weights
-    (28 bytes per parameter of the chip's optimizer shard: fsdp, and dp x cp with ZeRO-1/2).
+    (28 bytes per parameter of the chip's optimizer shard: fsdp, and with ZeRO-1/2 each part's
+    data-parallel group, `_zero_sharded_params`).
     Matmul inputs and outputs beyond the stored activations are not counted.
     """
     params = _slice_params(p.m, p.layout)
@@ -492,7 +521,7 @@ def _hbm_bytes(p: _Plan) -> float:
     reads = (2 + recompute_share(p.recompute)) * w
     grads = p.grad_bytes * params * (2 if p.microbatches > 1 else 1)
     acts = 2 * p.activations_per_layer() * p.layers_here
-    optimizer = 28 * params / (p.layout["fsdp"] * _zero_shards(p))
+    optimizer = 28 * _zero_sharded_params(p) / p.layout["fsdp"]
     return p.microbatches * (reads + grads + acts) + optimizer
 
 
@@ -608,7 +637,8 @@ def _link_times(p: _Plan, chip, network, slice_chips=None, slice_shape=None):
         else:
             label = f"EP all-to-alls ({r.name})"
         a2a = 4 + 2 * recompute_share(p.recompute)  # dispatch + combine, fwd and bwd
-        times["EP"] = (layers_here * microbatches * a2a * max(inside, across), label)
+        moe_layers = _moe_layers_on_a_stage(m, layout["pp"])  # dense layers route nothing
+        times["EP"] = (moe_layers * microbatches * a2a * max(inside, across), label)
     params = _slice_params(m, layout)
     weights = STATE_BYTES_PER_PARAM["weights"] * params
     if "fsdp" in routes:

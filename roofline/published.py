@@ -301,10 +301,14 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "the bound is link-bound on the expert all-to-alls through each GPU's 50 GB/s NIC, "
         "even with each token crossing the network once per node and fully overlapped with "
         "the math; it leaves out DualPipe's small bubble, and the H800's NVLink (400 GB/s "
-        "against the H100's 900) is not the limit; activations by Korthikanti's formula would "
-        "not fit (DeepSeek recomputes norms and up-projections and stores fp8)",
-        bound_config="H100 stand-in for H800, pp 16 x ep 64 x dp 2, fp8, ZeRO-1, 120 "
-        "micro-batches, each token to at most 4 nodes, no pipeline bubble counted",
+        "against the H100's 900) is not the limit; the all-to-alls are counted on the MoE "
+        "layers only (the 3 dense first layers route nothing). Memory fits 80 GB only because "
+        "ZeRO-1 spreads the dense part's optimizer state over all 128 GPUs that replicate it "
+        "(dp 2 x ep 64, the group its gradients are reduced over), activations by "
+        "Korthikanti's formula (DeepSeek recomputes norms and up-projections and stores fp8)",
+        bound_config="H100 stand-in for H800, pp 16 x ep 64 x dp 2, fp8, ZeRO-1 (dense part "
+        "over dp x ep, experts over dp), 120 micro-batches, each token to at most 4 nodes, no "
+        "pipeline bubble counted",
     ),
     Measurement(
         "matmul-h100-bf16",
