@@ -6,7 +6,8 @@ degrees {"dp", "fsdp", "tp", "cp", "pp", "ep"} (missing ones are 1; their produc
 
 - dp: data parallel (plain replicas: every chip keeps the whole weights, gradients and
   optimizer state of its model-parallel slice; gradients are all-reduced once per step).
-  `zero_stage=1` shards the optimizer state over the data-parallel group (dp x cp;
+  `zero_stage=1` shards the optimizer state over the data-parallel group (dp x cp x ep for
+  the dense part, dp x cp for the experts: the chips its gradients are reduced over;
   Megatron-LM's distributed optimizer), `zero_stage=2` the gradients too (Rajbhandari et al.
   2019): the gradients are reduce-scattered (ZeRO-2: every micro-batch's) and the updated
   bf16 weights all-gathered; `grad_dtype` says whether gradients are kept and reduced in
@@ -755,7 +756,8 @@ def training_step(
     (8, 16, 48) or "8x16x48" (`roofline.topology.parse_slice_shape` checks it: its product is
     the chips of one slice, n_chips or slice_chips); a layout axis whose degree equals one of
     its axes takes that axis whole (MLPerf's v5p run: tensor 8, data 16, FSDP 48).
-    zero_stage: 0 (plain replicas), 1 (optimizer state sharded over dp x cp: Megatron-LM's
+    zero_stage: 0 (plain replicas), 1 (optimizer state sharded over the data-parallel group,
+    dp x cp x ep for the dense part and dp x cp for the experts: Megatron-LM's
     distributed optimizer) or 2 (also the gradients) on the data-parallel axis (Rajbhandari
     et al. 2019); fsdp is ZeRO-3 on its own axis.
     virtual_stages: model chunks per pipeline stage, the interleaved 1F1B schedule
@@ -899,10 +901,12 @@ _ASSUMPTIONS = (
     "of the data-parallel reduction that outlasts the last micro-batch's backward (plus, "
     "with ZeRO-1/2, the next step's first forward for the weights' all-gather)",
     "axes laid out innermost first tp, cp, ep, fsdp, pp, dp on the vendor's slice shapes "
+    "(or the slice_shape given) "
     "(roofline.topology); an axis inside one slice or NVLink domain uses its links, one that "
     "leaves it uses the network (non-blocking, one NIC per chip)",
     "memory: bf16 weights, gradients (2 or 4 bytes), fp32 master and Adam moments (12 "
     "bytes), divided by fsdp (ZeRO-3) and, with zero_stage, the optimizer state (1) and "
-    "gradients (2) by dp x cp; activations by Korthikanti et al. 2022 with sequence "
-    "parallelism; logits, workspace and fragmentation not counted",
+    "gradients (2) by dp x cp x ep (dense part) or dp x cp (experts); activations by "
+    "Korthikanti et al. 2022 with sequence parallelism; logits, workspace and fragmentation "
+    "not counted",
 )
