@@ -20,7 +20,10 @@ serving replica. `route(chip, size, stride, slice_chips)` says what the group oc
   chips sit `step` apart along an axis (an outer layout axis) shares each link with the `step`
   groups interleaved with it: each gets 1/step of the link (all of them run at once).
   So 4 v5e chips are a 2x2 (two axes of one link each), not a line of 4: Google sells no 1x4
-  v5e slice.
+  v5e slice. A run may ask for another shape of the same chips (`slice_shape=`, e.g. MLPerf's
+  GPT-3 on 6144 v5p: "8x16x48", checked by `parse_slice_shape`): then each layout axis, in
+  turn, takes a slice axis of exactly its degree whole when one is free (as
+  `jax.experimental.mesh_utils` does), else the shortest-first share above.
 - **NVLink through NVSwitch** (H100/H200/B200: 8 per HGX board, 72 in an NVL72 rack): one
   "switch" of all the chip's links at once. **AMD Infinity Fabric** (MI300X, 8 per platform):
   a "mesh", one direct link to every other chip. **No chip-to-chip link** (PCIe cards): a
@@ -188,9 +191,10 @@ def parse_slice_shape(chip, shape, n_chips=None) -> tuple:
     Raises ValueError, saying what to pass, when the chip is not a torus, the shape has more
     axes than its torus (2 on v5e/v6e, 3 on v4/v5p), a 3D slice above one 4x4x4 cube is not
     whole cubes, an axis is longer than the catalog's `axis_chips` (not applied to whole
-    cubes: pods are built of 4 x 4 x 4 cubes joined by reconfigurable optical links, and
+    cubes: pods are built of 4 x 4 x 4 cubes joined by reconfigurable optical links;
     MLPerf's GPT-3 run on 6144 v5p printed the topology 8x16x48, an axis of 48 beyond a
-    pod's 28), its product is not `n_chips` (when given) or exceeds one slice."""
+    pod's 28, and Google's xpk lists v5p and TPU7x topologies of whole cubes with axes up to
+    256), its product is not `n_chips` (when given) or exceeds one slice."""
     chip = get_chip(chip)
     if not _is_torus(chip):
         raise ValueError(
