@@ -194,7 +194,9 @@ def parse_slice_shape(chip, shape, n_chips=None) -> tuple:
     cubes: pods are built of 4 x 4 x 4 cubes joined by reconfigurable optical links;
     MLPerf's GPT-3 run on 6144 v5p printed the topology 8x16x48, an axis of 48 beyond a
     pod's 28, and Google's xpk lists v5p and TPU7x topologies of whole cubes with axes up to
-    256), its product is not `n_chips` (when given) or exceeds one slice."""
+    256), its product is not `n_chips` (when given) or exceeds one slice, or a shape that is
+    not whole cubes is not the one Google sells for its chips (`slice_shape`: v5e/v6e 2x2 ...
+    16x16; v4/v5p/TPU7x 2x2x1, 2x2x2, 2x2x4, 2x4x4)."""
     chip = get_chip(chip)
     if not _is_torus(chip):
         raise ValueError(
@@ -243,7 +245,28 @@ def parse_slice_shape(chip, shape, n_chips=None) -> tuple:
             f"slice_shape {'x'.join(map(str, axes))} holds {chips} chips; one {chip.name} "
             f"slice holds at most {cap}"
         )
+    if not cubes and chips > 1 and tuple(axes) != _sold_or_none(chip, chips):
+        # a 2D torus, or a 3D one below a cube: only the shapes Google sells (2x2x1 ... 2x4x4)
+        sold = _sold_or_none(chip, chips)
+        offer = f"nor any other of {chips} chips"
+        if sold is not None:
+            offer = f"for {chips} chips it sells {'x'.join(map(str, sold))}"
+        raise ValueError(
+            f"Google sells no {chip.name} slice of shape {'x'.join(map(str, axes))} ({offer}); "
+            "pass one of the shapes its page lists, or leave slice_shape out"
+        )
     return tuple(axes)
+
+
+def _sold_or_none(chip, n) -> tuple | None:
+    """Google's shape for a slice of n chips below one cube or on a 2D torus (a power of two,
+    `slice_shape`); None for any other n (no such slice is sold)."""
+    if n & (n - 1):
+        return None
+    try:
+        return slice_shape(chip, n)
+    except ValueError:
+        return None
 
 
 def _wraps(chip, shape, length) -> bool:

@@ -255,6 +255,8 @@ def test_an_explicit_slice_shape_is_checked():
     assert parse_slice_shape("TPU v5p", "8x16x48", 6144) == (8, 16, 48)
     assert parse_slice_shape("TPU v5p", (48, 8, 16)) == (8, 16, 48)  # shortest axis first
     assert parse_slice_shape("TPU v5e", "2x2x1") == (2, 2)  # an axis of 1 is no axis
+    assert parse_slice_shape("TPU v5e", "16x8") == (8, 16)  # sold as 8x16
+    assert parse_slice_shape("TPU v5p", "2x4x4") == (2, 4, 4)
     bad = [
         ("TPU v5p", "8x16x48", 4096, "not the 4096"),  # 8 x 16 x 48 = 6144 chips
         ("TPU v5p", "4x4x4x4", None, "at most 3 axes"),
@@ -265,6 +267,11 @@ def test_an_explicit_slice_shape_is_checked():
         ("TPU v5p", "8 by 16", None, "whole numbers"),
         ("TPU v5p", (0, 4), None, "whole numbers"),
         ("H100 SXM", "2x4", None, "TPU tori"),
+        # below a cube and on 2D tori only the shapes Google sells (v5e page: 2x2, 2x4, 4x4,
+        # 4x8, 8x8, 8x16, 16x16; v5p 2x2x1, 2x2x2, 2x2x4, 2x4x4)
+        ("TPU v5e", "2x16", None, "it sells 4x8"),
+        ("TPU v5e", "3x5", None, "nor any other of 15"),
+        ("TPU v5p", "1x4x4", None, "it sells 2x2x4"),
     ]
     for chip, shape, n, words in bad:
         with pytest.raises(ValueError, match=words):
