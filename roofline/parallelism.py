@@ -474,8 +474,8 @@ def _zero_sharded_params(p: _Plan, stage=(1, 2)) -> float:
     `stage` (else its whole slice), before fsdp: each part sharded over the chips that hold
     the same part and see different tokens, the ones its gradients are reduced over
     (`_link_times`): the dense part over dp x cp x ep (experts apart, the ep chips are data
-    parallel for it: DeepSeek-V3's ZeRO-1 spans all 128 GPUs of its PP16 x EP64 x DP2
-    layout's dense replicas), the experts over dp x cp (Megatron's expert data-parallel
+    parallel for it: taken to be how DeepSeek-V3's ZeRO-1 spans the 128 dense replicas of its
+    PP16 x EP64 x DP2 layout, an inference, the report says only "ZeRO-1"), the experts over dp x cp (Megatron's expert data-parallel
     group)."""
     m, lay = p.m, p.layout
     model_parallel = lay["tp"] * lay["pp"]

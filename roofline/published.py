@@ -265,8 +265,8 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         ),
         "one slice of 6144 chips, all three axes on ICI, as the run's flags set them, on the "
         "run's own 8 x 16 x 48 topology: tensor 8, data 16 and FSDP 48 each get a whole "
-        "wrapped axis, and the bound is the int8 math; Google's sold 16 x 16 x 24 shape for "
-        "6144 chips has no axis of 8, and mapped onto it the 8-way tensor group is half of a "
+        "wrapped axis, and the bound is the int8 math; the 16 x 16 x 24 shape Google's v5p "
+        "table lists for 6144 chips has no axis of 8, and mapped onto it the 8-way tensor group is half of a "
         "wrapped axis, one link's rate, and its all-reduces would outlast the math (a lower "
         "bound, a higher ratio). The rest is kernels below the int8 peak (only the matmuls "
         "run in int8), not split by any measurement here",
@@ -302,10 +302,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "even with each token crossing the network once per node and fully overlapped with "
         "the math; it leaves out DualPipe's small bubble, and the H800's NVLink (400 GB/s "
         "against the H100's 900) is not the limit; the all-to-alls are counted on the MoE "
-        "layers only (the 3 dense first layers route nothing). Memory fits 80 GB only because "
-        "ZeRO-1 spreads the dense part's optimizer state over all 128 GPUs that replicate it "
-        "(dp 2 x ep 64, the group its gradients are reduced over), activations by "
-        "Korthikanti's formula (DeepSeek recomputes norms and up-projections and stores fp8)",
+        "layers only (the 3 dense first layers route nothing). In this model memory fits 80 GB "
+        "because ZeRO-1 is taken to spread the dense part's optimizer state over all 128 GPUs "
+        "that replicate it (dp 2 x ep 64, the group its gradients are reduced over; an "
+        "inference: the report says only 'ZeRO-1'), with activations by Korthikanti's formula, "
+        "which overstates DeepSeek's (it recomputes norms and up-projections and stores fp8 "
+        "activations)",
         bound_config="H100 stand-in for H800, pp 16 x ep 64 x dp 2, fp8, ZeRO-1 (dense part "
         "over dp x ep, experts over dp), 120 micro-batches, each token to at most 4 nodes, no "
         "pipeline bubble counted",

@@ -22,8 +22,9 @@ serving replica. `route(chip, size, stride, slice_chips)` says what the group oc
   So 4 v5e chips are a 2x2 (two axes of one link each), not a line of 4: Google sells no 1x4
   v5e slice. A run may ask for another shape of the same chips (`slice_shape=`, e.g. MLPerf's
   GPT-3 on 6144 v5p: "8x16x48", checked by `parse_slice_shape`): then each layout axis, in
-  turn, takes a slice axis of exactly its degree whole when one is free (as
-  `jax.experimental.mesh_utils` does), else the shortest-first share above.
+  turn, takes whole free slice axes whose lengths multiply to its degree, three axes before
+  two before one, as `jax.experimental.mesh_utils` places a mesh axis on a torus; else the
+  shortest-first share above.
 - **NVLink through NVSwitch** (H100/H200/B200: 8 per HGX board, 72 in an NVL72 rack): one
   "switch" of all the chip's links at once. **AMD Infinity Fabric** (MI300X, 8 per platform):
   a "mesh", one direct link to every other chip. **No chip-to-chip link** (PCIe cards): a
@@ -46,6 +47,7 @@ uses them all, the array split in proportion to each axis's bandwidth
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -284,15 +286,18 @@ def _place(shape, free, used, g, whole_first=False) -> tuple:
     each slice axis; `used`: chips the inner layout axes took there, updated in place).
 
     Each slice axis, shortest first, gives the largest share of what is left of g that
-    divides it. With `whole_first` (an explicit slice shape, asked for a layout), a slice axis
-    of exactly g chips that no inner axis touched is taken whole first, as
-    `jax.experimental.mesh_utils` gives a logical axis the physical axis of its size.
+    divides it. With `whole_first` (an explicit slice shape, asked for a layout), whole slice
+    axes that no inner axis touched and whose lengths multiply to g are taken first, three
+    axes before two before one, as `jax.experimental.mesh_utils` places a logical axis on a
+    torus ("map to more physical axes first for higher bandwidth"): tp = 16 on a 4x4x16 takes
+    the 4x4 plane, tp = 8 on 8x16x48 the axis of 8.
     Returns ((slice axis, chips t, chips `step` apart), ...) and what is left of g (1 when
     it fits)."""
-    for i, d in enumerate(shape):
-        if whole_first and g > 1 and d == g and used[i] == 1:
-            free[i], used[i] = 1, g
-            return ((i, g, 1),), 1
+    whole = _whole_axes(shape, used, g) if whole_first and g > 1 else ()
+    for i in whole:
+        free[i], used[i] = 1, shape[i]
+    if whole:
+        return tuple((i, shape[i], 1) for i in whole), 1
     parts = []
     for i in range(len(shape)):
         t = math.gcd(g, free[i])
@@ -300,6 +305,17 @@ def _place(shape, free, used, g, whole_first=False) -> tuple:
             parts.append((i, t, used[i]))
             free[i], used[i], g = free[i] // t, used[i] * t, g // t
     return tuple(parts), g
+
+
+def _whole_axes(shape, used, g) -> tuple:
+    """Untouched slice axes whose lengths multiply to g: the first such set of three, else
+    two, else one (in axis order), as mesh_utils tries them; () when none does."""
+    untouched = [i for i, d in enumerate(shape) if used[i] == 1 and d > 1]
+    for k in (3, 2, 1):
+        for combo in itertools.combinations(untouched, k):
+            if math.prod(shape[i] for i in combo) == g:
+                return combo
+    return ()
 
 
 def _torus_axes(chip, shape, size, stride, inner=None, whole_first=False) -> tuple:
@@ -380,7 +396,8 @@ def route(
     network (two levels when several share a slice).
     slice_shape: an explicit TPU slice shape instead of Google's sold shape for slice_chips
     (`parse_slice_shape`: (8, 16, 48) or "8x16x48"; its product is the slice's chips). A
-    layout axis whose degree equals a slice axis no inner axis uses takes that axis whole.
+    layout axis takes whole free slice axes whose lengths multiply to its degree (three
+    before two before one, as jax's mesh_utils), else the shortest-first share.
     inner: the degrees of the layout axes inside this one, innermost first (their product
     is `stride`; default one axis of `stride` chips): each takes its place in turn."""
     chip = get_chip(chip)

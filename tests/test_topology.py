@@ -289,6 +289,20 @@ def test_an_explicit_slice_shape_is_checked():
         )
 
 
+def test_an_explicit_shape_prefers_several_whole_axes_as_mesh_utils():
+    """jax's mesh_utils places a mesh axis on as many whole physical axes as multiply to its
+    size (3, then 2, then 1): tp = 16 on a 4x4x16 v5p slice (four cubes, every axis wraps) is
+    the 4x4 plane, two wrapped rings of 4 (each R = 2W), not the axis of 16."""
+    r = route("TPU v5p", 16, 1, slice_shape="4x4x16")
+    assert [(a.chips, a.topology, a.one_way_bytes_per_s) for a in r.axes] == [
+        (4, "bidirectional-ring", W_V5P),
+        (4, "bidirectional-ring", W_V5P),
+    ]
+    # no product of two or three axes is 16 on 8x16x48: the axis of 16, wrapped
+    r = route("TPU v5p", 16, 384, slice_shape="8x16x48", inner=(8, 48))
+    assert [(a.chips, a.topology) for a in r.axes] == [(16, "bidirectional-ring")]
+
+
 def test_mlperf_v5p_on_its_own_8x16x48_slice():
     """The run's own topology (8x16x48): tensor 8, FSDP 48 and data 16 each take a whole slice
     axis of their degree; whole cubes, so every axis wraps (a bidirectional ring, R = 2W)."""
