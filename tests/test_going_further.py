@@ -226,3 +226,54 @@ def _nested(path) -> int:
     spans = going_further.optional_spans(text)
     starts = [m.start() for m in re.finditer(r"^#{2,6} Going further:", text, re.M)]
     return len(starts) - len(spans)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.xdist_group("book")
+def test_an_optional_section_opens_by_keyboard_and_prints_whole(book_html):
+    """In Chromium: chapter 6's first optional section is closed (its body not shown), a Tab
+    reaches its summary with a visible focus ring, Enter opens it; in print media a closed
+    section's body is laid out in full and its summary is not shown."""
+    import functools
+    import http.server
+    import threading
+
+    from selenium.webdriver.common.keys import Keys
+    from test_browser import _load, _make_driver
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(book_html))
+    handler.log_message = lambda *args: None  # type: ignore[method-assign]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    driver = _make_driver()
+    try:
+        url = (
+            f"http://127.0.0.1:{server.server_address[1]}/chapters/06_communication_rooflines.html"
+        )
+        _load(driver, url)
+        body_height = "return document.querySelector('details.rx-going-further > div').offsetHeight"
+        assert driver.execute_script(body_height) == 0, "the optional section shows on screen"
+        summary = driver.find_element("css selector", "details.rx-going-further > summary")
+        driver.execute_script("arguments[0].scrollIntoView(); arguments[0].focus()", summary)
+        ring = driver.execute_script("return getComputedStyle(document.activeElement).outlineStyle")
+        assert ring == "solid", f"no focus ring on the summary (outline-style {ring})"
+        summary.send_keys(Keys.ENTER)
+        assert driver.execute_script(
+            "return document.querySelector('details.rx-going-further').open"
+        )
+        assert driver.execute_script(body_height) > 0
+        driver.execute_script("document.querySelector('details.rx-going-further').open = false")
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+        assert driver.execute_script(body_height) > 0, "a closed optional section prints empty"
+        assert (
+            driver.execute_script(
+                "return getComputedStyle(document.querySelector("
+                "'details.rx-going-further > summary')).display"
+            )
+            == "none"
+        )
+    finally:
+        driver.quit()
+        server.shutdown()
+        server.server_close()
