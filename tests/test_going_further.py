@@ -242,34 +242,41 @@ def test_an_optional_section_opens_by_keyboard_and_prints_whole(book_html):
     from selenium.webdriver.common.keys import Keys
     from test_browser import _load, _make_driver
 
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(book_html))
-    handler.log_message = lambda *args: None  # type: ignore[method-assign]
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(book_html))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     driver = _make_driver()
+    first = "document.querySelector('details.rx-going-further')"
+    # checkVisibility(): false for content a closed <details> skips (content-visibility: hidden)
+    body_shown = f"return {first}.querySelector(':scope > div').checkVisibility()"
+    height = f"return {first}.getBoundingClientRect().height"
     try:
         url = (
             f"http://127.0.0.1:{server.server_address[1]}/chapters/06_communication_rooflines.html"
         )
         _load(driver, url)
-        body_height = "return document.querySelector('details.rx-going-further > div').offsetHeight"
-        assert driver.execute_script(body_height) == 0, "the optional section shows on screen"
+        assert driver.execute_script(f"return {first}.open") is False
+        assert not driver.execute_script(body_shown), "the optional section shows on screen"
+        closed_px = driver.execute_script(height)
         summary = driver.find_element("css selector", "details.rx-going-further > summary")
         driver.execute_script("arguments[0].scrollIntoView(); arguments[0].focus()", summary)
         ring = driver.execute_script("return getComputedStyle(document.activeElement).outlineStyle")
         assert ring == "solid", f"no focus ring on the summary (outline-style {ring})"
         summary.send_keys(Keys.ENTER)
-        assert driver.execute_script(
-            "return document.querySelector('details.rx-going-further').open"
-        )
-        assert driver.execute_script(body_height) > 0
-        driver.execute_script("document.querySelector('details.rx-going-further').open = false")
+        assert driver.execute_script(f"return {first}.open")
+        assert driver.execute_script(body_shown)
+        assert driver.execute_script(height) > closed_px + 500  # the section: text and a figure
+        driver.execute_script(f"{first}.open = false")
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
-        assert driver.execute_script(body_height) > 0, "a closed optional section prints empty"
+        assert driver.execute_script(body_shown), "a closed optional section prints empty"
+        assert driver.execute_script(height) > closed_px + 500
         assert (
             driver.execute_script(
-                "return getComputedStyle(document.querySelector("
-                "'details.rx-going-further > summary')).display"
+                f"return getComputedStyle({first}.querySelector(':scope > summary')).display"
             )
             == "none"
         )
