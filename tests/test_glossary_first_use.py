@@ -59,6 +59,19 @@ def test_code_math_roles_and_urls_are_not_prose():
     assert not unlinked_first_uses(page, entries)
 
 
+def test_going_further_sections_are_read_on_their_own_terms():
+    entries = glossary_entries(SAMPLE_GLOSSARY)
+    page = (
+        "# Title\n\nCore: {term}`HBM`.\n\n## Going further: detail\n\n"
+        "HBM again; a {term}`collective` and an L2 cache.\n\n## Back on the core path\n\n"
+        "A collective, then HBM.\n"
+    )
+    found = [(u.line, u.word) for u in unlinked_first_uses(page, entries)]
+    # HBM was linked on the core path above the section; "cache" is new in the section; the
+    # collective linked only inside the optional section needs its link again on the core path
+    assert found == [(7, "cache"), (11, "collective")]
+
+
 def test_case_matters_for_capitalised_words_only():
     entries = glossary_entries("```{glossary}\nSTREAM\n  A benchmark.\n\ncache\n  Memory.\n```")
     found = unlinked_first_uses("A stream of Cache lines and STREAM.\n", entries)

@@ -18,7 +18,10 @@ The rule, exactly:
   math, inline code, other roles (`{doc}`, `{ref}`, `{numref}`, `{glue:text}`), URLs, HTML,
   labels, headings, directive titles and options (a title names a topic; the sentence under it
   carries the link). A form joined to another word by a hyphen ("HBM-bound") is not a use.
-- The first use of each entry on a page must be a `{term}` link to that entry. The phrases in
+- The first use of each entry on a page must be a `{term}` link to that entry. "Going further"
+  sections (optional, collapsed on the web) are skipped by some readers: a link inside one does
+  not count for the core path after it, and a use inside one needs a link unless the core path
+  above it or the section itself has linked the word already. The phrases in
   `EVERYDAY` are skipped: there the word has another meaning than the glossary's ("its slice of
   the weights", a "cache" that is the KV cache).
 
@@ -38,6 +41,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import notebooks
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "_ext"))
+from going_further import optional_spans  # noqa: E402  (the one rule for optional sections)
 
 ROOT = Path(__file__).resolve().parent.parent
 GLOSSARY = ROOT / "glossary.md"
@@ -246,12 +252,34 @@ def _everyday(entry: Entry, line: str, start: int) -> bool:
     )
 
 
+def section_of_line(text: str) -> list[int]:
+    """For each line (index = line number - 1): 0 on the core path, k for the k-th optional
+    "Going further" section. A reader may skip every optional section, and may open one alone."""
+    starts = [0] * (text.count("\n") + 1)
+    for k, (start, end) in enumerate(optional_spans(text), start=1):
+        for line in range(text.count("\n", 0, start), text.count("\n", 0, end) + 1):
+            starts[line] = k
+    return starts
+
+
 def unlinked_first_uses(text: str, entries: list[Entry]) -> list[Use]:
-    """For each entry, its first use on the page, where that use is not a `{term}` link."""
-    first: dict[str, Use] = {}
+    """Each use that is the first of its entry for a reader and is not a `{term}` link: on the
+    core path, the first use there (a link inside an optional section, which the reader may have
+    skipped, does not count); in an optional section, the first use not already linked on the
+    core path above it or earlier in the section."""
+    section = section_of_line(text)
+    linked: set[tuple[str, int]] = set()  # (entry, 0 for the core path or k for section k)
+    missed: dict[tuple[str, int], Use] = {}
     for use in uses(text, entries):
-        first.setdefault(use.entry.name, use)
-    return sorted((u for u in first.values() if not u.linked), key=lambda u: (u.line, u.column))
+        k = section[use.line - 1]
+        name = use.entry.name
+        if (name, 0) in linked or (name, k) in linked or (name, k) in missed:
+            continue
+        if use.linked:
+            linked.add((name, k))
+        else:
+            missed[(name, k)] = use
+    return sorted(missed.values(), key=lambda u: (u.line, u.column))
 
 
 def book_entries() -> list[Entry]:
