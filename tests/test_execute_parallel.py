@@ -23,3 +23,39 @@ def test_the_measuring_chapter_runs_alone_and_every_toc_notebook_is_found():
     names = [p.name for p in sources]
     assert "09_measuring_a_roofline.md" in names and "homework_part4.md" in names
     assert [p.name for p in sources if ep.runs_alone(p)] == ["09_measuring_a_roofline.md"]
+
+
+def _tiny_book(root):
+    """A book of one notebook and a one-file package, as the stamp reads them."""
+    (root / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: ch\n")
+    (root / "intro.md").write_text("# Intro\n")
+    (root / "ch.md").write_text("---\njupytext: {}\n---\n```{code-cell} ipython3\nx = 1\n```\n")
+    (root / "roofline").mkdir()
+    (root / "roofline" / "units.py").write_text("KILO = 1000\n")
+
+
+def test_a_build_with_nothing_changed_skips_the_execution_step(tmp_path):
+    _tiny_book(tmp_path)
+    cache = tmp_path / "_build" / ".jupyter_cache"
+    assert not ep.cache_is_current(cache, tmp_path)  # no cache yet: the step must run
+    cache.mkdir(parents=True)
+    (cache / "global.db").write_text("the runs")
+    assert not ep.cache_is_current(cache, tmp_path)  # no stamp: the last run was not complete
+    (cache / ep.SOURCES_STAMP).write_text(ep.sources_stamp(tmp_path) + "\n")
+    assert ep.cache_is_current(cache, tmp_path)
+    # each input of a notebook's run, changed, makes the step run again
+    for path, text in (
+        ("ch.md", "---\njupytext: {}\n---\n```{code-cell} ipython3\nx = 2\n```\n"),
+        ("roofline/units.py", "KILO = 1024\n"),
+        ("_toc.yml", "format: jb-book\nroot: intro\n"),
+    ):
+        before = (tmp_path / path).read_text()
+        (tmp_path / path).write_text(text)
+        assert not ep.cache_is_current(cache, tmp_path), path
+        (tmp_path / path).write_text(before)
+        assert ep.cache_is_current(cache, tmp_path), path
+    (tmp_path / "roofline" / "new.py").write_text("")  # a new package file counts too
+    assert not ep.cache_is_current(cache, tmp_path)
+    (tmp_path / "roofline" / "new.py").unlink()
+    (cache / "global.db").unlink()  # the cache itself gone: run
+    assert not ep.cache_is_current(cache, tmp_path)
