@@ -328,6 +328,8 @@ def setup(app):
     # the notebooks executed for this site run in kernels that inherit this variable:
     # roofline.exercises shows homework's web answer box there, a kernel verdict elsewhere
     os.environ["ROOFLINE_WEB_EDITION"] = "1"
+    # chapter 9 measures the building machine in a few seconds: roofline.measure's "build" mode
+    os.environ["ROOFLINE_MEASURE_MODE"] = "build"
     app.setup_extension(THEBE_MODULE)  # make sure it is loaded before its handlers are dropped
     _drop_thebe(app)
     # before MyST-NB's own html-page-context handler (priority 500) adds the page's scripts
