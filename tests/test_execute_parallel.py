@@ -59,3 +59,20 @@ def test_a_build_with_nothing_changed_skips_the_execution_step(tmp_path):
     (tmp_path / "roofline" / "new.py").unlink()
     (cache / "global.db").unlink()  # the cache itself gone: run
     assert not ep.cache_is_current(cache, tmp_path)
+
+
+def test_a_line_printed_in_chunks_is_one_line_on_the_page(tmp_path):
+    """The kernel sends a line in as many stream messages as flushes cut it into; the run keeps
+    it as written (MyST-NB's merge would end each chunk with a newline)."""
+    notebook = tmp_path / "chunks.md"
+    notebook.write_text(
+        "---\njupytext:\n  text_representation: {extension: .md, format_name: myst}\n"
+        "kernelspec: {name: python3, display_name: Python 3, language: python}\n"
+        "---\n```{code-cell} ipython3\nimport sys\n"
+        "sys.stdout.write('difference:'); sys.stdout.flush(); sys.stdout.write(' 0\\n')\n"
+        "print()\nprint('next')\n```\n"
+    )
+    _, executed, _, error = ep.execute_one(str(notebook))
+    assert error is None
+    (cell,) = [c for c in executed.cells if c.cell_type == "code"]
+    assert [(o["name"], o["text"]) for o in cell.outputs] == [("stdout", "difference: 0\n\nnext\n")]

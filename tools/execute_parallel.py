@@ -149,7 +149,16 @@ def execute_one(path_text: str) -> tuple[str, object, float, str | None]:
     path = Path(path_text)
     notebook = read_notebook(path)
     result = single_nb_execution(
-        notebook, cwd=str(path.parent), allow_errors=False, timeout=TIMEOUT_S, meta_override=True
+        notebook,
+        cwd=str(path.parent),
+        allow_errors=False,
+        timeout=TIMEOUT_S,
+        meta_override=True,
+        # one stream output per cell and stream, its chunks joined as written: the kernel
+        # sends a print in as many chunks as its flushes happened to cut it, and MyST-NB's
+        # merge (nb_merge_streams) ends each chunk with a newline, so `print("a:", 0)` showed
+        # as "a: 0" or "a:\n 0" from one build to the next (chapters 6 and 7 did)
+        coalesce_streams=True,
     )
     error = None if result.err is None else f"{type(result.err).__name__}: {result.err}"
     return path_text, notebook, result.time, error
