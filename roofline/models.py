@@ -329,6 +329,10 @@ class Blocks:
     block: Attention | MLP
 
 
+#: ModelConfig fields for people, not the model's sizes (`to_dict` omits them).
+_FOR_PEOPLE = frozenset({"source", "aliases"})
+
+
 @dataclass(frozen=True)
 class ModelConfig:
     """A decoder-only transformer, sizes only (the module docstring says what is counted).
@@ -340,7 +344,8 @@ class ModelConfig:
     d_model / heads. gated_mlp: three MLP matrices (SwiGLU: up, gate, down) instead of two.
     experts / experts_per_token: a mixture of experts (each token's MLP is `experts_per_token`
     of `experts` MLPs). tied_embeddings: the output head reuses the embedding table.
-    name, source: for people (a catalog entry's `source` says where its sizes come from).
+    name, source, aliases: for people (a catalog entry's `source` says where its sizes come
+    from; `aliases`, the other names `get_model` answers to).
 
     The layers are made of blocks (`blocks()`: an `Attention` and an `MLP` per layer), and
     the fields after max_context choose their kinds:
@@ -366,6 +371,9 @@ class ModelConfig:
     tied_embeddings: bool = False
     name: str | None = None
     source: Source | None = field(default=None, compare=False, repr=False)
+    aliases: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    """Other names readers type for a catalog model (`get_model("llama3-70b")`), ignoring case,
+    spaces, dashes and underscores; the name itself needs no alias."""
     max_context: int | None = None
     """The longest context (prompt + generated tokens) the model was trained for (Hugging
     Face's max_position_embeddings); None: not stated, nothing is checked."""
@@ -692,13 +700,13 @@ class ModelConfig:
         return self.summary().html()
 
     def to_dict(self) -> dict:
-        """The configuration's fields (without the source), e.g. for JSON."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "source"}
+        """The configuration's fields (without the source and aliases), e.g. for JSON."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _FOR_PEOPLE}
 
     @classmethod
     def from_dict(cls, data: dict) -> ModelConfig:
         """The inverse of `to_dict` (unknown keys are an error naming them)."""
-        names = {f.name for f in fields(cls)} - {"source"}
+        names = {f.name for f in fields(cls)} - _FOR_PEOPLE
         unknown = sorted(set(data) - names)
         if unknown:
             raise ValueError(
@@ -946,6 +954,7 @@ _MODELS = [
         kv_heads=8,
         gated_mlp=True,
         name="Llama 3 8B",
+        aliases=("Meta-Llama-3-8B", "Llama 3.1 8B", "llama3-8b"),
         source=Source(
             _hf("meta-llama/Meta-Llama-3-8B"),
             "num_hidden_layers 32, hidden_size 4096, num_attention_heads 32, num_key_value_heads "
@@ -962,6 +971,7 @@ _MODELS = [
         kv_heads=8,
         gated_mlp=True,
         name="Llama 3 70B",
+        aliases=("Meta-Llama-3-70B", "Llama 3.1 70B", "llama3-70b"),
         source=Source(
             _hf("meta-llama/Meta-Llama-3-70B"),
             "num_hidden_layers 80, hidden_size 8192, num_attention_heads 64, num_key_value_heads "
@@ -978,6 +988,7 @@ _MODELS = [
         kv_heads=8,
         gated_mlp=True,
         name="Llama 2 70B",
+        aliases=("Llama-2-70b-hf", "llama2-70b"),
         max_context=4096,
         source=Source(
             _hf("meta-llama/Llama-2-70b-hf"),
@@ -995,6 +1006,7 @@ _MODELS = [
         kv_heads=8,
         gated_mlp=True,
         name="Llama 3.1 405B",
+        aliases=("Llama 3 405B", "Meta-Llama-3.1-405B", "llama3-405b"),
         max_context=131072,
         source=Source(
             _hf("meta-llama/Llama-3.1-405B"),
@@ -1016,6 +1028,7 @@ _MODELS = [
         experts=8,
         experts_per_token=2,
         name="Mixtral 8x7B",
+        aliases=("Mixtral-8x7B-v0.1", "mixtral"),
         max_context=32768,
         source=Source(
             _hf("mistralai/Mixtral-8x7B-v0.1"),
@@ -1033,6 +1046,7 @@ _MODELS = [
         50257,
         tied_embeddings=True,
         name="GPT-3 175B",
+        aliases=("GPT-3", "gpt3", "davinci"),
         max_context=2048,
         source=Source(
             _GPT3,
@@ -1053,6 +1067,7 @@ _MODELS = [
         gated_mlp=True,
         tied_embeddings=True,
         name="PaLM 540B",
+        aliases=("PaLM",),
         max_context=2048,
         source=Source(
             _PALM,
@@ -1072,6 +1087,7 @@ _MODELS = [
         51200,
         tied_embeddings=True,
         name="Megatron 1T",
+        aliases=("Megatron 1008B",),
         source=Source(
             _MEGATRON,
             "Narayanan et al., Table 1: 1008B parameters, 160 attention heads, hidden size "
@@ -1087,6 +1103,7 @@ _MODELS = [
         51200,
         tied_embeddings=True,
         name="Megatron 145.6B",
+        aliases=("Megatron 146B",),
         source=Source(
             _MEGATRON,
             "Narayanan et al., Table 1: 145.6B parameters, 96 attention heads, hidden size "
@@ -1103,6 +1120,7 @@ _MODELS = [
         gated_mlp=True,
         sliding_window=4096,
         name="Mistral 7B",
+        aliases=("Mistral-7B-v0.1",),
         max_context=32768,
         source=Source(
             _hf("mistralai/Mistral-7B-v0.1"),
@@ -1125,6 +1143,7 @@ _MODELS = [
         sliding_window=4096,
         sliding_layers=23,
         name="Gemma 2 27B",
+        aliases=("gemma-2-27b",),
         max_context=8192,
         source=Source(
             _hf("google/gemma-2-27b"),
@@ -1152,6 +1171,7 @@ _MODELS = [
         dense_layers=3,
         dense_d_ff=18432,
         name="DeepSeek-V3",
+        aliases=("DeepSeek V3", "deepseek-v3-base"),
         max_context=163840,
         source=Source(
             _hf("deepseek-ai/DeepSeek-V3"),
@@ -1182,6 +1202,7 @@ _MODELS = [
         dense_layers=1,
         dense_d_ff=12288,
         name="DeepSeek-V2",
+        aliases=("DeepSeek V2",),
         max_context=163840,
         source=Source(
             _hf("deepseek-ai/DeepSeek-V2"),
@@ -1204,21 +1225,6 @@ def _name(model: ModelConfig) -> str:
 
 #: name -> ModelConfig, in the order the book lists them.
 MODELS: dict[str, ModelConfig] = {_name(m): m for m in _MODELS}
-_ALIASES = {
-    "Llama 3 8B": ("Meta-Llama-3-8B", "Llama 3.1 8B", "llama3-8b"),
-    "Llama 3 70B": ("Meta-Llama-3-70B", "Llama 3.1 70B", "llama3-70b"),
-    "Llama 2 70B": ("Llama-2-70b-hf", "llama2-70b"),
-    "Llama 3.1 405B": ("Llama 3 405B", "Meta-Llama-3.1-405B", "llama3-405b"),
-    "Mixtral 8x7B": ("Mixtral-8x7B-v0.1", "mixtral"),
-    "GPT-3 175B": ("GPT-3", "gpt3", "davinci"),
-    "PaLM 540B": ("PaLM",),
-    "Megatron 1T": ("Megatron 1008B",),
-    "Megatron 145.6B": ("Megatron 146B",),
-    "Mistral 7B": ("Mistral-7B-v0.1",),
-    "Gemma 2 27B": ("gemma-2-27b",),
-    "DeepSeek-V3": ("DeepSeek V3", "deepseek-v3-base"),
-    "DeepSeek-V2": ("DeepSeek V2",),
-}
 _USER_MODELS: dict[str, ModelConfig] = {}
 
 
@@ -1237,7 +1243,7 @@ def _index() -> dict[str, ModelConfig]:
     index = {}
     for model in list(MODELS.values()) + list(_USER_MODELS.values()):
         index[_key(_name(model))] = model
-        for alias in _ALIASES.get(_name(model), ()):
+        for alias in model.aliases:
             index.setdefault(_key(alias), model)
     return index
 
