@@ -206,6 +206,7 @@ _TPUS = [
         vendor="Google",
         aliases=("v4", "tpuv4"),
         device_names=("TPU v4",),
+        explorers=("step",),  # offered by the training-step explorer
         network=_dcn(4, "2x2x1"),
         peaks=(
             _peak("bf16", 275 * T, _V4, "Peak compute per chip (bf16): 275 TFLOPs"),
@@ -299,6 +300,7 @@ _TPUS = [
         vendor="Google",
         aliases=("v5p", "tpuv5p"),
         device_names=("TPU v5", "TPU v5p"),
+        explorers=("serving",),  # offered by the serving explorer
         network=_dcn_per_chip(50, "v5p"),  # Google's own figure (same 6.25 GB/s as 2.5e10 / 4)
         peaks=(
             _peak("bf16", 459 * T, _V5P, "Peak compute per chip (bf16): 459 TFLOPs"),
@@ -352,6 +354,7 @@ _TPUS = [
         vendor="Google",
         aliases=("v6e", "tpuv6e", "trillium"),
         device_names=("TPU v6 lite", "TPU v6e"),
+        explorers=("serving",),  # offered by the serving explorer
         # Google prints 100 Gbps per v6e chip (800 Gb/s per 8-chip host): 4x the scaling book's
         # generic 2.5e10 bytes/s per host that the catalog used to divide by 8; v5e (2 x 100
         # Gbps NICs per 8-chip host) and v5p (50 Gbps per chip, cited from Google) agree with it.
@@ -519,6 +522,7 @@ _NVIDIA = [
         vendor="NVIDIA",
         aliases=("h100", "h100sxm", "h100sxm5"),
         device_names=("NVIDIA H100 80GB HBM3",),
+        explorers=("serving", "step"),  # offered by the serving and training-step explorers
         network=_nic("DGX H100", f"DGX H200 and H100: {_CX7}"),
         peaks=(
             _peak("fp64", 34 * T, _H100, "H100 SXM FP64: 34 teraFLOPS", unit="vector"),
@@ -669,6 +673,7 @@ _NVIDIA = [
         vendor="NVIDIA",
         aliases=("h200sxm", "h200"),
         device_names=("NVIDIA H200",),
+        explorers=("serving",),  # offered by the serving explorer
         network=_nic("DGX H200", f"DGX H200 and H100: {_CX7}"),
         peaks=(
             _peak("fp64", 34 * T, _H200, "H200 SXM FP64: 34 TFLOPS", unit="vector"),
@@ -737,6 +742,7 @@ _NVIDIA = [
         vendor="NVIDIA",
         aliases=("b200", "hgxb200"),
         device_names=("NVIDIA B200",),
+        explorers=("serving", "step"),  # offered by the serving and training-step explorers
         network=_nic(
             "DGX B200",
             "DGX B200: 4x OSFP ports serving 8x single-port NVIDIA ConnectX-7 VPI; Up to 400Gb/s "
@@ -1062,7 +1068,9 @@ def _amd_pair(dtype, dense, sparse, url, unit_word="TFLOPs"):
     )
 
 
-def _amd(name, url, aliases, figures, hbm_gb, tbps, mem_kind, link_gb=128, link_says=_IF_MI300):
+def _amd(
+    name, url, aliases, figures, hbm_gb, tbps, mem_kind, link_gb=128, link_says=_IF_MI300, **more
+):
     """An AMD Instinct chip, which ROCm's torch names "AMD Instinct <name>" (a virtual function,
     as on some clouds, "AMD Instinct <name> VF"). `figures`: dtype -> (dense, sparse) TFLOP/s as printed, plus
     "fp32" and optionally "fp64" -> the FP32/FP64 matrix figure."""
@@ -1109,6 +1117,7 @@ def _amd(name, url, aliases, figures, hbm_gb, tbps, mem_kind, link_gb=128, link_
             domain_chips=8,
         ),
         host_link=_pcie(5, url, "PCIe Gen 5 x16: 128 GB/s"),
+        **more,
     )
 
 
@@ -1122,7 +1131,14 @@ _MI300_FIGURES = {
 }
 _AMD_CHIPS = [
     _amd(
-        "MI300X", _MI300X, ("mi300x", "mi300", "instinctmi300x"), _MI300_FIGURES, 192, 5.3, "HBM3"
+        "MI300X",
+        _MI300X,
+        ("mi300x", "mi300", "instinctmi300x"),
+        _MI300_FIGURES,
+        192,
+        5.3,
+        "HBM3",
+        explorers=("serving",),  # offered by the serving explorer
     ),
     _amd("MI325X", _MI325X, ("mi325x", "instinctmi325x"), _MI300_FIGURES, 256, 6.0, "HBM3E"),
     _amd(
@@ -1457,6 +1473,13 @@ def _index() -> dict[str, Chip]:
             if key.startswith(prefix) and len(key) > len(prefix):
                 index.setdefault(key[len(prefix) :], chip)
     return index
+
+
+def chips_shown_in(explorer: str) -> tuple[str, ...]:
+    """The catalog chips whose entry offers them in `explorer` ("serving", "step"; the
+    `Chip.explorers` field), in book order. Registered chips are not offered: the explorers'
+    web pages are built from the catalog alone."""
+    return tuple(c.name for c in CATALOG.values() if explorer in c.explorers)
 
 
 def list_chips() -> list[str]:

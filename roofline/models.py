@@ -330,7 +330,7 @@ class Blocks:
 
 
 #: ModelConfig fields for people, not the model's sizes (`to_dict` omits them).
-_FOR_PEOPLE = frozenset({"source", "aliases"})
+_FOR_PEOPLE = frozenset({"source", "aliases", "explorers"})
 
 
 @dataclass(frozen=True)
@@ -374,6 +374,9 @@ class ModelConfig:
     aliases: tuple[str, ...] = field(default=(), compare=False, repr=False)
     """Other names readers type for a catalog model (`get_model("llama3-70b")`), ignoring case,
     spaces, dashes and underscores; the name itself needs no alias."""
+    explorers: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    """The book's explorers that offer this catalog model as a choice: "serving"
+    (`roofline.serving_explorer`), "step" (`roofline.step_explorer`)."""
     max_context: int | None = None
     """The longest context (prompt + generated tokens) the model was trained for (Hugging
     Face's max_position_embeddings); None: not stated, nothing is checked."""
@@ -954,6 +957,7 @@ _MODELS = [
         kv_heads=8,
         gated_mlp=True,
         name="Llama 3 8B",
+        explorers=("serving", "step"),
         aliases=("Meta-Llama-3-8B", "Llama 3.1 8B", "llama3-8b"),
         source=Source(
             _hf("meta-llama/Meta-Llama-3-8B"),
@@ -971,6 +975,7 @@ _MODELS = [
         kv_heads=8,
         gated_mlp=True,
         name="Llama 3 70B",
+        explorers=("serving", "step"),
         aliases=("Meta-Llama-3-70B", "Llama 3.1 70B", "llama3-70b"),
         source=Source(
             _hf("meta-llama/Meta-Llama-3-70B"),
@@ -1006,6 +1011,7 @@ _MODELS = [
         kv_heads=8,
         gated_mlp=True,
         name="Llama 3.1 405B",
+        explorers=("serving", "step"),
         aliases=("Llama 3 405B", "Meta-Llama-3.1-405B", "llama3-405b"),
         max_context=131072,
         source=Source(
@@ -1028,6 +1034,7 @@ _MODELS = [
         experts=8,
         experts_per_token=2,
         name="Mixtral 8x7B",
+        explorers=("serving", "step"),
         aliases=("Mixtral-8x7B-v0.1", "mixtral"),
         max_context=32768,
         source=Source(
@@ -1046,6 +1053,7 @@ _MODELS = [
         50257,
         tied_embeddings=True,
         name="GPT-3 175B",
+        explorers=("step",),
         aliases=("GPT-3", "gpt3", "davinci"),
         max_context=2048,
         source=Source(
@@ -1246,6 +1254,13 @@ def _index() -> dict[str, ModelConfig]:
         for alias in model.aliases:
             index.setdefault(_key(alias), model)
     return index
+
+
+def models_shown_in(explorer: str) -> tuple[str, ...]:
+    """The catalog models whose entry offers them in `explorer` ("serving", "step"; the
+    `ModelConfig.explorers` field), in book order. Registered models are not offered: the
+    explorers' web pages are built from the catalog alone."""
+    return tuple(m.name for m in _MODELS if explorer in m.explorers and m.name)
 
 
 def list_models() -> list[str]:

@@ -212,9 +212,10 @@ def differences(set_id: str, edition: str | None = None) -> list[str]:
 
 
 def _figures(obj) -> dict:
-    """`to_json` without the other names readers may type (`aliases`): a new alias changes no
-    figure a set reads (a frozen edition is found by the live index's names)."""
-    return {k: v for k, v in to_json(obj).items() if k != "aliases"}
+    """`to_json` without what names or offers the entry (`aliases`, `explorers`): a new alias or
+    explorer choice changes no figure a set reads (an edition's objects are found by the live
+    index's names)."""
+    return {k: v for k, v in to_json(obj).items() if k not in ("aliases", "explorers")}
 
 
 def main(argv=None) -> int:
