@@ -1179,6 +1179,7 @@ _MODELS = [
         dense_layers=3,
         dense_d_ff=18432,
         name="DeepSeek-V3",
+        explorers=("serving",),  # not Mistral 7B / Gemma 2: the page has no sliding windows
         aliases=("DeepSeek V3", "deepseek-v3-base"),
         max_context=163840,
         source=Source(
