@@ -1,5 +1,6 @@
 """No import loop among the package's modules (issue 36): counting imports inside functions
-too, read with ast (nothing is imported). A loop makes the import order decide what works."""
+too, not those under `if TYPE_CHECKING:` (annotations only), read with ast (nothing is
+imported). A loop makes the import order decide what works."""
 
 from __future__ import annotations
 
@@ -23,8 +24,17 @@ def _modules() -> dict[str, Path]:
 def _imported(name: str, path: Path, modules: dict) -> set[str]:
     """The package modules `name` imports (not its own parents, not the lazy top package)."""
     here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {  # `if TYPE_CHECKING:` imports serve annotations; nothing runs them
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+        for inner in ast.walk(node)
+    }
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
