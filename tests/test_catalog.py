@@ -288,3 +288,14 @@ def test_book_table_escapes_text_but_keeps_links():
     ).data
     assert "&lt;b&gt;x&lt;/b&gt;" in html
     assert '<a href="https://example.org/?a=1&amp;b=2">peak</a>' in html
+
+
+@pytest.mark.parametrize("name", CHIPS)
+def test_device_names_find_their_own_entry(name):
+    # every name a framework prints for the chip (Chip.device_names) finds this entry, also as
+    # another driver might space or case it; by-hand rows: tests/test_measure.py
+    from roofline.catalog import chip_for_device
+
+    for printed in rl.get_chip(name).device_names:
+        assert chip_for_device(printed) is rl.get_chip(name), (name, printed)
+        assert chip_for_device(printed.upper().replace(" ", "  ")) is rl.get_chip(name)
