@@ -250,6 +250,11 @@ def web_constants() -> dict:
         m = get_model(name)
         if m.sliding_window is not None:  # the page scales attention linearly with context
             raise ValueError(f"{name}: the page's formula has no sliding windows")
+        if m.max_context is not None and m.max_context < max(CONTEXTS):
+            raise ValueError(
+                f"{name}: trained for {m.max_context:,} tokens, and the page offers contexts up "
+                f"to {max(CONTEXTS):,}; take 'serving' out of its entry's explorers"
+            )
         models[name] = {
             "N": m.matmul_params,
             "L": m.layers,
