@@ -247,7 +247,6 @@ _TPUS = [
         vendor="Google",
         aliases=("v5e", "tpuv5e", "v5litepod", "tpuv5lite"),
         device_names=("TPU v5 lite", "TPU v5e"),
-        network=_dcn(8, "4x2"),
         peaks=(
             _peak("bf16", 197 * T, _V5E, "Peak compute per chip (bf16): 197 TFLOPs"),
             _peak(
@@ -289,6 +288,18 @@ _TPUS = [
             "PCIe",
             1.5e10,
             Source(_SCALING, "PCIe bandwidth is typically around `1.5e10` bytes / second per chip"),
+        ),
+        network=Link(
+            "DCN",
+            6.4e12 / 256 / 8,
+            Source(
+                _V5E,
+                "TPU Pod size: 256 chips; Data center network bandwidth per Pod: 6.4 Tbps",
+                derivation="6.4e12 bits/s over the pod's 256 chips = 25 Gb/s per chip, / 8 bits "
+                "= 3.125e9 bytes/s per chip, taken as one way (each direction of a full-duplex "
+                "NIC); the same as the scaling book's 'DCN bandwidth is typically around "
+                "2.5e10 bytes / second per host' over a v5e host's 8 chips",
+            ),
         ),
         notes="HBM bandwidth is 8.19e11 B/s (819 GBps); some texts round it to 8.1e11 or 8.2e11. "
         "Google quotes ICI as 400 GBps bidirectional per chip over 4 ports (5e10 B/s per "
@@ -437,7 +448,12 @@ _TPUS = [
             count=6,
             topology="torus",
             wraparound_multiple=4,  # assumed as on v5p (slices built of 4x4x4 cubes)
-            axis_chips=None,
+            # Google's cluster tool xpk (github.com/AI-Hypercomputer/xpk, commit 367c8382,
+            # src/xpk/core/system_characteristics.py) lists TPU7x topologies as
+            # generate_tpu_topologies(max_cubes=144): "A, B and C are integers in range 4..256",
+            # "divisible by 4", at most 144 cubes (144 x 64 = 9216 chips), plus 2x2x1, 2x2x2,
+            # 2x2x4, 2x4x4; the Cloud page prints no topology table
+            axis_chips=256,
             domain_chips=9216,  # _TPU7X: "With a 9,216-chip footprint per Pod"
         ),
         notes="Google prints TPU7x's memory twice: 192 GiB on the Cloud TPU page, '192 GB' in the "
@@ -445,7 +461,11 @@ _TPUS = [
         "a reader who takes the announcement's 192e9 bytes is 7 % lower. The Cloud page prints "
         "HBM bandwidth as 7380 GBps, the announcement 7.37 TB/s; the catalog keeps 7.37 TB/s. "
         "ICI: the Cloud page prints 1200 GBps bidirectional per chip; the per-link figure assumes "
-        "6 links, as on the v5p it compares TPU7x with.",
+        "6 links, as on the v5p it compares TPU7x with. Slice shapes: Google's pages print none; "
+        "the catalog takes them from Google's cluster tool xpk, whose TPU7x topologies are whole "
+        "4x4x4 cubes with axes of 4 to 256 chips (at most 144 cubes, the 9216-chip pod) below "
+        "one cube 2x2x1 to 2x4x4; that every axis of whole cubes wraps round is assumed, as on "
+        "v5p ('TPU7x shares many similarities with TPU v5p', the Cloud page).",
     ),
 ]
 

@@ -530,7 +530,10 @@ def megatron_mlp_times(
     input and of the weights; one all-reduce, of the gradient of the MLP's input [B, D],
     Megatron's "f" operator) or "training" (forward + backward: 3x the forward's FLOPs, two
     all-reduces). Per pass, the backward hides its all-reduce once F > (1/3)(n-1) P / W_total;
-    over the whole step, F > (4/9)(n-1) P / W_total. The forward is the strictest pass.
+    over the whole step, F > (4/9)(n-1) P / W_total. With every pass's all-reduce chunked
+    against its math, the forward is the strictest pass (Megatron-LM's own layers do not
+    overlap the forward's all-reduce at all, and the backward's only with one weight-gradient
+    matmul: F > (n-1) P / W_total).
     """
     passes = {"forward": (1, 1), "backward": (2, 1), "training": (3, 2)}
     if step not in passes:

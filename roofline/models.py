@@ -19,21 +19,26 @@ What `params` counts (every parameter of a Llama/Mistral/PaLM-style model):
   the MLP: up and down [D, F] and [F, D], plus a gate [D, F] when `gated_mlp` (SwiGLU);
   with `experts` > 1 every expert has its own MLP and a router [D, experts] picks
   `experts_per_token` of them for each token;
-- per layer, two normalisation scale vectors of D (RMSNorm, as Llama; no biases), and one
-  final norm of D;
+- per layer, two normalisation scale vectors of D (RMSNorm, as Llama; no biases), four
+  with Gemma 2/3's norms after attention and MLP too (`sandwich_norms`), and one final norm
+  of D; q/k norms of d_h (Qwen3, Gemma 3: `qk_norm`); projection biases where a family has
+  them (Qwen2/2.5's q, k, v: `attention_bias="qkv"`; Llama's attention_bias: "qkvo");
 - the token embedding [vocab, D] and the output head [D, vocab], one shared table when
   `tied_embeddings`;
 - latent attention (DeepSeek-V2/V3): the query down- and up-projections, the key/value
   down-projection (latent + decoupled RoPE key) and up-projection, the output projection,
   and the two latents' RMSNorm scales; shared experts' MLPs; dense first layers' MLPs.
 
-Not counted: biases (Llama, Mistral and PaLM have none; GPT-3 has them, about 0.01 % of
-its weights), LayerNorm shift vectors and learned position embeddings (GPT-3: 2048 x D,
-0.01 %); Gemma 2/3's two extra norms per layer (2 D per layer, under 0.01 %), Qwen's q/k/v
-biases and shared-expert gate (under 0.01 %), DeepSeek-V3's router bias and its
-multi-token-prediction module (left out of its published 671B too), and a multimodal model's
+Not counted in `params`: DeepSeek-V3's multi-token-prediction module (`mtp_layers`; left
+out of its published 671B too: `mtp_params` counts it, 11.61B, and `roofline.training`
+counts its FLOPs, since it is trained with the model; serving leaves it out, as a server
+that does not use it for speculative decoding does). Not counted at all: GPT-3's biases
+(about 0.01 % of its weights), LayerNorm shift vectors and learned position embeddings
+(GPT-3: 2048 x D, 0.01 %); Qwen1.5-MoE's shared-expert gate ([D, 1] per layer), DeepSeek's
+router bias (a routing offset updated by a rule, not by gradients), and a multimodal model's
 vision encoder (only the language model of `text_config` is read). So counts agree with
-published totals to within a fraction of a percent, and exactly with Llama's.
+published totals to within a fraction of a percent, and exactly with Llama's and Gemma 2
+27B's.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ __all__ = [
     "Attention",
     "MLP",
     "Blocks",
+    "Layer",
     "MODELS",
     "get_model",
     "list_models",
@@ -116,6 +122,17 @@ def _keys_per_query(seq_len, window, causal) -> float:
     return w - w * w / (2 * seq_len)
 
 
+def _per_chip(replicated, sharded, tp, sequence_parallel) -> float:
+    """Bytes on one chip of `tp`: the head- or d_ff-sized tensors split tp ways, the
+    d_model-wide ones too only with sequence parallelism (Korthikanti et al. 2022)."""
+    return (replicated + sharded) / tp if sequence_parallel else replicated + sharded / tp
+
+
+#: Bytes per element of the stored activations (16-bit) and of a dropout mask (Korthikanti
+#: et al. 2022, section 4.1, count a mask as 1 byte per element).
+_ACT_BYTES, _MASK_BYTES = 2, 1
+
+
 @dataclass(frozen=True)
 class Attention:
     """One layer's attention: its projections, its score and value matmuls, its KV cache.
@@ -143,6 +160,11 @@ class Attention:
     kv_lora_rank: int | None = None
     rope_head_dim: int = 0
     v_head_dim: int | None = None
+    qk_norm: bool = False
+    """RMSNorm scales of d_h on the queries and on the keys (Qwen3, Gemma 3): 2 d_h weights."""
+    bias: str | None = None
+    """Projection biases: "qkv" (Qwen2/2.5: H d_h + 2 H_kv d_h) or "qkvo" (Llama's
+    attention_bias: also D on the output projection); None: none."""
 
     @property
     def is_latent(self) -> bool:
@@ -193,9 +215,19 @@ class Attention:
 
     @cached_property
     def params(self) -> int:
-        """Projection weights, plus the RMSNorm scales of the latents (latent attention)."""
+        """Projection weights, plus the RMSNorm scales of the latents (latent attention) or
+        of the queries and keys (`qk_norm`), plus the projection biases (`bias`)."""
         norms = (self.q_lora_rank or 0) + (self.kv_lora_rank or 0)
-        return sum(m.params for m in self.matmuls()) + norms
+        norms += 2 * self.head_dim if self.qk_norm else 0
+        return sum(m.params for m in self.matmuls()) + norms + self.bias_params
+
+    @property
+    def bias_params(self) -> int:
+        """Biases of the Q, K, V (and O) projections: H d_h + 2 H_kv d_h (+ D); 0 without."""
+        if self.bias is None:
+            return 0
+        qkv = (self.heads + 2 * self.kv_heads) * self.head_dim
+        return qkv + (self.d_model if self.bias == "qkvo" else 0)
 
     @cached_property
     def matmul_params(self) -> int:
@@ -247,6 +279,42 @@ class Attention:
     def flops_per_token(self, seq_len, causal=True) -> float:
         """Forward FLOPs per token: 2 per projection weight + the score and value matmuls."""
         return 2 * self.matmul_params + self.core_flops_per_token(seq_len, causal)
+
+    def activation_bytes_per_token(
+        self, seq_len, tp=1, sequence_parallel=True, keep_scores=False
+    ) -> float:
+        """Bytes this block keeps per token for the backward pass (16-bit activations), on one
+        chip of a `tp`-way tensor-parallel group, Korthikanti et al. 2022 (arXiv 2205.05198,
+        section 4.1) term by term:
+
+        - d_model-wide (split tp ways only with `sequence_parallel`): the norm's input 2 D,
+          the projections' input 2 D, the dropout mask after the output projection D (1 byte
+          per element); latent attention adds its latents, computed per token for all heads:
+          the query latent before and after its norm 2 x 2 q_lora_rank, the key/value
+          down-projection's output 2 (kv_lora_rank + d_rope) and the normalised latent
+          2 kv_lora_rank;
+        - per head (split tp ways): Q 2 H d_qk, K and V 2 H_kv d_qk + 2 H_kv d_v (grouped-
+          query attention keeps H_kv heads; latent attention's up-projected K and V, H each),
+          the output projection's input 2 H d_v;
+        - `keep_scores`: the softmax output (2 bytes), its dropout mask (1) and the dropout's
+          output (2) for every key: 5 H x min(seq_len, window) (a fused kernel keeps none).
+
+        Multi-head attention with d_h = D / H gives Korthikanti's 13 D (11 s b h + the
+        norm's 2 s b h), 5 D of it d_model-wide.
+        """
+        D, H, e = self.d_model, self.heads, _ACT_BYTES
+        kv_heads = H if self.is_latent else self.kv_heads
+        dqk, dv = self.qk_head_dim, self.value_head_dim
+        replicated = 2 * e * D + _MASK_BYTES * D
+        if self.is_latent:
+            replicated += 2 * e * (self.q_lora_rank or 0)
+            r = cast(int, self.kv_lora_rank)
+            replicated += e * (r + self.rope_head_dim) + e * r
+        sharded = e * (H * dqk + kv_heads * (dqk + dv) + H * dv)
+        if keep_scores:
+            keys = seq_len if self.window is None else min(seq_len, self.window)
+            sharded += (2 * e + _MASK_BYTES) * H * keys
+        return _per_chip(replicated, sharded, tp, sequence_parallel)
 
 
 @dataclass(frozen=True)
@@ -316,6 +384,33 @@ class MLP:
         """Bytes of this block's parameters (every expert) in `dtype`."""
         return self.params * bytes_per_element(dtype)
 
+    def activation_bytes_per_token(self, tp=1, sequence_parallel=True) -> float:
+        """Bytes this block keeps per token for the backward pass (16-bit activations), on one
+        chip of a `tp`-way group, Korthikanti et al. 2022, section 4.1, term by term:
+
+        - d_model-wide (split tp ways only with `sequence_parallel`): the norm's input 2 D,
+          the MLP's input 2 D, the dropout mask after it D (1 byte per element); a mixture
+          of experts adds the router's scores 2 x experts and, for each of the
+          experts_per_token routed experts, its copy of the token 2 D (what each expert's
+          first matmul reads);
+        - d_ff-wide (split tp ways), per expert a token goes through: plain, the activation
+          function's input and output 2 F + 2 F; gated (SwiGLU), the gate and up outputs
+          and their product 3 x 2 F; the shared experts' likewise.
+
+        Not counted: the routed experts' outputs kept for the combine weights' gradient.
+        A plain MLP with F = 4 D gives Korthikanti's 21 D (19 s b h + the norm's 2 s b h),
+        5 D of it d_model-wide.
+        """
+        D, e = self.d_model, _ACT_BYTES
+        per_width = (3 if self.gated else 2) * e
+        replicated = 2 * e * D + _MASK_BYTES * D
+        if not self.is_moe:
+            return _per_chip(replicated, per_width * self.d_ff, tp, sequence_parallel)
+        k = self.experts_per_token
+        replicated += e * self.experts + k * e * D
+        sharded = per_width * (k * self.d_ff + self.shared_d_ff)
+        return _per_chip(replicated, sharded, tp, sequence_parallel)
+
     def kv_cache_bytes_per_token(self, dtype="bf16") -> float:
         """An MLP caches nothing: 0."""
         return 0
@@ -331,6 +426,43 @@ class Blocks:
 
 #: ModelConfig fields for people, not the model's sizes (`to_dict` omits them).
 _FOR_PEOPLE = frozenset({"source", "aliases", "explorers"})
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One decoder layer in its place (`index`, from 0 at the embedding): its attention, its
+    MLP and its normalisation scales (`norm_params`: 2 D, or 4 D with Gemma's norms after
+    attention and MLP too). `ModelConfig.layers_in_order()` lists them."""
+
+    index: int
+    attention: Attention
+    mlp: MLP
+    norm_params: int = 0
+
+    @property
+    def params(self) -> int:
+        """Attention + MLP (every expert) + this layer's norm scales."""
+        return self.attention.params + self.mlp.params + self.norm_params
+
+    @property
+    def matmul_params(self) -> int:
+        """Weights one token multiplies by in this layer (routed experts: experts_per_token)."""
+        return self.attention.matmul_params + self.mlp.matmul_params
+
+    def flops_per_token(self, seq_len, causal=True) -> float:
+        """Forward FLOPs per token: the attention's (at `seq_len`) and the MLP's."""
+        return self.attention.flops_per_token(seq_len, causal) + self.mlp.flops_per_token()
+
+    def activation_bytes_per_token(
+        self, seq_len, tp=1, sequence_parallel=True, keep_scores=False
+    ) -> float:
+        """Bytes this layer keeps per token for the backward pass without recomputation: its
+        attention's and its MLP's (`roofline.training.activation_bytes_per_layer` adds the
+        recomputation options)."""
+        attention = self.attention.activation_bytes_per_token(
+            seq_len, tp, sequence_parallel, keep_scores
+        )
+        return attention + self.mlp.activation_bytes_per_token(tp, sequence_parallel)
 
 
 @dataclass(frozen=True)
@@ -393,6 +525,25 @@ class ModelConfig:
     """Attention and MLP read the same input and their outputs are added (PaLM's "parallel
     layers", GPT-J): the same FLOPs and weights, but one tensor-parallel all-reduce per layer
     in each pass instead of two (`roofline.parallelism`)."""
+    global_every: int | None = None
+    """Where the sliding-window layers sit (`layers_in_order()`): every `global_every`-th layer (the
+    last of each run of that many) attends globally and the others slide (Gemma 2: 2, layers
+    0, 2, 4, ... slide; Gemma 3: 6, transformers' (i + 1) % 6); `sliding_layers` then
+    defaults to layers - layers // global_every. None: the full-attention layers come first
+    and the `sliding_layers` last (Qwen2's max_window_layers)."""
+    sandwich_norms: bool = False
+    """Gemma 2/3: RMSNorms after attention and after the MLP as well as before each: 4 D of
+    norm scales per layer instead of 2 D."""
+    qk_norm: bool = False
+    """RMSNorm of d_h on queries and keys (Qwen3, Gemma 3): 2 d_h parameters per layer."""
+    attention_bias: str | None = None
+    """Projection biases: "qkv" (Qwen2/2.5, Qwen1.5-MoE) or "qkvo" (Llama's attention_bias)."""
+    mtp_layers: int = 0
+    """DeepSeek-V3's multi-token-prediction module (num_nextn_predict_layers; the paper's D =
+    1): per depth one more layer like the last, a projection [2 D, D] and 3 norms of D, the
+    embedding and output head shared with the main model. Not in `params` (DeepSeek's 671B
+    is the main model's; `mtp_params` counts it), but trained: its FLOPs are in
+    `roofline.training` (on the last pipeline stage, beside the output head)."""
 
     def __post_init__(self):
         for size in ("layers", "d_model", "heads", "d_ff", "vocab", "experts"):
@@ -420,7 +571,7 @@ class ModelConfig:
             object.__setattr__(self, "head_dim", self.d_model // self.heads)
         else:
             object.__setattr__(self, "head_dim", _whole("head_dim", self.head_dim))
-        for flag in ("gated_mlp", "tied_embeddings"):
+        for flag in ("gated_mlp", "tied_embeddings", "sandwich_norms", "qk_norm"):
             if not isinstance(getattr(self, flag), bool):
                 raise TypeError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.max_context is not None:
@@ -433,8 +584,24 @@ class ModelConfig:
         for size in ("sliding_window", "q_lora_rank", "kv_lora_rank", "v_head_dim", "dense_d_ff"):
             if getattr(self, size) is not None:
                 object.__setattr__(self, size, _whole(size, getattr(self, size)))
-        for size in ("qk_rope_head_dim", "shared_d_ff", "dense_layers"):
+        if self.attention_bias not in (None, "qkv", "qkvo"):
+            raise ValueError(
+                f'attention_bias is None, "qkv" (Qwen2) or "qkvo" (Llama\'s attention_bias), '
+                f"got {self.attention_bias!r}"
+            )
+        for size in ("qk_rope_head_dim", "shared_d_ff", "dense_layers", "mtp_layers"):
             object.__setattr__(self, size, _whole(size, getattr(self, size), minimum=0))
+        if self.global_every is not None:
+            every = _whole("global_every", self.global_every, minimum=2)
+            object.__setattr__(self, "global_every", every)
+            implied = self.layers - self.layers // every
+            if self.sliding_window is None or self.sliding_layers not in (None, implied):
+                raise ValueError(
+                    f"global_every={every} places sliding-window layers: it needs "
+                    f"sliding_window, and sliding_layers None or {implied} "
+                    f"(layers - layers // global_every), got {self.sliding_layers}"
+                )
+            object.__setattr__(self, "sliding_layers", implied)
         if self.sliding_layers is not None:
             n = _whole("sliding_layers", self.sliding_layers, minimum=0)
             if self.sliding_window is None or n > self.layers:
@@ -472,6 +639,8 @@ class ModelConfig:
             self.kv_lora_rank,
             self.qk_rope_head_dim,
             self.v_head_dim,
+            self.qk_norm,
+            self.attention_bias,
         )
 
     def blocks(self) -> tuple[Blocks, ...]:
@@ -506,6 +675,33 @@ class ModelConfig:
             )
             groups.append(Blocks(self.layers - self.dense_layers, mlp))
         return tuple(groups)
+
+    def layers_in_order(self) -> tuple[Layer, ...]:
+        """Every layer in order, from the embedding to the output head: DeepSeek-V3's 3
+        dense-MLP layers then 58 mixture-of-experts ones; Gemma's sliding and global layers
+        interleaved (`global_every`); otherwise the full-attention layers first. The same
+        blocks as `blocks()`, which groups them by kind."""
+        cached = self.__dict__.get("_layers")
+        if cached is None:
+            cached = tuple(self._layer(i) for i in range(self.layers))
+            object.__setattr__(self, "_layers", cached)  # frozen: built once, never changed
+        return cached
+
+    def _is_sliding(self, i: int) -> bool:
+        if self.sliding_window is None:
+            return False
+        if self.global_every is not None:
+            return bool((i + 1) % self.global_every)
+        n = self.layers if self.sliding_layers is None else self.sliding_layers
+        return i >= self.layers - n
+
+    def _layer(self, i: int) -> Layer:
+        groups = self.blocks()
+        attns = {b.block.window: b.block for b in groups if isinstance(b.block, Attention)}
+        mlps = [g.block for g in groups if isinstance(g.block, MLP)]
+        attention = attns[self.sliding_window if self._is_sliding(i) else None]
+        mlp = mlps[0] if i < self.dense_layers else mlps[-1]
+        return Layer(i, attention, mlp, self.norm_params_per_layer)
 
     def _sum(self, what):
         """Sum over every layer's blocks of what(block) (exact for whole numbers)."""
@@ -564,9 +760,30 @@ class ModelConfig:
         return (1 if self.tied_embeddings else 2) * self.vocab * self.d_model
 
     @property
+    def norm_params_per_layer(self) -> int:
+        """Normalisation scales of one layer: two of D (RMSNorm, no biases), four with
+        `sandwich_norms` (Gemma 2/3). Latent and q/k norms belong to the attention block."""
+        return (4 if self.sandwich_norms else 2) * self.d_model
+
+    @property
+    def mtp_params(self) -> int:
+        """Parameters of the multi-token-prediction module (`mtp_layers` depths), left out of
+        `params`: per depth one layer like the last (every expert), the projection [2 D, D]
+        and 3 norms of D (on the hidden state, on the embedding, before the shared head);
+        the embedding and output head are the main model's, not counted again. DeepSeek-V3:
+        11,610,067,968 against the "11.5B unique parameters" of DeepSeek's README_WEIGHTS.md
+        (which matches 11,507,286,016, the layer alone, without the projection's 0.10B);
+        its model card's "14B of MTP module weights" also counts the checkpoint's own copies
+        of the embedding and head."""
+        if not self.mtp_layers:
+            return 0
+        last = self.layers_in_order()[-1]
+        return self.mtp_layers * (last.params + 2 * self.d_model**2 + 3 * self.d_model)
+
+    @property
     def norm_params(self) -> int:
-        """Normalisation scales: two of D per layer and a final one (RMSNorm, no biases)."""
-        return (2 * self.layers + 1) * self.d_model
+        """Normalisation scales: every layer's (`norm_params_per_layer`) and a final one of D."""
+        return self.layers * self.norm_params_per_layer + self.d_model
 
     @property
     def params(self) -> int:
@@ -680,6 +897,14 @@ class ModelConfig:
         rows.append(("parameters", f"{self.params / 1e9:.4g} billion"))
         if self.is_moe:
             rows.append(("active per token", f"{self.active_params / 1e9:.4g} billion"))
+        if self.mtp_layers:
+            rows.append(
+                (
+                    "MTP module",
+                    f"{self.mtp_params / 1e9:.4g} billion more (multi-token prediction, "
+                    f"{self.mtp_layers} depth; trained, not in the parameters above)",
+                )
+            )
         if self.sliding_window is None or self.sliding_layers == 0:
             kv = f"{self.kv_cache_bytes_per_token('bf16'):,.0f} bytes per token (bf16)"
         else:
@@ -736,7 +961,11 @@ class ModelConfig:
         q_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim), sliding windows
         (Mistral sliding_window on every layer; Qwen use_sliding_window with
         max_window_layers; Gemma 2 every other layer; Gemma 3 sliding_window_pattern or
-        layer_types) and a multimodal config's text_config.
+        layer_types, which also place them: `global_every`) and a multimodal config's
+        text_config. From the model_type and a few keys, what transformers' code for the
+        family builds: Gemma 2/3's four norms per layer, Qwen3's and Gemma 3's q/k norms,
+        Qwen2's q/k/v biases, attention_bias (q, k, v and o), DeepSeek's
+        num_nextn_predict_layers (the multi-token-prediction module, `mtp_layers`).
 
         Strict: a key this reader does not read whose name says it changes the cost (experts,
         windows, layer kinds, head or layer sizes, ...) raises ValueError naming it, as do
@@ -767,6 +996,7 @@ _HF_READ = {
     "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
     "sliding_window", "use_sliding_window", "max_window_layers", "sliding_window_pattern",
     "layer_types", "text_config", "vision_config", "num_nextn_predict_layers",
+    "attention_bias",
 }  # fmt: skip
 #: Keys whose name sounds like cost but that change no parameter, FLOP or cached byte:
 #: routing rules (which experts, how weighted), losses, softcapping, scalings, dropout.
@@ -864,6 +1094,38 @@ def _hf_experts(data: dict, need) -> dict:
     return out
 
 
+def _hf_extras(data: dict, kind: str) -> dict:
+    """What changes the parameter count by little but exactly (transformers' modelling code
+    for each family): Gemma 2/3's four norms per layer, Qwen3's and Gemma 3's q/k norms,
+    Qwen2's q/k/v biases (always on in transformers' Qwen2 and Qwen2-MoE attention), Llama's
+    attention_bias (q, k, v and o), DeepSeek's multi-token-prediction depths."""
+    out: dict = {}
+    if kind.startswith(("gemma2", "gemma3")):
+        out["sandwich_norms"] = True
+    if kind.startswith(("qwen3", "gemma3")):
+        out["qk_norm"] = True
+    if kind in ("qwen2", "qwen2_moe"):
+        out["attention_bias"] = "qkv"
+    elif data.get("attention_bias"):
+        out["attention_bias"] = "qkvo"
+    if data.get("num_nextn_predict_layers"):
+        out["mtp_layers"] = data["num_nextn_predict_layers"]
+    return out
+
+
+def _global_every(types) -> int | None:
+    """p when layer_types is p - 1 sliding layers then one full, repeated (the last run may be
+    cut short); None for any other order (the counts are still read; `layers_in_order` then
+    puts the full layers first)."""
+    for every in range(2, len(types) + 1):
+        if all(
+            t == ("full_attention" if (i + 1) % every == 0 else "sliding_attention")
+            for i, t in enumerate(types)
+        ):
+            return every
+    return None
+
+
 def _hf_attention(data: dict, kind: str, layers: int, need) -> dict:
     """Latent attention (DeepSeek) and sliding windows (Mistral, Qwen, Gemma 2/3)."""
     out: dict = {}
@@ -884,13 +1146,19 @@ def _hf_attention(data: dict, kind: str, layers: int, need) -> dict:
         if odd:
             raise ValueError(f"config.json ({kind}) has layer_types {odd}, not modelled")
         sliding = sum(t == "sliding_attention" for t in types)
+        every = _global_every(types)
+        if every is not None:
+            out["global_every"] = every
     elif kind.startswith("gemma2"):
-        sliding = (layers + 1) // 2  # layers 0, 2, 4, ... slide (transformers' Gemma 2)
+        out["global_every"] = 2  # layers 0, 2, 4, ... slide (transformers' Gemma 2)
+        sliding = layers - layers // 2
     elif data.get("sliding_window_pattern") or kind.startswith("gemma3"):
         # every p-th layer is global; Gemma 3's config.json often omits the pattern and
         # transformers then takes 6 (Gemma3TextConfig: 5 local layers, then 1 global)
         pattern = data.get("sliding_window_pattern") or 6
         sliding = layers - layers // pattern
+        if pattern > 1:
+            out["global_every"] = pattern
     elif data.get("use_sliding_window"):
         sliding = layers - data.get("max_window_layers", 0)  # Qwen2: the first ones are full
     else:
@@ -930,6 +1198,7 @@ def _from_hf(cls, data: dict, name):
     kwargs["tied_embeddings"] = bool(data.get("tie_word_embeddings", tied_default))
     if data.get("max_position_embeddings") is not None:
         kwargs["max_context"] = data["max_position_embeddings"]
+    kwargs.update(_hf_extras(data, kind))
     if text_only:  # say so wherever the model is shown: the image encoder is not counted
         name = f"{name} (language model only)"
     return cls(**kwargs, name=name)
@@ -1150,6 +1419,8 @@ _MODELS = [
         tied_embeddings=True,
         sliding_window=4096,
         sliding_layers=23,
+        global_every=2,
+        sandwich_norms=True,
         name="Gemma 2 27B",
         aliases=("gemma-2-27b",),
         max_context=8192,
@@ -1178,6 +1449,7 @@ _MODELS = [
         shared_d_ff=2048,
         dense_layers=3,
         dense_d_ff=18432,
+        mtp_layers=1,
         name="DeepSeek-V3",
         explorers=("serving",),  # not Mistral 7B / Gemma 2: the page has no sliding windows
         aliases=("DeepSeek V3", "deepseek-v3-base"),
@@ -1188,9 +1460,13 @@ _MODELS = [
             "1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim "
             "128, n_routed_experts 256, num_experts_per_tok 8, n_shared_experts 1, "
             "moe_intermediate_size 2048, first_k_dense_replace 3, intermediate_size 18432, "
-            "vocab_size 129280, max_position_embeddings 163840, tie_word_embeddings false; "
+            "vocab_size 129280, max_position_embeddings 163840, tie_word_embeddings false, "
+            "num_nextn_predict_layers 1; "
             "DeepSeek-V3 Technical Report (arXiv 2412.19437): 671B total parameters, 37B "
-            "activated for each token (the multi-token-prediction module, 14B, not included)",
+            "activated for each token; section 2.2: the multi-token-prediction module shares the "
+            "embedding and output head; README_WEIGHTS.md of deepseek-ai/DeepSeek-V3: MTP "
+            "modules 11.5B unique parameters, excluding the shared 0.9B Embedding and 0.9B "
+            "output Head",
         ),
     ),
     ModelConfig(

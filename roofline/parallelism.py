@@ -6,7 +6,8 @@ degrees {"dp", "fsdp", "tp", "cp", "pp", "ep"} (missing ones are 1; their produc
 
 - dp: data parallel (plain replicas: every chip keeps the whole weights, gradients and
   optimizer state of its model-parallel slice; gradients are all-reduced once per step).
-  `zero_stage=1` shards the optimizer state over the data-parallel group (dp x cp;
+  `zero_stage=1` shards the optimizer state over the data-parallel group (dp x cp x ep for
+  the dense part, dp x cp for the experts: the chips its gradients are reduced over;
   Megatron-LM's distributed optimizer), `zero_stage=2` the gradients too (Rajbhandari et al.
   2019): the gradients are reduce-scattered (ZeRO-2: every micro-batch's) and the updated
   bf16 weights all-gathered; `grad_dtype` says whether gradients are kept and reduced in
@@ -37,7 +38,9 @@ Where the chips are: `roofline.topology` (the one model of the machine). The axe
 out innermost first in the order tp, cp, ep, fsdp, pp, dp (tensor parallelism on the fastest
 links), each axis's chips the product of the inner degrees apart. The job's chips form slices
 of the shape the vendor sells (a TPU job of n chips: one slice of n up to a pod, else equal
-slices; `slice_chips` sets them, e.g. MaxText's DCN axes) and NVLink domains of 8 GPUs; an
+slices; `slice_chips` sets them, e.g. MaxText's DCN axes; `slice_shape` names a slice's own
+shape, e.g. "8x16x48", whose axes a layout axis of the same degree takes whole) and NVLink
+domains of 8 GPUs; an
 axis whose chips sit in one slice uses its interconnect (NVSwitch: all the chip's links at
 once; a TPU slice: the physical axes the group spans, each a bidirectional ring where it
 wraps round and a line where not, several at once in proportion to their bandwidth); an axis
@@ -67,11 +70,13 @@ from dataclasses import dataclass, field
 from .catalog import get_chip
 from .dtypes import canonical_dtype
 from .models import ModelConfig, get_model
-from .topology import Route, collective_seconds, job_slice_chips, route
+from .topology import Route, collective_seconds, job_slice_chips, parse_slice_shape, route
 from .training import (
     STATE_BYTES_PER_PARAM,
     activation_bytes_per_layer,
     check_recompute,
+    layer_training_flops_per_token,
+    mtp_training_flops_per_token,
     recompute_share,
     training_flops_per_token,
 )
@@ -408,6 +413,7 @@ class _Plan:
     virtual_stages: int = 1
     grad_bytes: int = 2
     expert_nodes_per_token: int | None = None
+    activations: str = "blocks"
 
     @property
     def layers_here(self) -> int:
@@ -421,15 +427,37 @@ class _Plan:
         return self.layout["dp"] * self.layout["cp"] * self.layout["ep"]
 
     def activations_per_layer(self) -> float:
-        """Korthikanti et al.'s bytes for this chip's seq_len / cp tokens of each sequence."""
-        return activation_bytes_per_layer(
-            self.m,
-            self.seq_len // self.layout["cp"],
-            self.micro_batch,
-            self.layout["tp"],
-            self.recompute,
-            fused_attention=self.fused_attention,
-        )
+        """Bytes one layer keeps for this chip's seq_len / cp tokens of each sequence
+        (`activation_bytes_per_layer`: Korthikanti et al.'s terms, block by block), scaled so
+        that x layers_here x in_flight() it is the pipeline stage that holds the most: with
+        1F1B, stage i keeps min(pp - i, microbatches) micro-batches of its own layers (a
+        DeepSeek-V3 stage of 4 MoE layers holds more than the first, whose 3 dense layers keep
+        less). Layers all alike, no pipeline, or interleaved chunks: the model's average."""
+
+        def per_layer(layers=None):
+            return activation_bytes_per_layer(
+                self.m,
+                self.seq_len // self.layout["cp"],
+                self.micro_batch,
+                self.layout["tp"],
+                self.recompute,
+                fused_attention=self.fused_attention,
+                layers=layers,
+                convention=self.activations,
+            )
+
+        layers, pp, micro = self.m.layers_in_order(), self.layout["pp"], self.microbatches
+        alike = len({(x.attention, x.mlp) for x in layers}) == 1
+        if pp == 1 or self.virtual_stages > 1 or alike or self.activations != "blocks":
+            return per_layer()
+        q, r = divmod(self.m.layers, pp)
+        most, start = 0.0, 0
+        for stage in range(pp):
+            size = q + (1 if stage < r else 0)
+            held = min(pp - stage, micro) / min(pp, micro)
+            most = max(most, per_layer(layers[start : start + size]) * size * held)
+            start += size
+        return most / self.layers_here
 
     def in_flight(self) -> float:
         """Micro-batches whose activations the first pipeline stage holds at once: 1F1B
@@ -442,6 +470,21 @@ class _Plan:
         return min(pp, self.microbatches) * extra
 
 
+def _moe_layers_on_a_stage(m: ModelConfig, pp: int) -> int:
+    """The most mixture-of-experts layers on one pipeline stage: stages hold consecutive
+    layers, the first layers % pp stages one more (as `_Plan.layers_here`), and the first
+    `dense_layers` layers have a dense MLP and no expert all-to-all (DeepSeek-V3: 3 of 61)."""
+    if not m.is_moe:
+        return 0
+    q, r = divmod(m.layers, pp)
+    start, most = 0, 0
+    for i in range(pp):
+        end = start + q + (i < r)
+        most = max(most, end - max(start, m.dense_layers))
+        start = end
+    return most
+
+
 def _slice_params(m: ModelConfig, layout) -> float:
     """Parameters in one chip's model-parallel slice: the dense part divided by tp x pp,
     the experts by tp x pp x ep (embeddings split like the rest, a simplification)."""
@@ -451,24 +494,37 @@ def _slice_params(m: ModelConfig, layout) -> float:
     )
 
 
-def _zero_shards(p: _Plan) -> int:
-    """Chips one parameter's ZeRO-1/2 shard spreads over, beyond fsdp: the data-parallel
-    group dp x cp (Megatron's distributed optimizer shards over data and context parallel
-    ranks; for simplicity the expert axis is left out: experts are not replicated over it)."""
-    return p.layout["dp"] * p.layout["cp"] if p.zero_stage in (1, 2) else 1
+def _zero_sharded_params(p: _Plan, stage=(1, 2)) -> float:
+    """Parameters of one chip's slice that it keeps ZeRO state for when `p.zero_stage` is in
+    `stage` (else its whole slice), before fsdp: each part sharded over the chips that hold
+    the same part and see different tokens, the ones its gradients are reduced over
+    (`_link_times`): the dense part over dp x cp x ep (experts apart, the ep chips are data
+    parallel for it: taken to be how DeepSeek-V3's ZeRO-1 spans the 128 dense replicas of its
+    PP16 x EP64 x DP2 layout, an inference, the report says only "ZeRO-1"), the experts over dp x cp (Megatron's expert data-parallel
+    group)."""
+    m, lay = p.m, p.layout
+    model_parallel = lay["tp"] * lay["pp"]
+    dense, expert = (
+        (m.params - m.expert_params) / model_parallel,
+        m.expert_params / (model_parallel * lay["ep"]),
+    )
+    if p.zero_stage not in stage:
+        return dense + expert
+    return dense / (lay["dp"] * lay["cp"] * lay["ep"]) + expert / (lay["dp"] * lay["cp"])
 
 
 def _memory(p: _Plan) -> dict:
     """Bytes per chip: model state (2 bytes of weights, `grad_bytes` of gradients and 12 of
     optimizer state per parameter of its slice; fsdp shards all three (ZeRO-3), zero_stage 1
-    the optimizer state and 2 also the gradients over dp x cp) and the activations in flight
-    (`_Plan.in_flight` micro-batches of the first stage's ceil(layers / pp) layers)."""
-    fsdp, zero = p.layout["fsdp"], _zero_shards(p)
+    the optimizer state and 2 also the gradients over each part's data-parallel group:
+    `_zero_sharded_params`) and the activations in flight (`_Plan.in_flight` micro-batches of
+    the first stage's ceil(layers / pp) layers)."""
+    fsdp = p.layout["fsdp"]
     params = _slice_params(p.m, p.layout)
     state = {
         "weights": STATE_BYTES_PER_PARAM["weights"] * params / fsdp,
-        "gradients": p.grad_bytes * params / (fsdp * (zero if p.zero_stage == 2 else 1)),
-        "optimizer": STATE_BYTES_PER_PARAM["optimizer"] * params / (fsdp * zero),
+        "gradients": p.grad_bytes * _zero_sharded_params(p, stage=(2,)) / fsdp,
+        "optimizer": STATE_BYTES_PER_PARAM["optimizer"] * _zero_sharded_params(p) / fsdp,
     }
     state["activations"] = p.activations_per_layer() * p.layers_here * p.in_flight()
     return state
@@ -482,7 +538,8 @@ def _hbm_bytes(p: _Plan) -> float:
     accumulate when there are several micro-batches), and the stored activations written
     in the forward and read in the backward. Once per step, Adam reads the fp32 master
     weights, both moments and the gradient and writes master, moments and bf16 weights
-    (28 bytes per parameter of the chip's optimizer shard: fsdp, and dp x cp with ZeRO-1/2).
+    (28 bytes per parameter of the chip's optimizer shard: fsdp, and with ZeRO-1/2 each part's
+    data-parallel group, `_zero_sharded_params`).
     Matmul inputs and outputs beyond the stored activations are not counted.
     """
     params = _slice_params(p.m, p.layout)
@@ -490,19 +547,25 @@ def _hbm_bytes(p: _Plan) -> float:
     reads = (2 + recompute_share(p.recompute)) * w
     grads = p.grad_bytes * params * (2 if p.microbatches > 1 else 1)
     acts = 2 * p.activations_per_layer() * p.layers_here
-    optimizer = 28 * params / (p.layout["fsdp"] * _zero_shards(p))
+    optimizer = 28 * _zero_sharded_params(p) / p.layout["fsdp"]
     return p.microbatches * (reads + grads + acts) + optimizer
 
 
-def _routes(chip, layout, network, slice_chips) -> dict:
+def _routes(chip, layout, network, slice_chips, slice_shape=None) -> dict:
     """axis -> `roofline.topology.Route` for each parallel axis in use, laid out innermost
     first (tp, cp, ep, fsdp, pp, dp: each axis's chips sit the product of the inner degrees
-    apart)."""
+    apart; with an explicit `slice_shape` each inner axis takes its place in turn)."""
     stride, routes = 1, {}
-    slice_chips = job_slice_chips(chip, math.prod(layout.values()), slice_chips)
+    inner: list[int] = []
+    if slice_shape is None:
+        slice_chips = job_slice_chips(chip, math.prod(layout.values()), slice_chips)
     for axis in LAYOUT_AXES:
         if layout[axis] > 1:
-            routes[axis] = route(chip, layout[axis], stride, slice_chips, network)
+            where = tuple(inner) if slice_shape is not None else None
+            routes[axis] = route(
+                chip, layout[axis], stride, slice_chips, network, slice_shape, where
+            )
+            inner.append(layout[axis])
         stride *= layout[axis]
     return routes
 
@@ -562,11 +625,11 @@ def _ring_attention_bytes(p: _Plan) -> float:
     return p.layers_here * p.microbatches * passes * (cp - 1) * block
 
 
-def _link_times(p: _Plan, chip, network, slice_chips=None):
+def _link_times(p: _Plan, chip, network, slice_chips=None, slice_shape=None):
     """ "TP", "CP", "EP", "FSDP", "DP", "PP" -> (seconds per step, label, bwd-only seconds)
     for each axis in use."""
     m, layout, microbatches = p.m, p.layout, p.microbatches
-    routes = _routes(chip, layout, network, slice_chips)
+    routes = _routes(chip, layout, network, slice_chips, slice_shape)
     times = {}
     layers_here = p.layers_here
     # bf16 activations of one micro-batch on one chip of the context-parallel group
@@ -600,7 +663,8 @@ def _link_times(p: _Plan, chip, network, slice_chips=None):
         else:
             label = f"EP all-to-alls ({r.name})"
         a2a = 4 + 2 * recompute_share(p.recompute)  # dispatch + combine, fwd and bwd
-        times["EP"] = (layers_here * microbatches * a2a * max(inside, across), label)
+        moe_layers = _moe_layers_on_a_stage(m, layout["pp"])  # dense layers route nothing
+        times["EP"] = (moe_layers * microbatches * a2a * max(inside, across), label)
     params = _slice_params(m, layout)
     weights = STATE_BYTES_PER_PARAM["weights"] * params
     if "fsdp" in routes:
@@ -639,18 +703,35 @@ def _link_times(p: _Plan, chip, network, slice_chips=None):
 def _stage_flops_share(m: ModelConfig, pp: int, recompute, seq_len, causal) -> float:
     """Busiest pipeline stage's FLOPs over the average stage's (1 without a pipeline).
 
-    The layers are spread as evenly as possible (the first stages take the remainder) and
-    the last stage also runs the output head (6 x vocab x d_model FLOPs per token, never
-    recomputed; the embedding lookup costs no FLOPs): with 96 layers on 8 stages of GPT-3
-    the last stage runs 12 layers + the head."""
+    The layers are spread as evenly as possible (the first stages take the remainder), each
+    stage costing what its own layers cost (`ModelConfig.layers_in_order`: a DeepSeek-V3
+    stage holding the 3 dense-MLP layers costs less than one of mixture-of-experts layers;
+    Gemma's sliding-window layers less than its global ones; DeepSeek-V3's
+    multi-token-prediction module counted as one more layer after the last), and the last
+    stage also runs
+    the output head (6 x vocab x d_model FLOPs per token, never recomputed; the embedding
+    lookup costs no FLOPs): with 96 layers on 8 stages of GPT-3 the last stage runs 12
+    layers + the head."""
     if pp == 1:
         return 1.0
     total = training_flops_per_token(m, seq_len, recompute, causal)
-    head = 6 * m.vocab * m.d_model
-    per_layer = (total - head) / m.layers
-    first = math.ceil(m.layers / pp) * per_layer
-    last = (m.layers // pp) * per_layer + head
-    return max(first, last) / (total / pp)
+    per_layer = [
+        layer_training_flops_per_token(layer, seq_len, recompute, causal)
+        for layer in m.layers_in_order()
+    ]
+    # DeepSeek-V3's multi-token-prediction depths go last, on the output head's stage (its
+    # report, section 2.2), each split like one more layer (its layer, projection and pass
+    # through the shared head)
+    mtp = mtp_training_flops_per_token(m, seq_len, recompute, causal)
+    per_layer += [mtp / m.mtp_layers] * m.mtp_layers if m.mtp_layers else []
+    q, r = divmod(len(per_layer), pp)
+    stages, start = [], 0
+    for stage in range(pp):
+        size = q + (1 if stage < r else 0)
+        stages.append(sum(per_layer[start : start + size]))
+        start += size
+    stages[-1] += 6 * m.vocab * m.d_model  # the output head
+    return max(stages) / (total / pp)
 
 
 def _dp_exposed(p: _Plan, dp_s, math_s, hw_flops, model_flops) -> float:
@@ -695,6 +776,8 @@ def training_step(
     virtual_stages=1,
     grad_dtype="bf16",
     expert_nodes_per_token=None,
+    slice_shape=None,
+    activations="blocks",
 ) -> TrainingStep:
     """The roofline of one training step of `model` on `n_chips` chips (see the module
     docstring for every assumption).
@@ -712,7 +795,12 @@ def training_step(
     slice_chips: chips in one ICI slice when a TPU job runs as several slices joined by the
     data-centre network (MaxText's dcn_* axes; e.g. 384 for the MLPerf v5p run of 16 slices);
     layout axes beyond one slice then use the network (`roofline.topology.route`).
-    zero_stage: 0 (plain replicas), 1 (optimizer state sharded over dp x cp: Megatron-LM's
+    slice_shape: one slice's own shape instead of the shape Google sells for its chips, e.g.
+    (8, 16, 48) or "8x16x48" (`roofline.topology.parse_slice_shape` checks it: its product is
+    the chips of one slice, n_chips or slice_chips); a layout axis whose degree equals one of
+    its axes takes that axis whole (MLPerf's v5p run: tensor 8, data 16, FSDP 48).
+    zero_stage: 0 (plain replicas), 1 (optimizer state sharded over the data-parallel group,
+    dp x cp x ep for the dense part and dp x cp for the experts: Megatron-LM's
     distributed optimizer) or 2 (also the gradients) on the data-parallel axis (Rajbhandari
     et al. 2019); fsdp is ZeRO-3 on its own axis.
     virtual_stages: model chunks per pipeline stage, the interleaved 1F1B schedule
@@ -722,6 +810,9 @@ def training_step(
     expert_nodes_per_token: node-limited routing (DeepSeek-V3 sends each token to experts on
     at most 4 nodes): the expert all-to-all's network share counts one copy per destination
     node, min(this, experts_per_token) per token, instead of one per expert.
+    activations: "blocks" (each block's bytes, `roofline.training.activation_bytes_per_layer`)
+    or "gpt-layer" (Korthikanti et al.'s 34 s b h / t for every model, as homework part 4
+    states it).
     """
     m = get_model(model)
     chip = get_chip(chip)
@@ -760,6 +851,7 @@ def training_step(
             None
             if expert_nodes_per_token is None
             else _whole("expert_nodes_per_token", expert_nodes_per_token),
+            activations,
         )
 
     chose = None
@@ -774,7 +866,10 @@ def training_step(
     labels = {"math": f"math ({dtype} dense peak)", "HBM": f"{chip.memory_kind} traffic"}
     if share > 1:
         labels["math"] += ", busiest pipeline stage"
-    for key, (seconds, label) in _link_times(plan, chip, network_bytes_per_s, slice_chips).items():
+    if slice_shape is not None:
+        slice_shape = parse_slice_shape(chip, slice_shape, slice_chips or n_chips)
+    links = _link_times(plan, chip, network_bytes_per_s, slice_chips, slice_shape)
+    for key, (seconds, label) in links.items():
         times[key], kinds[key], labels[key] = seconds, "link", label
     if layout["pp"] > 1:
         staged = [times[r] for r in ("math", "HBM", "TP", "CP", "EP") if r in times]
@@ -853,10 +948,12 @@ _ASSUMPTIONS = (
     "of the data-parallel reduction that outlasts the last micro-batch's backward (plus, "
     "with ZeRO-1/2, the next step's first forward for the weights' all-gather)",
     "axes laid out innermost first tp, cp, ep, fsdp, pp, dp on the vendor's slice shapes "
+    "(or the slice_shape given) "
     "(roofline.topology); an axis inside one slice or NVLink domain uses its links, one that "
     "leaves it uses the network (non-blocking, one NIC per chip)",
     "memory: bf16 weights, gradients (2 or 4 bytes), fp32 master and Adam moments (12 "
     "bytes), divided by fsdp (ZeRO-3) and, with zero_stage, the optimizer state (1) and "
-    "gradients (2) by dp x cp; activations by Korthikanti et al. 2022 with sequence "
-    "parallelism; logits, workspace and fragmentation not counted",
+    "gradients (2) by dp x cp x ep (dense part) or dp x cp (experts); activations block "
+    "by block after Korthikanti et al. 2022, with sequence parallelism, on the pipeline "
+    "stage that holds the most; logits, workspace and fragmentation not counted",
 )

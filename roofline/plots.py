@@ -1157,13 +1157,13 @@ def decode_throughput_figure(
 
     from . import transformer as tf
 
-    model = tf.LLAMA_8B_MODEL if model is None else tf.as_model_shape(model)
+    model = tf.as_model_shape(tf.LLAMA_8B_MODEL if model is None else model)
     chip = get_chip(chip)
     contexts = [contexts] if isinstance(contexts, (int, float)) else list(contexts)
     if not contexts:
         raise ValueError("give at least one context length T, e.g. contexts=(4096,)")
     compute_wall = tf.decode_critical_batch(
-        model.layer, contexts[0], chip, dtype, include_attention=False
+        tf.layer_shape(model), contexts[0], chip, dtype, include_attention=False
     )
     memory_walls = {T: tf.max_batch(model, T, chip, n_chips, dtype) for T in contexts}
     finite = [b for b in (compute_wall, *memory_walls.values()) if math.isfinite(b) and b > 0]

@@ -252,23 +252,26 @@ MEASUREMENTS: tuple[Measurement, ...] = (
             2048,
             "dp=16,fsdp=48,tp=8",
             dtype="int8",  # one slice of 6144 (the run set only ICI axes; NUM_SLICES=1)
+            slice_shape="8x16x48",  # the run's own topology, as its system file prints it
         ),
         Source(
             _MLPERF_T,
             "Google/results/cloud-tpu-v5p-12288-maxtext/gpt3/result_0.txt: 4 steps in "
             "23.85 s, 343.5 tokens/s per chip; MaxText int8, data 16 x FSDP 48 x tensor 8 "
             "(benchmarks/gpt3/implementations/maxtext/v5p-12288.sh: ici_data_parallelism=16 "
-            "ici_fsdp_parallelism=48 ici_tensor_parallelism=8, no DCN axis)",
+            "ici_fsdp_parallelism=48 ici_tensor_parallelism=8, no DCN axis); "
+            "Google/systems/cloud-tpu-v5p-12288-maxtext.json: accelerator_interconnect_topology "
+            "8x16x48",
         ),
-        "one slice of 6144 chips, all three axes on ICI, as the run's flags set them; the bound "
-        "maps the layout onto Google's 16 x 16 x 24 shape, where the 8-way tensor group is "
-        "part of a wrapped axis of 16 (one link's rate) and its all-reduces outlast the math "
-        "at the int8 peak; the run's own topology string, 8 x 16 x 48, would give each degree "
-        "a whole wrapped axis and a compute-bound bound about 1.25 times higher (853 tokens/s "
-        "per chip): the ratio is 0.40-0.50 depending on that mapping, and kernels below the "
-        "int8 peak (only the matmuls run in int8) make up the rest, not split by any "
-        "measurement here",
-        bound_config="dp 16 x fsdp 48 x tp 8, one ICI slice (16 x 16 x 24 as mapped), int8 peak for every FLOP",
+        "one slice of 6144 chips, all three axes on ICI, as the run's flags set them, on the "
+        "run's own 8 x 16 x 48 topology: tensor 8, data 16 and FSDP 48 each get a whole "
+        "wrapped axis, and the bound is the int8 math; the 16 x 16 x 24 shape Google's v5p "
+        "table lists for 6144 chips has no axis of 8, and mapped onto it the 8-way tensor group is half of a "
+        "wrapped axis, one link's rate, and its all-reduces would outlast the math (a lower "
+        "bound, a higher ratio). The rest is kernels below the int8 peak (only the matmuls "
+        "run in int8), not split by any measurement here",
+        bound_config="dp 16 x fsdp 48 x tp 8, one ICI slice of 8 x 16 x 48 (the run's "
+        "topology), int8 peak for every FLOP",
     ),
     Measurement(
         "deepseek-v3-h800",
@@ -298,10 +301,17 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "the bound is link-bound on the expert all-to-alls through each GPU's 50 GB/s NIC, "
         "even with each token crossing the network once per node and fully overlapped with "
         "the math; it leaves out DualPipe's small bubble, and the H800's NVLink (400 GB/s "
-        "against the H100's 900) is not the limit; activations by Korthikanti's formula would "
-        "not fit (DeepSeek recomputes norms and up-projections and stores fp8)",
-        bound_config="H100 stand-in for H800, pp 16 x ep 64 x dp 2, fp8, ZeRO-1, 120 "
-        "micro-batches, each token to at most 4 nodes, no pipeline bubble counted",
+        "against the H100's 900) is not the limit; the all-to-alls are counted on the MoE "
+        "layers only (the 3 dense first layers route nothing). In this model the model state "
+        "fits (10.8 GB: ZeRO-1 is taken to spread the dense part's optimizer state over all "
+        "128 GPUs that replicate it, dp 2 x ep 64, the group its gradients are reduced over; "
+        "an inference: the report says only 'ZeRO-1') but the memory does not: activations "
+        "counted block by block, 16-bit and none recomputed, take 115 GB on the busiest "
+        "stage, which overstates DeepSeek's (it recomputes norms and up-projections and "
+        "stores fp8 activations)",
+        bound_config="H100 stand-in for H800, pp 16 x ep 64 x dp 2, fp8, ZeRO-1 (dense part "
+        "over dp x ep, experts over dp), 120 micro-batches, each token to at most 4 nodes, no "
+        "pipeline bubble counted",
     ),
     Measurement(
         "matmul-h100-bf16",

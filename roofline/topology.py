@@ -20,7 +20,11 @@ serving replica. `route(chip, size, stride, slice_chips)` says what the group oc
   chips sit `step` apart along an axis (an outer layout axis) shares each link with the `step`
   groups interleaved with it: each gets 1/step of the link (all of them run at once).
   So 4 v5e chips are a 2x2 (two axes of one link each), not a line of 4: Google sells no 1x4
-  v5e slice.
+  v5e slice. A run may ask for another shape of the same chips (`slice_shape=`, e.g. MLPerf's
+  GPT-3 on 6144 v5p: "8x16x48", checked by `parse_slice_shape`): then each layout axis, in
+  turn, takes whole free slice axes whose lengths multiply to its degree, three axes before
+  two before one, as `jax.experimental.mesh_utils` places a mesh axis on a torus; else the
+  shortest-first share above.
 - **NVLink through NVSwitch** (H100/H200/B200: 8 per HGX board, 72 in an NVL72 rack): one
   "switch" of all the chip's links at once. **AMD Infinity Fabric** (MI300X, 8 per platform):
   a "mesh", one direct link to every other chip. **No chip-to-chip link** (PCIe cards): a
@@ -43,6 +47,7 @@ uses them all, the array split in proportion to each axis's bandwidth
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -54,6 +59,7 @@ __all__ = [
     "Axis",
     "Route",
     "slice_shape",
+    "parse_slice_shape",
     "route",
     "job_slice_chips",
     "collective_seconds",
@@ -178,6 +184,93 @@ def slice_shape(chip, n) -> tuple:
     return tuple(sorted((most, n // most)))
 
 
+def parse_slice_shape(chip, shape, n_chips=None) -> tuple:
+    """An explicit TPU slice shape, e.g. (8, 16, 48) or "8x16x48" (the topology string a
+    run asks for), checked against the chip's torus and returned shortest axis first, axes
+    of 1 dropped. Each axis wraps round by the catalog's rule (`_wraps`: v5e/v6e only an
+    axis of 16; v4/v5p/TPU7x every axis when all are multiples of 4, whole cubes, else none).
+
+    Raises ValueError, saying what to pass, when the chip is not a torus, the shape has more
+    axes than its torus (2 on v5e/v6e, 3 on v4/v5p), a 3D slice above one 4x4x4 cube is not
+    whole cubes, an axis is longer than the catalog's `axis_chips` (not applied to whole
+    cubes: pods are built of 4 x 4 x 4 cubes joined by reconfigurable optical links;
+    MLPerf's GPT-3 run on 6144 v5p printed the topology 8x16x48, an axis of 48 beyond a
+    pod's 28, and Google's xpk lists v5p and TPU7x topologies of whole cubes with axes up to
+    256), its product is not `n_chips` (when given) or exceeds one slice, or a shape that is
+    not whole cubes is not the one Google sells for its chips (`slice_shape`: v5e/v6e 2x2 ...
+    16x16; v4/v5p/TPU7x 2x2x1, 2x2x2, 2x2x4, 2x4x4)."""
+    chip = get_chip(chip)
+    if not _is_torus(chip):
+        raise ValueError(
+            f"a slice shape is for TPU tori; {chip.name}'s chips are joined by "
+            f"{_domain(chip)[2] or 'no chip-to-chip link'}: leave slice_shape out"
+        )
+    dims = _torus_dims(chip)
+    try:
+        text = shape.lower().replace("×", "x").replace(" ", "") if isinstance(shape, str) else None
+        axes = [int(a) for a in text.split("x")] if text is not None else list(shape)
+    except (TypeError, ValueError):
+        axes = None
+    if not axes or any(isinstance(a, bool) or not isinstance(a, int) or a < 1 for a in axes):
+        raise ValueError(
+            f"slice_shape is whole numbers of chips per axis, e.g. (8, 16, 48) or "
+            f"'8x16x48'; got {shape!r}"
+        )
+    axes = sorted(a for a in axes if a > 1) or [1]
+    chips, cap = math.prod(axes), _domain(chip)[0]
+    m = chip.interconnect.wraparound_multiple
+    cubes = dims == 3 and m is not None and all(a % m == 0 for a in axes) and len(axes) == 3
+    if len(axes) > dims:
+        raise ValueError(
+            f"a {chip.name} slice has at most {dims} axes (a {dims}D torus); got {shape!r}"
+        )
+    if dims == 3 and m is not None and chips > m**3 and not cubes:
+        raise ValueError(
+            f"a {chip.name} slice of more than {m**3} chips is made of whole {m}x{m}x{m} cubes: "
+            f"make every axis of {shape!r} a multiple of {m}"
+        )
+    # whole cubes are joined by optical links in any arrangement (MLPerf's v5p run: 8x16x48),
+    # so the pod's longest axis caps only slices smaller than a cube and 2D tori
+    most = None if cubes else chip.interconnect.axis_chips
+    if most is not None and max(axes) > most:
+        raise ValueError(
+            f"one axis of a {chip.name} slice holds at most {most} chips; {shape!r} has "
+            f"{max(axes)}: run the job as several slices (slice_chips=) instead"
+        )
+    if n_chips is not None and chips != n_chips:
+        raise ValueError(
+            f"slice_shape {'x'.join(map(str, axes))} holds {chips} chips, not the {n_chips} of "
+            "the slice: make the axes multiply to the chips in one slice"
+        )
+    if chips > cap:
+        raise ValueError(
+            f"slice_shape {'x'.join(map(str, axes))} holds {chips} chips; one {chip.name} "
+            f"slice holds at most {cap}"
+        )
+    if not cubes and chips > 1 and tuple(axes) != _sold_or_none(chip, chips):
+        # a 2D torus, or a 3D one below a cube: only the shapes Google sells (2x2x1 ... 2x4x4)
+        sold = _sold_or_none(chip, chips)
+        offer = f"nor any other of {chips} chips"
+        if sold is not None:
+            offer = f"for {chips} chips it sells {'x'.join(map(str, sold))}"
+        raise ValueError(
+            f"Google sells no {chip.name} slice of shape {'x'.join(map(str, axes))} ({offer}); "
+            "pass one of the shapes its page lists, or leave slice_shape out"
+        )
+    return tuple(axes)
+
+
+def _sold_or_none(chip, n) -> tuple | None:
+    """Google's shape for a slice of n chips below one cube or on a 2D torus (a power of two,
+    `slice_shape`); None for any other n (no such slice is sold)."""
+    if n & (n - 1):
+        return None
+    try:
+        return slice_shape(chip, n)
+    except ValueError:
+        return None
+
+
 def _wraps(chip, shape, length) -> bool:
     """Whether a whole slice axis of `length` chips in a slice of `shape` has wraparound."""
     m = chip.interconnect.wraparound_multiple
@@ -188,28 +281,67 @@ def _wraps(chip, shape, length) -> bool:
     return length % m == 0
 
 
-def _torus_axes(chip, shape, size, stride) -> tuple:
+def _place(shape, free, used, g, whole_first=False) -> tuple:
+    """Give a layout axis of `g` chips its place in a slice of `shape` (`free`: chips left on
+    each slice axis; `used`: chips the inner layout axes took there, updated in place).
+
+    Each slice axis, shortest first, gives the largest share of what is left of g that
+    divides it. With `whole_first` (an explicit slice shape, asked for a layout), whole slice
+    axes that no inner axis touched and whose lengths multiply to g are taken first, three
+    axes before two before one, as `jax.experimental.mesh_utils` places a logical axis on a
+    torus ("map to more physical axes first for higher bandwidth"): tp = 16 on a 4x4x16 takes
+    the 4x4 plane, tp = 8 on 8x16x48 the axis of 8.
+    Returns ((slice axis, chips t, chips `step` apart), ...) and what is left of g (1 when
+    it fits)."""
+    whole = _whole_axes(shape, used, g) if whole_first and g > 1 else ()
+    for i in whole:
+        free[i], used[i] = 1, shape[i]
+    if whole:
+        return tuple((i, shape[i], 1) for i in whole), 1
+    parts = []
+    for i in range(len(shape)):
+        t = math.gcd(g, free[i])
+        if t > 1:
+            parts.append((i, t, used[i]))
+            free[i], used[i], g = free[i] // t, used[i] * t, g // t
+    return tuple(parts), g
+
+
+def _whole_axes(shape, used, g) -> tuple:
+    """Untouched slice axes whose lengths multiply to g: the first such set of three, else
+    two, else one (in axis order), as mesh_utils tries them; () when none does."""
+    untouched = [i for i, d in enumerate(shape) if used[i] == 1 and d > 1]
+    for k in (3, 2, 1):
+        for combo in itertools.combinations(untouched, k):
+            if math.prod(shape[i] for i in combo) == g:
+                return combo
+    return ()
+
+
+def _torus_axes(chip, shape, size, stride, inner=None, whole_first=False) -> tuple:
     """The group's axes: `size` chips `stride` apart in a slice of `shape`.
 
-    The inner layout axes (`stride` chips) take their chips first, then the group: each, axis
-    by axis of the slice (shortest first), takes the largest share of what is left that
-    divides its degree (a mesh laid onto the torus, as `jax.experimental.mesh_utils` does).
-    On each slice axis the group has t chips, `step` apart (the inner axes' share of that
-    axis): a wrapped ring when it spans the whole wrapped axis, else a line (two chips: one
-    link); each link is shared by the `step` interleaved groups, so it counts W / step."""
-    link, free, inner, s = chip.interconnect, list(shape), [1] * len(shape), stride
-    for i in range(len(shape)):
-        t = math.gcd(s, free[i])
-        free[i], inner[i], s = free[i] // t, inner[i] * t, s // t
-    axes, g = [], size if s == 1 else 0
-    for i, d in enumerate(shape):
-        t = math.gcd(g, free[i]) if g else 1
-        if t == 1:
-            continue
-        wrapped = inner[i] * t == d and d > 2 and _wraps(chip, shape, d)
+    The inner layout axes (`inner`, their degrees innermost first; default one axis of
+    `stride` chips) take their places first, then the group (`_place`; `whole_first` for an
+    explicit slice shape). On each slice axis
+    the group has t chips, `step` apart (the inner axes' share of that axis): a wrapped ring
+    when it spans the whole wrapped axis, else a line (two chips: one link); each link is
+    shared by the `step` interleaved groups, so it counts W / step."""
+    link, free, used = chip.interconnect, list(shape), [1] * len(shape)
+    inner = tuple(d for d in (inner if inner is not None else (stride,)) if d > 1)
+    if math.prod(inner) != stride:
+        raise ValueError(f"inner degrees {inner} multiply to {math.prod(inner)}, not {stride}")
+    left = 1
+    for d in inner:
+        _, rest = _place(shape, free, used, d, whole_first)
+        left *= rest
+    parts, g = _place(shape, free, used, size, whole_first) if left == 1 else ((), 0)
+    axes = []
+    for i, t, step in parts:
+        d = shape[i]
+        wrapped = step * t == d and d > 2 and _wraps(chip, shape, d)
         top = "bidirectional-ring" if wrapped else ("ring" if t == 2 else "line")
-        axes.append(Axis(t, top, link.one_way_bytes_per_s / inner[i]))
-        free[i], inner[i], g = free[i] // t, inner[i] * t, g // t
+        axes.append(Axis(t, top, link.one_way_bytes_per_s / step))
     if g != 1:
         raise ValueError(
             f"a group of {size} {chip.name} chips {stride} apart does not fit the axes of a "
@@ -229,11 +361,14 @@ def _domain(chip) -> tuple:
     return 1, None, None, 1
 
 
-def _inside(chip, size, stride, slice_chips) -> tuple:
-    """The axes of `size` chips `stride` apart inside one domain."""
+def _inside(chip, size, stride, slice_chips, shape=None, inner=None) -> tuple:
+    """The axes of `size` chips `stride` apart inside one domain (`shape`: an explicit,
+    checked slice shape, else Google's sold shape for `slice_chips`)."""
     _, link, top, links = _domain(chip)
     if top == "torus":
-        return _torus_axes(chip, slice_shape(chip, slice_chips), size, stride)
+        if shape is not None:
+            return _torus_axes(chip, shape, size, stride, inner, whole_first=True)
+        return _torus_axes(chip, slice_shape(chip, slice_chips), size, stride, inner)
     return (Axis(size, top, link.one_way_bytes_per_s, links),)
 
 
@@ -249,17 +384,29 @@ def _network(chip, network_bytes_per_s):
     return chip.network_bytes_per_s
 
 
-def route(chip, size, stride=1, slice_chips=None, network_bytes_per_s=None) -> Route:
+def route(
+    chip, size, stride=1, slice_chips=None, network_bytes_per_s=None, slice_shape=None, inner=None
+) -> Route:
     """The links a group of `size` chips, `stride` apart, uses (see the module docstring).
 
     slice_chips: chips in one ICI slice / NVLink domain of the job (default: the catalog's
     domain, a TPU pod or an 8-GPU board; pass the slice size when a TPU job runs as several
     slices over the data-centre network). The group stays on the interconnect while
     size x stride <= slice_chips; beyond, its members in different slices talk over the
-    network (two levels when several share a slice)."""
+    network (two levels when several share a slice).
+    slice_shape: an explicit TPU slice shape instead of Google's sold shape for slice_chips
+    (`parse_slice_shape`: (8, 16, 48) or "8x16x48"; its product is the slice's chips). A
+    layout axis takes whole free slice axes whose lengths multiply to its degree (three
+    before two before one, as jax's mesh_utils), else the shortest-first share.
+    inner: the degrees of the layout axes inside this one, innermost first (their product
+    is `stride`; default one axis of `stride` chips): each takes its place in turn."""
     chip = get_chip(chip)
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
         raise ValueError(f"a group is a whole number of chips, 1 or more; got {size!r}")
+    shape = None
+    if slice_shape is not None:
+        shape = parse_slice_shape(chip, slice_shape, slice_chips)
+        slice_chips = math.prod(shape)
     domain, link, _, _ = _domain(chip)
     if slice_chips is not None:
         if slice_chips > domain:
@@ -272,7 +419,7 @@ def route(chip, size, stride=1, slice_chips=None, network_bytes_per_s=None) -> R
         domain = job_slice_chips(chip, size * stride)
     slice_n = slice_chips or min(size * stride, domain)
     if size * stride <= domain:
-        axes = _inside(chip, size, stride, slice_n) if size > 1 else ()
+        axes = _inside(chip, size, stride, slice_n, shape, inner) if size > 1 else ()
         return Route(link.name if link is not None else "-", "link", size, axes)
     net = _network(chip, network_bytes_per_s)
     net_name = chip.network.name if chip.network is not None else "network"
@@ -281,7 +428,7 @@ def route(chip, size, stride=1, slice_chips=None, network_bytes_per_s=None) -> R
     )
     if per_node == 1:
         return Route(net_name, "network", size, (), net)
-    axes = _inside(chip, per_node, stride, slice_n)
+    axes = _inside(chip, per_node, stride, slice_n, shape, inner)
     return Route(f"{link.name} + {net_name}", "two-level", size, axes, net, per_node)
 
 

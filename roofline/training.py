@@ -22,7 +22,10 @@ more). Model FLOPs (MFU) never count recomputation; hardware FLOPs (HFU) do.
 Memory per parameter in mixed precision with Adam (`STATE_BYTES_PER_PARAM`): bf16 weights
 2 bytes, bf16 gradients 2, and the optimizer's fp32 master weights 4 + Adam's first and
 second moments 4 + 4 = 12: 16 bytes per parameter. Activations: Korthikanti et al.,
-"Reducing Activation Recomputation in Large Transformer Models", arXiv 2205.05198, Table 2.
+"Reducing Activation Recomputation in Large Transformer Models", arXiv 2205.05198, section
+4.1 and Table 2, term by term for each block (`activation_bytes_per_layer`: a GPT layer gets
+their 34 s b h exactly; grouped-query and latent attention, gated MLPs and mixtures of
+experts their own terms).
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ __all__ = [
     "RECOMPUTE",
     "STATE_BYTES_PER_PARAM",
     "training_flops_per_token",
+    "layer_training_flops_per_token",
+    "mtp_training_flops_per_token",
     "mfu",
     "hfu",
     "training_state_bytes",
@@ -44,6 +49,9 @@ __all__ = [
 ]
 
 RECOMPUTE = ("none", "selective", "full")
+#: How activation memory is counted: "blocks" (each block's own terms) or "gpt-layer"
+#: (Korthikanti et al.'s GPT-layer formula for every model).
+ACTIVATION_CONVENTIONS = ("blocks", "gpt-layer")
 
 #: Bytes per parameter a mixed-precision Adam training run keeps (Rajbhandari et al., "ZeRO",
 #: arXiv 1910.02054, section 3.1, count 2 + 2 + 12 = 16 bytes the same way).
@@ -89,7 +97,8 @@ def training_flops_per_token(
     6 x matmul_params + 3 x the attention blocks' forward score and value FLOPs
     (`ModelConfig.attention_flops_per_token`: 12 x layers x attention_width x seq_len for
     multi-head attention over the whole square, halved if `causal`, sliding-window layers
-    capped at their window; left out if `attention=False`); recompute="full" adds one
+    capped at their window; left out if `attention=False`), + DeepSeek-V3's
+    multi-token-prediction module (`mtp_training_flops_per_token`); recompute="full" adds one
     forward of the layers (2 x layer matmul weights + the forward attention), "selective"
     the forward attention.
     With recompute="full" this is Narayanan et al.'s Eq. 3 divided by the tokens in a batch.
@@ -102,10 +111,48 @@ def training_flops_per_token(
     # the attention blocks' score and value matmuls (4 x width x seq per layer for plain
     # attention over the whole square, sliding windows capped, latent attention's head sizes)
     attn_fwd = m.attention_flops_per_token(seq_len, causal) if attention else 0
-    total = 6 * m.matmul_params + 3 * attn_fwd
+    total = (
+        6 * m.matmul_params
+        + 3 * attn_fwd
+        + mtp_training_flops_per_token(m, seq_len, recompute, causal, attention)
+    )
     if recompute == "selective":
         return total + attn_fwd
     return total + recompute_share(recompute) * (2 * layer_weights + attn_fwd)
+
+
+def mtp_training_flops_per_token(
+    model, seq_len, recompute="none", causal=False, attention=True
+) -> float:
+    """FLOPs to train one token through DeepSeek-V3's multi-token-prediction module
+    (`ModelConfig.mtp_layers` depths; 0 for other models): per depth one more layer like the
+    last (`layer_training_flops_per_token`), the projection [2 D, D] (6 x 2 D^2) and the
+    shared output head once more (6 x vocab x D; DeepSeek-V3 report, section 2.2: each depth
+    predicts one more token through the shared head). The module is trained with the model,
+    so MFU counts it too."""
+    m = _model(model)
+    if not m.mtp_layers:
+        return 0.0
+    layer = layer_training_flops_per_token(m.layers_in_order()[-1], seq_len, recompute, causal)
+    if not attention:
+        core = m.layers_in_order()[-1].attention.core_flops_per_token(seq_len, causal)
+        layer -= (3 + (1 if recompute == "selective" else recompute_share(recompute))) * core
+    return m.mtp_layers * (layer + 6 * (2 * m.d_model**2 + m.vocab * m.d_model))
+
+
+def layer_training_flops_per_token(layer, seq_len, recompute="none", causal=False) -> float:
+    """FLOPs to train on one token in one `roofline.models.Layer` (from
+    `ModelConfig.layers_in_order()`), the convention of `training_flops_per_token`: 6 per
+    active matmul weight + 3 x its attention's forward score and value FLOPs, plus one forward
+    of the layer for the recomputed share ("selective": the attention core only). The model's
+    total is the sum over its layers + 6 x vocab x d_model for the output head."""
+    check_size("seq_len", seq_len)
+    recompute = _recompute(recompute)
+    attn_fwd = layer.attention.core_flops_per_token(seq_len, causal)
+    total = 6 * layer.matmul_params + 3 * attn_fwd
+    if recompute == "selective":
+        return total + attn_fwd
+    return total + recompute_share(recompute) * (2 * layer.matmul_params + attn_fwd)
 
 
 def recompute_for_ratio(model, seq_len, hfu_over_mfu, causal=False) -> float:
@@ -185,38 +232,78 @@ def activation_bytes_per_layer(
     recompute="none",
     sequence_parallel=True,
     fused_attention=True,
+    layers=None,
+    convention="blocks",
 ) -> float:
-    """Bytes of activations one layer keeps for the backward pass, 16-bit activations.
+    """Bytes of activations one layer keeps for the backward pass, 16-bit activations,
+    averaged over `layers` (`roofline.models.Layer`s from `ModelConfig.layers_in_order()`;
+    default every layer of the model; a pipeline stage passes its own).
 
     Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer
-    Models", arXiv 2205.05198), Table 2, with s = seq_len, b = micro_batch (sequences),
-    h = d_model, a = heads, t = tp:
+    Models", arXiv 2205.05198), section 4.1 and Table 2, with s = seq_len, b = micro_batch
+    (sequences), h = d_model, a = heads, t = tp, for a GPT layer (multi-head attention, d_ff =
+    4h, dropout):
       none:      s b h (34 + 5 a s / h) / t with sequence parallelism
                  (s b h (10 + 24/t + 5 a s/(h t)) without);
       selective: 34 s b h / t (s b h (10 + 24/t) without): the attention scores are recomputed;
       full:      2 s b h: only each layer's input is kept (divided by t with sequence
                  parallelism, where each chip keeps its 1/t of the sequence).
+    Every other layer is counted term by term by its blocks (`Attention` and
+    `MLP.activation_bytes_per_token`): grouped-query attention keeps H_kv heads of K and V,
+    a gated MLP three d_ff-wide tensors instead of two, a mixture of experts each routed
+    expert's copy of the token and its d_ff-wide tensors for the experts_per_token experts
+    it goes through (and its shared experts'), latent attention its compressed latents as
+    well as the up-projected queries, keys and values. Dropout masks are counted as
+    Korthikanti does (1 byte per element after attention and MLP), though Llama-style models
+    train without dropout (2 h of the layer's bytes).
     The 5 a s^2 b term is the attention scores, softmax and dropout of the scores: a fused
     attention kernel (FlashAttention, `fused_attention=True`, the default) never stores
     them, so it is dropped (then "none" and "selective" keep the same bytes).
-    The formula is theirs for a GPT layer (multi-head attention, d_ff = 4h, dropout); for
-    other shapes it is an approximation (grouped-query attention and a gated MLP change the
-    34).
+    convention="gpt-layer": Korthikanti's GPT-layer formula above for every model, whatever
+    its blocks (34 s b h / t and the 5 a s^2 b scores; homework part 4 states it so).
     """
+    if convention not in ACTIVATION_CONVENTIONS:
+        raise ValueError(
+            f"convention is {' or '.join(repr(c) for c in ACTIVATION_CONVENTIONS)} (block by "
+            f"block, or Korthikanti's GPT-layer formula for every model), got {convention!r}"
+        )
     m = _model(model)
     for name, value in (("seq_len", seq_len), ("micro_batch", micro_batch), ("tp", tp)):
         check_size(name, value)
     recompute = _recompute(recompute)
     if isinstance(recompute, float):  # a share f of the layers keeps only its input
         args = (m, seq_len, micro_batch, tp)
-        kw = dict(sequence_parallel=sequence_parallel, fused_attention=fused_attention)
+        kw = dict(
+            sequence_parallel=sequence_parallel,
+            fused_attention=fused_attention,
+            layers=layers,
+            convention=convention,
+        )
         full = activation_bytes_per_layer(*args, "full", **kw)  # type: ignore[arg-type]
         none = activation_bytes_per_layer(*args, "none", **kw)  # type: ignore[arg-type]
         return recompute * full + (1 - recompute) * none
-    s, b, h, a, t = seq_len, micro_batch, m.d_model, m.heads, tp
+    s, b, h, t = seq_len, micro_batch, m.d_model, tp
     if recompute == "full":
         return 2 * s * b * h / (t if sequence_parallel else 1)
     keep_scores = recompute == "none" and not fused_attention
-    scores = 5 * a * s / (h * t) if keep_scores else 0
-    per = 34 / t if sequence_parallel else 10 + 24 / t
-    return s * b * h * (per + scores)
+    if convention == "gpt-layer":
+        scores = 5 * m.heads * s / (h * t) if keep_scores else 0
+        per = 34 / t if sequence_parallel else 10 + 24 / t
+        return s * b * h * (per + scores)
+    layers = m.layers_in_order() if layers is None else tuple(layers)
+    if not layers:
+        raise ValueError("layers: give at least one roofline.models.Layer (or None: all)")
+    kinds: dict = {}
+    for layer in layers:  # the distinct (attention, MLP) pairs and how many layers have each
+        kinds[(layer.attention, layer.mlp)] = kinds.get((layer.attention, layer.mlp), 0) + 1
+    per_token = [
+        (n, layer.activation_bytes_per_token(s, t, sequence_parallel, keep_scores))
+        for (n, layer) in ((n, _first(layers, key)) for key, n in kinds.items())
+    ]
+    if len(per_token) == 1:  # one kind of layer: no averaging (exact)
+        return s * b * per_token[0][1]
+    return s * b * sum(n * v for n, v in per_token) / len(layers)
+
+
+def _first(layers, key):
+    return next(layer for layer in layers if (layer.attention, layer.mlp) == key)

@@ -25,12 +25,14 @@ fused kernel (as FlashAttention) that keeps the scores on chip. Causal masking i
 ignored (it would halve the attention FLOPs in prefill), and so are softmax,
 normalisation and the residual adds, which are small next to the matmuls.
 
-A whole model (`ModelShape`: ``n_layers`` layers, the token embedding and the output
-head) adds memory capacity and serving: `weight_bytes`, `kv_cache_bytes`, `max_batch`
-(the most sequences whose KV cache fits next to the weights), and `step_time`, the time
-of one decode step (per-token latency, tokens/s) or of a prefill (time to first token).
-Each takes a `ModelShape`, a `roofline.ModelConfig` or a catalog name (`as_model_shape`:
-a model whose layers are all one dense gated layer; norms left out of the weights here).
+A whole model is a `roofline.ModelConfig` (the one model type: `model_from_layer` builds one
+from a `TransformerShape` repeated ``n_layers`` times, with the token embedding and the
+output head; `LLAMA_8B_MODEL` is Llama 3 8B). Memory capacity and serving: `weight_bytes`
+(every parameter, norm scales included), `kv_cache_bytes`, `max_batch` (the most sequences
+whose KV cache fits next to the weights), and `step_time`, the time of one decode step
+(per-token latency, tokens/s) or of a prefill (time to first token). Each takes a
+ModelConfig or a catalog name whose layers are all one dense gated layer (`as_model_shape`;
+`layer_shape` gives that layer as a `TransformerShape`).
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ __all__ = [
     "step_time",
     "time_to_first_token",
     "as_model_shape",
+    "model_from_layer",
+    "layer_shape",
 ]
 
 MODES = ("prefill", "decode")
@@ -262,44 +266,53 @@ def decode_critical_batch(
 # ---------------------------------------------------------------- a whole model: memory and serving
 
 
-@dataclass(frozen=True)
-class ModelShape:
-    """A decoder-only model: `n_layers` copies of `layer`, a token embedding and an output head.
+def model_from_layer(
+    name: str,
+    layer: TransformerShape,
+    n_layers: int,
+    vocab_size: int,
+    tied_embeddings: bool = False,
+    source: str = "",
+):
+    """A whole model made of `n_layers` copies of `layer`, a token embedding and an output
+    head: a `roofline.ModelConfig` (the one model type; its `params` count every weight, the
+    norm scales included: 2 D per layer + a final D).
 
     The embedding is a [vocab_size, D] table; the output head ("LM head") is another
     [D, vocab_size] matrix unless `tied_embeddings` (then the two share one table).
-    Normalisation weights (2D per layer) are left out: under 0.01 % of an 8B model.
     """
+    from .hardware import Source
+    from .models import ModelConfig
 
-    name: str
-    layer: TransformerShape
-    n_layers: int
-    vocab_size: int
-    tied_embeddings: bool = False
-    source: str = ""
-
-    def __post_init__(self):
-        if not isinstance(self.layer, TransformerShape):
-            raise TypeError(
-                f"{self.name}: layer must be a TransformerShape such as "
-                f"roofline.transformer.LLAMA_8B, got {self.layer!r}"
-            )
-        check_size("n_layers", self.n_layers)
-        check_size("vocab_size", self.vocab_size)
-
-    @property
-    def weights(self):
-        """Weight elements of the whole model: every layer, the embedding and the output head."""
-        tables = 1 if self.tied_embeddings else 2
-        return (
-            self.n_layers * self.layer.weights_per_layer
-            + tables * self.vocab_size * self.layer.d_model
+    if not isinstance(layer, TransformerShape):
+        raise TypeError(
+            f"{name}: layer must be a TransformerShape such as "
+            f"roofline.transformer.LLAMA_8B, got {layer!r}"
         )
+    check_size("n_layers", n_layers)
+    check_size("vocab_size", vocab_size)
+    return ModelConfig(
+        n_layers,
+        layer.d_model,
+        layer.n_heads,
+        layer.d_ff,
+        vocab_size,
+        kv_heads=layer.n_kv_heads,
+        head_dim=layer.head_dim,
+        gated_mlp=True,
+        tied_embeddings=tied_embeddings,
+        name=name,
+        source=Source(source, "") if source else None,
+    )
 
+
+#: The former whole-model type's constructor, kept for old code: it now builds a ModelConfig.
+ModelShape = model_from_layer
 
 #: The whole Llama-style 8B model (Llama 3 8B sizes): 32 layers of `LLAMA_8B`, a 128,256-token
-#: vocabulary, separate embedding and output matrices: about 8.03 billion weights.
-LLAMA_8B_MODEL = ModelShape(
+#: vocabulary, separate embedding and output matrices: 8,030,261,248 parameters, as
+#: `get_model("Llama 3 8B")` (8,029,995,008 matmul and table weights + 266,240 norm scales).
+LLAMA_8B_MODEL = model_from_layer(
     "Llama-style 8B",
     LLAMA_8B,
     n_layers=32,
@@ -311,18 +324,13 @@ LLAMA_8B_MODEL = ModelShape(
 )
 
 
-def as_model_shape(model) -> ModelShape:
-    """A `ModelShape` from a ModelShape, a `roofline.ModelConfig` or a catalog model's name.
-
-    This module's whole-model functions take any of the three. A ModelConfig converts when
-    all its layers are alike in the way `TransformerShape` describes (grouped-, multi-query
-    or multi-head attention, a gated MLP, no experts, no sliding window, no latent
-    attention); otherwise the error says which block differs and points to roofline.serving,
-    whose blocks count every kind. The weights then follow this module's convention
-    (norms left out: 2 D per layer + D, under 0.01 %); the KV cache is the same.
+def as_model_shape(model):
+    """The `roofline.ModelConfig` of a ModelConfig or a catalog model's name, checked to be
+    a model whose layers are all alike in the way `TransformerShape` describes (grouped-,
+    multi-query or multi-head attention, a gated MLP, no experts, no sliding window, no
+    latent attention); otherwise the error says which block differs and points to
+    roofline.serving, whose blocks count every kind. (The name is the former ModelShape's.)
     """
-    if isinstance(model, ModelShape):
-        return model
     from .models import ModelConfig, get_model
 
     if isinstance(model, (str, ModelConfig)):
@@ -342,36 +350,42 @@ def as_model_shape(model) -> ModelShape:
                 f"{m.label} has {' and '.join(differs)}: roofline.transformer's layer is one "
                 "dense gated layer; use roofline.serving_estimate(model, ...) for this model"
             )
-        layer = TransformerShape(
-            m.label, m.d_model, m.d_ff, m.heads, int(m.kv_heads or 0), int(m.head_dim or 0)
-        )
-        source = "" if m.source is None else m.source.url
-        return ModelShape(m.label, layer, m.layers, m.vocab, m.tied_embeddings, source)
+        return m
     raise TypeError(
-        f"model must be a ModelShape such as roofline.transformer.LLAMA_8B_MODEL, a "
-        f"roofline.ModelConfig or a catalog name (a whole model, not one layer), got {model!r}"
+        f"model must be a roofline.ModelConfig such as roofline.transformer.LLAMA_8B_MODEL or "
+        f"a catalog name (a whole model, not one layer), got {model!r}"
     )
 
 
-def _check_model(model) -> ModelShape:
+def layer_shape(model) -> TransformerShape:
+    """One layer of a whole model (a ModelConfig or a catalog name) as a `TransformerShape`,
+    for `layer_costs` and `decode_critical_batch`."""
+    m = as_model_shape(model)
+    return TransformerShape(
+        m.label, m.d_model, m.d_ff, m.heads, int(m.kv_heads or 0), int(m.head_dim or 0)
+    )
+
+
+def _check_model(model):
     return as_model_shape(model)
 
 
 def _check_chips(n_chips, model):
     if isinstance(n_chips, bool) or not isinstance(n_chips, int) or n_chips < 1:
         raise ValueError(f"n_chips must be a whole number of chips, 1 or more, got {n_chips!r}")
-    if n_chips > model.layer.n_kv_heads:
+    if n_chips > model.kv_heads:
         raise ValueError(
-            f"n_chips = {n_chips} is more than the {model.layer.n_kv_heads} KV heads of {model.name}: "
+            f"n_chips = {n_chips} is more than the {model.kv_heads} KV heads of {model.label}: "
             "splitting the model by heads (tensor parallelism) cannot spread the KV cache over more "
-            f"chips than that. Use at most {model.layer.n_kv_heads} chips per model copy."
+            f"chips than that. Use at most {model.kv_heads} chips per model copy."
         )
 
 
 def weight_bytes(model, dtype="bf16"):
-    """Bytes of all the model's weights in `dtype` (bf16: 2 bytes per weight)."""
+    """Bytes of all the model's parameters in `dtype` (bf16: 2 bytes per parameter), norm
+    scales included (`ModelConfig.params`)."""
     model = _check_model(model)
-    return model.weights * bytes_per_element(dtype)
+    return model.params * bytes_per_element(dtype)
 
 
 def kv_cache_bytes(model, T, dtype="bf16"):
@@ -382,8 +396,7 @@ def kv_cache_bytes(model, T, dtype="bf16"):
     """
     model = _check_model(model)
     check_size("T", T)
-    layer = model.layer
-    return 2 * model.n_layers * layer.n_kv_heads * layer.head_dim * T * bytes_per_element(dtype)
+    return 2 * model.layers * model.kv_width * T * bytes_per_element(dtype)
 
 
 def max_batch(model, T, chip, n_chips=1, dtype="bf16", kv_dtype=None) -> int:
@@ -422,13 +435,13 @@ def model_costs(
     ops = [
         replace(
             op,
-            name=f"{op.name} (x{model.n_layers} layers)",
-            flops=model.n_layers * op.flops,
-            bytes=model.n_layers * op.bytes,
+            name=f"{op.name} (x{model.layers} layers)",
+            flops=model.layers * op.flops,
+            bytes=model.layers * op.bytes,
         )
-        for op in layer_costs(model.layer, B, T, mode, dtype, fused_attention_kernel)
+        for op in layer_costs(layer_shape(model), B, T, mode, dtype, fused_attention_kernel)
     ]
-    head = matmul(B, model.layer.d_model, model.vocab_size, dtype)
+    head = matmul(B, model.d_model, model.vocab, dtype)
     ops.append(replace(head, name="output head"))
     return ops
 
@@ -546,7 +559,7 @@ def step_time(
     fits = B <= max_batch(model, T, chip, n_chips, dtype)
     tokens = B * (T if mode == "prefill" else 1)
     comm = _tensor_parallel_comm_s(model, tokens, chip, n_chips, dtype, latency_s)
-    return StepTime(model.name, chip.name, mode, int(B), int(T), n_chips, estimates, fits, comm)
+    return StepTime(model.label, chip.name, mode, int(B), int(T), n_chips, estimates, fits, comm)
 
 
 def _tensor_parallel_comm_s(model, tokens, chip, n_chips, dtype, latency_s=0.0) -> float:
@@ -557,9 +570,9 @@ def _tensor_parallel_comm_s(model, tokens, chip, n_chips, dtype, latency_s=0.0) 
         return 0.0
     from .topology import collective_seconds, route
 
-    nbytes = tokens * model.layer.d_model * bytes_per_element(dtype)
+    nbytes = tokens * model.d_model * bytes_per_element(dtype)
     r = route(chip, n_chips)
-    return 2 * model.n_layers * collective_seconds("all-reduce", nbytes, r, 0.0, 0.0, latency_s)
+    return 2 * model.layers * collective_seconds("all-reduce", nbytes, r, 0.0, 0.0, latency_s)
 
 
 def time_to_first_token(

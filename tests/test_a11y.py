@@ -268,6 +268,9 @@ _RECORD_JS = """
             : '');
     });
     document.activeElement && document.activeElement.blur();
+    // optional "Going further" sections open, as a keyboard reader opens one (Enter on its
+    // summary: tests/test_going_further.py), so their controls are walked too
+    document.querySelectorAll('details.rx-going-further').forEach(d => { d.open = true; });
     window.scrollTo(0, 0);
     return [...document.querySelectorAll(
         '.roofline-explorer input:not([disabled]), .roofline-explorer select:not([disabled]), ' +

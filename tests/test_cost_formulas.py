@@ -245,19 +245,24 @@ def test_matmul_is_exported_at_the_top():
 
 
 # ------------------------------------------------------------ a layer and a model (transformer.py)
-def _tiny(n_layers=2, vocab=11, tied=False):
-    from roofline.transformer import ModelShape, TransformerShape
+def _tiny_layer():
+    from roofline.transformer import TransformerShape
 
-    layer = TransformerShape("tiny", d_model=6, d_ff=10, n_heads=2, n_kv_heads=1, head_dim=3)
-    return ModelShape(
-        "tiny model", layer, n_layers=n_layers, vocab_size=vocab, tied_embeddings=tied
+    return TransformerShape("tiny", d_model=6, d_ff=10, n_heads=2, n_kv_heads=1, head_dim=3)
+
+
+def _tiny(n_layers=2, vocab=11, tied=False):
+    from roofline.transformer import model_from_layer
+
+    return model_from_layer(
+        "tiny model", _tiny_layer(), n_layers=n_layers, vocab_size=vocab, tied_embeddings=tied
     )
 
 
 def test_layer_weights_and_flops_by_hand():
     from roofline.transformer import layer_total
 
-    layer = _tiny().layer
+    layer = _tiny_layer()
     # Q 6x6 + K, V 6x3 each + O 6x6 + up, gate, down 6x10 each = 36 + 36 + 36 + 180
     assert layer.weights_per_layer == 288
     # prefill B=1, T=4: 4 rows through 288 weights (2 FLOPs each) + attention
@@ -273,11 +278,12 @@ def test_layer_weights_and_flops_by_hand():
 @pytest.mark.parametrize(
     "model_args, dtype, expected",
     [
-        ({}, "bf16", 2 * (2 * 288 + 2 * 11 * 6)),  # 2 layers + embedding + head, 2 B each
-        ({"n_layers": 3}, "bf16", 2 * (3 * 288 + 2 * 11 * 6)),
-        ({"vocab": 13}, "bf16", 2 * (2 * 288 + 2 * 13 * 6)),
-        ({"tied": True}, "bf16", 2 * (2 * 288 + 11 * 6)),  # one shared table
-        ({}, "fp32", 4 * (2 * 288 + 2 * 11 * 6)),
+        # 2 layers + embedding + head + norm scales (2 of 6 per layer, a final 6), 2 B each
+        ({}, "bf16", 2 * (2 * 288 + 2 * 11 * 6 + 5 * 6)),
+        ({"n_layers": 3}, "bf16", 2 * (3 * 288 + 2 * 11 * 6 + 7 * 6)),
+        ({"vocab": 13}, "bf16", 2 * (2 * 288 + 2 * 13 * 6 + 5 * 6)),
+        ({"tied": True}, "bf16", 2 * (2 * 288 + 11 * 6 + 5 * 6)),  # one shared table
+        ({}, "fp32", 4 * (2 * 288 + 2 * 11 * 6 + 5 * 6)),
     ],
 )
 def test_weight_bytes(model_args, dtype, expected):

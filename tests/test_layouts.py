@@ -55,8 +55,12 @@ def test_llama3_405b_fits_only_with_sharded_optimizer_and_gradients():
     P = rl.get_model("Llama 3.1 405B").params
     slice_params = P / (8 * 16)  # tp 8 x pp 16: about 3.17e9 per GPU
     # 126 / 16 -> 8 layers on the first stage, 16 micro-batches (one sequence each) in
-    # flight, 34 s b h / t = 34 x 8192 x 16384 / 8 bytes per layer: about 73 GB
-    acts = 34 * 8192 * 16384 / 8 * 8 * 16
+    # flight; per layer and token 2 x 5 x 16384 d_model-wide + Q and O input 2 x 2 x 16384
+    # + K and V 2 x 2 x 1024 + gate, up and product 3 x 2 x 53248 = 552,960 (33.75 h), on
+    # 8192 / 8 tokens per chip: about 72.5 GB
+    per_token = 2 * 5 * 16384 + 2 * 2 * 16384 + 2 * 2 * 1024 + 3 * 2 * 53248
+    assert per_token == 552_960
+    acts = per_token * 8192 / 8 * 8 * 16
     plain = rl.training_step(**LLAMA405)
     assert plain.memory_bytes == pytest.approx(16 * slice_params + acts)  # about 124 GB
     assert not plain.fits
@@ -219,10 +223,14 @@ def test_partial_recomputation_palm():
     assert hw / rl.training_flops_per_token(palm, 2048) == pytest.approx(57.8 / 46.2)
     full = rl.training_flops_per_token(palm, 2048, recompute="full")
     assert full / model == pytest.approx(1 + (2 * layer_weights + attn) / model)
-    # activations: a share f keeps only the layer input (2 s b h / t), the rest 34 s b h / t
+    # activations: a share f keeps only the layer input (2 s b h / t), the rest all of its
+    # bytes per token / t: d_model-wide 2 x 5 x 18432, Q and O input 2 x 2 x 12288
+    # (48 heads of 256), multi-query K and V 2 x 2 x 256, gated MLP 3 x 2 x 73728 = 676,864
     s, h = 2048, 18432
+    per_token = 2 * 5 * 18432 + 2 * 2 * 12288 + 2 * 2 * 256 + 3 * 2 * 73728
+    assert per_token == 676_864
     acts = rl.activation_bytes_per_layer(palm, s, 1, 12, recompute=f)
-    assert acts == pytest.approx(f * 2 * s * h / 12 + (1 - f) * 34 * s * h / 12)
+    assert acts == pytest.approx(f * 2 * s * h / 12 + (1 - f) * per_token * s / 12)
     with pytest.raises(ValueError, match="a number from 0 to 1"):
         rl.training_flops_per_token(palm, 2048, recompute=1.5)
 
@@ -329,8 +337,97 @@ def test_deepseek_v3_row_node_limited_all_to_all_by_hand():
     )
     assert step.times["EP"] == pytest.approx(ep_s)
     assert step.slowest == "EP" and ep_s > step.times["math"]
-    # no bubble counted (DualPipe's is smaller than 1F1B's): tokens / (the EP time + the few
-    # ms of ZeRO-1 reduce-scatter and all-gather no compute window hides)
-    assert 0 < step.dp_exposed_s < 0.01 * ep_s
+    # no bubble counted (DualPipe's is smaller than 1F1B's): tokens / (the EP time + the
+    # ZeRO-1 reduce-scatter and all-gather no compute window hides: none, now that the last
+    # stage's math counts the multi-token-prediction depth, 1.46 x the average stage's)
+    assert 0 <= step.dp_exposed_s < 0.01 * ep_s
     assert row.bound() == pytest.approx(15360 * 4096 / (ep_s + step.dp_exposed_s))
     assert row.measured < row.bound()
+
+
+def test_megatron_backward_overlaps_only_the_weight_gradient_matmul():
+    """Chapter 6: Megatron-LM overlaps the MLP's input-gradient all-reduce with the
+    column-parallel layer's weight-gradient matmul only (gate and up: 2 x 2BDF/n FLOPs, 2/3 of
+    the gated forward's 3 x 2BDF/n). Hidden when 4BDF/(nP) > 2 (n-1)/n 2BD/BW_total, i.e.
+    F > (n-1) P / BW_total = 7 x 989.5e12 / 450e9 = 15,392 on 8 H100s (the forward's
+    (2/3)(n-1)P/BW_total = 10,261; a backward chunked over all of its math (1/3): 5,131)."""
+    h100 = rl.get_chip("H100 SXM")
+    peak, total = h100.peak_flops_per_s("bf16"), h100.interconnect.one_way_total_bytes_per_s
+    assert (peak, total) == (989.5e12, 450e9)
+    f_star = 7 * 989.5e12 / 450e9
+    assert f_star == pytest.approx(15392.2, abs=0.1)
+    tm, tc = rl.megatron_mlp_times(4096, 4096, f_star, 8, peak, total)
+    assert 2 / 3 * tm == pytest.approx(tc)
+    # Llama-3-8B's F = 14336: the weight-gradient matmul lasts 14336 / 15392 = 0.93 of it
+    tm, tc = rl.megatron_mlp_times(4096, 4096, 14336, 8, peak, total)
+    assert 2 / 3 * tm / tc == pytest.approx(14336 / f_star) == pytest.approx(0.931, abs=1e-3)
+
+
+DEEPSEEK = dict(
+    model="DeepSeek-V3",
+    chip="H100 SXM",
+    n_chips=2048,
+    tokens_per_step=15360 * 4096,
+    seq_len=4096,
+    layout="pp=16,ep=64,dp=2",
+    dtype="fp8",
+    zero_stage=1,
+    causal=True,
+    expert_nodes_per_token=4,
+)
+
+
+def test_deepseek_zero1_shards_the_dense_part_over_dp_x_ep():
+    """DeepSeek-V3 (arXiv 2412.19437, section 3.2): PP16 x EP64 x ZeRO-1 DP on 2048 GPUs. The
+    dense part (attention, shared experts, the 3 dense MLPs, embeddings) is replicated on the
+    128 GPUs of a stage (ep 64 x dp 2), which reduce its gradients; ZeRO-1 shards its optimizer
+    state over the same 128. Each routed expert lives on dp 2 GPUs: sharded over 2."""
+    m = rl.get_model("DeepSeek-V3")
+    # routed experts: 58 MoE layers x 256 experts x 3 matrices x 7168 x 2048
+    experts = 58 * 256 * 3 * 7168 * 2048
+    assert experts == m.expert_params == 653_908_770_816
+    dense = 671_026_404_352 - experts  # 17,117,633,536 (the total: test_model_blocks)
+    assert m.params == 671_026_404_352
+    step = rl.training_step(**DEEPSEEK)
+    # per GPU, before ZeRO: dense / 16 stages, experts / (16 x 64); bf16 weights, grads
+    assert step.memory["weights"] == pytest.approx(2 * (dense / 16 + experts / 1024))
+    assert step.memory["weights"] == pytest.approx(3.4169e9, rel=1e-4)
+    # optimizer, 12 bytes: dense / (16 x 128) + experts / (16 x 64 x 2) = 8,358,219.5 +
+    # 319,291,392 = 327,649,611.5 parameters -> 3.932e9 bytes (3.9 GB; over dp x cp alone, as
+    # before: 12 x (dense / 16 + experts / 1024) / 2 = 10.25 GB)
+    assert step.memory["optimizer"] == pytest.approx(12 * (dense / 2048 + experts / 2048))
+    assert step.memory["optimizer"] == pytest.approx(12 * 327_649_611.5)
+    # model state 2 x 3.417 + 3.932 = 10.77 GB + activations. Counted block by block (16-bit,
+    # nothing recomputed) the busiest stage keeps 4 MoE layers x 15 micro-batches x 4096
+    # tokens x 469,632 bytes (tests/test_model_blocks.py) = 115.4 GB: it does not fit 80 GB
+    # (with Korthikanti's GPT-layer 34 h it did: 63.9 + 10.77 = 74.65 GB)
+    acts = 4 * 15 * 4096 * 469_632
+    assert step.memory["activations"] == pytest.approx(acts)
+    assert step.memory_bytes == pytest.approx(
+        acts + 2 * step.memory["weights"] + 12 * 327_649_611.5
+    )
+    assert not step.fits and round(step.memory_bytes / 1e9, 1) == 126.2
+    gpt_layer = rl.training_step(**DEEPSEEK, activations="gpt-layer")
+    assert gpt_layer.fits and round(gpt_layer.memory_bytes / 1e9, 2) == 74.65
+
+
+def test_expert_all_to_alls_only_on_moe_layers():
+    """DeepSeek-V3's first 3 of 61 layers have a dense MLP and route nothing. Without a
+    pipeline every GPU runs 58 MoE layers' all-to-alls, not 61; with pp 16 (61 = 13 x 4 +
+    3 x 3, the first stages take the extra layer) stage 0 holds layers 0-3 (3 dense, 1 MoE),
+    stage 1 layers 4-7 (4 MoE): the busiest stage still does 4 layers' all-to-alls."""
+    from roofline.parallelism import _moe_layers_on_a_stage
+
+    m = rl.get_model("DeepSeek-V3")
+    assert _moe_layers_on_a_stage(m, 1) == 58
+    assert _moe_layers_on_a_stage(m, 16) == 4
+    assert _moe_layers_on_a_stage(m, 61) == 1
+    assert _moe_layers_on_a_stage(rl.get_model("Llama 3 8B"), 4) == 0
+    # 20 stages: 61 = 1 x 4 + 19 x 3; stage 0 (0-3) holds 1 MoE layer, stage 1 (4-6) 3
+    assert _moe_layers_on_a_stage(m, 20) == 3
+    one = dict(DEEPSEEK, n_chips=128, tokens_per_step=128 * 4096, layout="ep=64,dp=2")
+    one.pop("expert_nodes_per_token")
+    step = rl.training_step(**one, microbatches=1)
+    per_layer = step.times["EP"] / 58  # the same all-to-alls in every MoE layer
+    dense_too = rl.training_step(**dict(one, model=m.with_changes(dense_layers=0)), microbatches=1)
+    assert dense_too.times["EP"] == pytest.approx(61 * per_layer)

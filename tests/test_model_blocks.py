@@ -242,6 +242,13 @@ DSV3_ACTIVE = DSV3_TOTAL - 58 * (256 - 8) * DSV3_EXPERT
 def test_deepseek_v3_by_hand_and_published():
     m = rl.get_model("DeepSeek-V3")
     assert m.params == DSV3_TOTAL == 671_026_404_352
+    # the multi-token-prediction module is not in the 671B (README_WEIGHTS.md of
+    # deepseek-ai/DeepSeek-V3: "11.5B unique parameters, excluding the shared 0.9B Embedding
+    # and 0.9B output Head"): one MoE layer like the last, eh_proj [2 x 7168, 7168], enorm,
+    # hnorm and the shared head's norm = 11,610,067,968 (11.51B without eh_proj's 0.10B)
+    mtp_layer = DSV3_ATTN + 1536 + 512 + 257 * DSV3_EXPERT + DSV3_ROUTER + 2 * 7168
+    assert m.mtp_params == mtp_layer + 2 * 7168 * 7168 + 3 * 7168 == 11_610_067_968
+    assert abs(m.mtp_params - 11.5e9) / 11.5e9 < 0.01
     assert abs(m.params - 671e9) / 671e9 < 0.01  # "671B total parameters"
     assert m.active_params == DSV3_ACTIVE
     # "37B activated for each token": DeepSeek's activated counts leave out the input
@@ -286,8 +293,20 @@ def test_deepseek_v3_training_flops_per_token():
     N = 61 * DSV3_ATTN + 3 * DSV3_DENSE + 58 * (9 * DSV3_EXPERT + DSV3_ROUTER) + 129280 * 7168
     assert rl.get_model("DeepSeek-V3").matmul_params == N == 36_624_596_992
     # 6 N + 3 x forward attention (causal, seq 4096: 61 x 81,920 x 2048)
-    expected = 6 * N + 3 * 61 * 81_920 * 2048
-    assert rl.training_flops_per_token("DeepSeek-V3", 4096, causal=True) == expected
+    main = 6 * N + 3 * 61 * 81_920 * 2048
+    # + the multi-token-prediction depth (report section 2.2): one more MoE layer, the
+    # projection [2 x 7168, 7168] and the shared output head once more
+    mtp = 6 * (DSV3_ATTN + 9 * DSV3_EXPERT + DSV3_ROUTER) + 3 * 81_920 * 2048
+    mtp += 6 * (2 * 7168 * 7168 + 129280 * 7168)
+    assert rl.mtp_training_flops_per_token("DeepSeek-V3", 4096, causal=True) == mtp
+    assert rl.training_flops_per_token("DeepSeek-V3", 4096, causal=True) == main + mtp
+    # main: 6 x 36,624,596,992 + 3 x 61 x 81,920 x 2048 = 250,449,887,232; MTP: 6 x
+    # 585,302,016 + 503,316,480 + 6 x 1,029,439,488 = 10,191,765,504: 4.07 % more work
+    assert (main, mtp) == (250_449_887_232, 10_191_765_504)
+    # without attention (mfu(..., attention=False)): 6 x (N + 585,302,016 + 102,760,448
+    # + 926,679,040), the MTP layer's attention core left out too
+    no_attn = 6 * (N + 585_302_016 + 102_760_448 + 926_679_040)
+    assert rl.training_flops_per_token("DeepSeek-V3", 4096, attention=False) == no_attn
 
 
 def test_deepseek_v2_by_hand_and_published():
@@ -336,18 +355,20 @@ def test_gemma2_alternates_sliding_and_global_layers():
     # per layer and token 2 x 8 x 256 x 2 = 8192 B; at 8192 tokens 21 layers keep 8192
     # tokens and 21 keep 4096
     assert m.kv_cache_bytes(8192) == 21 * 8192 * 8192 + 21 * 4096 * 8192
-    # 42 x (Q, O 3584 x 4096 + K, V 3584 x 2048 + 3 x 3584 x 14336 + 2 norms) + 256000 x 3584
-    # + 3584 = 9,241,705,984: the model card's 9.24B
-    layer = 2 * 3584 * 4096 + 2 * 3584 * 2048 + 3 * 3584 * 14336 + 2 * 3584
+    # 42 x (Q, O 3584 x 4096 + K, V 3584 x 2048 + 3 x 3584 x 14336 + 4 norms: Gemma 2 norms
+    # before and after attention and MLP) + 256000 x 3584 + 3584 = 9,242,007,040: the
+    # model card's 9.24B
+    layer = 2 * 3584 * 4096 + 2 * 3584 * 2048 + 3 * 3584 * 14336 + 4 * 3584
     assert m.params == 42 * layer + 256000 * 3584 + 3584
     assert abs(m.params - 9.24e9) / 9.24e9 < 0.01
 
 
 def test_gemma2_27b_against_its_safetensors_total():
     m = rl.get_model("Gemma 2 27B")
-    # the checkpoint holds 27,227,128,320 parameters; Gemma 2 has 4 RMSNorms per layer where
-    # ModelConfig counts 2: the difference is exactly 2 x 46 x 4608 = 423,936
-    assert m.params + 2 * 46 * 4608 == 27_227_128_320
+    # the checkpoint holds 27,227,128,320 parameters: 46 x (2 x 4608 x 4096 + 2 x 4608 x 2048
+    # + 3 x 4608 x 36864 + 4 norms of 4608) + 256000 x 4608 (tied) + 4608, exactly
+    layer = 2 * 4608 * 4096 + 2 * 4608 * 2048 + 3 * 4608 * 36864 + 4 * 4608
+    assert m.params == 46 * layer + 256000 * 4608 + 4608 == 27_227_128_320
     assert m.kv_cache_bytes(8192) == 23 * 8192 * 8192 + 23 * 4096 * 8192
 
 
@@ -361,7 +382,9 @@ def test_gemma3_reads_text_config_and_the_5_to_1_pattern():
     # Gemma 3 report, Table 1: 27B has 25,600M non-embedding parameters;
     # 62 x (2 x 5376 x 4096 + 2 x 5376 x 2048 + 3 x 5376 x 21504) = 25,598,361,600
     non_embedding = 62 * (2 * 5376 * 4096 + 2 * 5376 * 2048 + 3 * 5376 * 21504)
-    assert m.params - m.embedding_params - m.norm_params == non_embedding
+    # + q and k norms of head_dim 128 in each layer (Gemma 3's q_norm, k_norm)
+    assert m.params - m.embedding_params - m.norm_params == non_embedding + 62 * 2 * 128
+    assert m.norm_params == (4 * 62 + 1) * 5376  # 4 norms per layer + the final one
     assert abs(non_embedding - 25.6e9) / 25.6e9 < 0.01
     # newer transformers write layer_types instead of the pattern: same count
     types = ["sliding_attention"] * 5 + ["full_attention"]
@@ -378,9 +401,9 @@ def test_gemma3_reads_text_config_and_the_5_to_1_pattern():
 def test_qwen25_sliding_window_off_is_no_window():
     m = rl.ModelConfig.from_hf_config(QWEN25_7B)
     assert m.sliding_window is None and m.kv_heads == 4
-    # 28 x (2 x 3584^2 + 2 x 3584 x 512 + 3 x 3584 x 18944 + 2 x 3584) + 2 x 152064 x 3584
-    # + 3584 = 7,615,487,488 (the q, k, v biases, 129,024, not counted): the card's 7.61B
-    layer = 2 * 3584**2 + 2 * 3584 * 512 + 3 * 3584 * 18944 + 2 * 3584
+    # 28 x (2 x 3584^2 + 2 x 3584 x 512 + 3 x 3584 x 18944 + 2 x 3584 + q, k, v biases
+    # 3584 + 2 x 512) + 2 x 152064 x 3584 + 3584 = 7,615,616,512: the card's 7.61B
+    layer = 2 * 3584**2 + 2 * 3584 * 512 + 3 * 3584 * 18944 + 2 * 3584 + 3584 + 2 * 512
     assert m.params == 28 * layer + 2 * 152064 * 3584 + 3584
     assert abs(m.params - 7.61e9) / 7.61e9 < 0.01
     on = {**QWEN25_7B, "use_sliding_window": True, "max_window_layers": 20}
@@ -390,8 +413,8 @@ def test_qwen25_sliding_window_off_is_no_window():
 def test_qwen3_dense():
     m = rl.ModelConfig.from_hf_config(QWEN3_8B)
     # 36 x (2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 12288 + 2 x 4096) + 2 x 151936 x 4096
-    # + 4096 = 8,190,726,144 (q/k norms of 128 not counted): Qwen3-8B's 8.2B
-    layer = 2 * 4096**2 + 2 * 4096 * 1024 + 3 * 4096 * 12288 + 2 * 4096
+    # + 4096 + 36 x q/k norms of 128 = 8,190,735,360: Qwen3-8B's 8.2B
+    layer = 2 * 4096**2 + 2 * 4096 * 1024 + 3 * 4096 * 12288 + 2 * 4096 + 2 * 128
     assert m.params == 36 * layer + 2 * 151936 * 4096 + 4096
     assert abs(m.params - 8.2e9) / 8.2e9 < 0.01
     assert m.kv_cache_bytes_per_token("bf16") == 36 * 2 * 8 * 128 * 2
@@ -400,8 +423,9 @@ def test_qwen3_dense():
 def test_qwen_moe_shared_expert_and_qwen3_moe():
     m = rl.ModelConfig.from_hf_config(QWEN15_MOE)
     # per layer: attention 4 x 2048^2, 60 experts of 3 x 2048 x 1408, one shared expert of
-    # 3 x 2048 x 5632, router 2048 x 60, 2 norms; untied 151936 x 2048 tables
-    attn, expert, shared = 4 * 2048**2, 3 * 2048 * 1408, 3 * 2048 * 5632
+    # 3 x 2048 x 5632, router 2048 x 60, 2 norms; untied 151936 x 2048 tables; q, k, v biases
+    # 3 x 2048 (16 heads of 128; the shared expert's [2048, 1] gate is not counted)
+    attn, expert, shared = 4 * 2048**2 + 3 * 2048, 3 * 2048 * 1408, 3 * 2048 * 5632
     rest = 2048 * 60 + 2 * 2048
     tables = 2 * 151936 * 2048 + 2048
     assert m.params == 24 * (attn + 60 * expert + shared + rest) + tables
@@ -411,7 +435,9 @@ def test_qwen_moe_shared_expert_and_qwen3_moe():
     q = rl.ModelConfig.from_hf_config(QWEN3_MOE)
     attn = 2 * 2048 * 4096 + 2 * 2048 * 512
     expert = 3 * 2048 * 768
-    total = 48 * (attn + 128 * expert + 2048 * 128 + 2 * 2048) + 2 * 151936 * 2048 + 2048
+    # + q/k norms of 128 in each of the 48 layers
+    total = 48 * (attn + 128 * expert + 2048 * 128 + 2 * 2048 + 2 * 128)
+    total += 2 * 151936 * 2048 + 2048
     assert q.params == total
     assert abs(total - 30.5e9) / 30.5e9 < 0.01  # Qwen3-30B-A3B: 30.5B total
 
@@ -545,10 +571,12 @@ def test_block_fields_round_trip_through_json(tmp_path, capsys):
 def test_transformer_whole_model_functions_take_a_model_config():
     import roofline.transformer as tf
 
-    # the same Llama 3 8B either way; transformer.py leaves the (2 x 32 + 1) x 4096 norm
-    # scales out of the weights, the KV cache is 2 x 32 x 8 x 128 x 2 = 131,072 B per token
+    # the same Llama 3 8B either way (one model type): every parameter, the (2 x 32 + 1) x
+    # 4096 norm scales included; the KV cache is 2 x 32 x 8 x 128 x 2 = 131,072 B per token
     assert tf.weight_bytes("Llama 3 8B") == tf.weight_bytes(tf.LLAMA_8B_MODEL)
-    assert tf.weight_bytes("Llama 3 8B") == 2 * (8_030_261_248 - 65 * 4096)
+    assert tf.weight_bytes("Llama 3 8B") == 2 * 8_030_261_248
+    assert tf.LLAMA_8B_MODEL == rl.get_model("Llama 3 8B").with_changes(name="Llama-style 8B")
+    assert tf.layer_shape("Llama 3 8B").weights_per_layer == 218_103_808
     assert tf.kv_cache_bytes(rl.get_model("Llama 3 8B"), 4096) == 4096 * 131_072
     assert tf.max_batch("Llama 3 8B", 4096, "H100") == tf.max_batch(tf.LLAMA_8B_MODEL, 4096, "H100")
     for name, words in (
@@ -558,7 +586,7 @@ def test_transformer_whole_model_functions_take_a_model_config():
     ):
         with pytest.raises(ValueError, match=words):
             tf.weight_bytes(name)
-    with pytest.raises(TypeError, match="ModelConfig or a catalog name"):
+    with pytest.raises(TypeError, match="ModelConfig such as"):
         tf.weight_bytes(tf.LLAMA_8B)
 
 
@@ -630,3 +658,164 @@ def test_every_catalog_model_is_within_1_percent_of_its_published_total():
         assert abs(params - published) / published < 0.01, (name, params)
     layer = 2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192  # Llama 2 70B
     assert rl.get_model("Llama 2 70B").params == 80 * layer + 2 * 32000 * 8192 + 8192
+
+
+# ---------------------------------------------------------------- layers in order (issue 31)
+def test_layers_in_order_deepseek_dense_first_gemma_interleaved_qwen_full_first():
+    ds = rl.get_model("DeepSeek-V3").layers_in_order()
+    # first_k_dense_replace 3: layers 0-2 dense (d_ff 18432), 3-60 mixture of experts
+    assert len(ds) == 61
+    assert [layer.mlp.is_moe for layer in ds[:4]] == [False, False, False, True]
+    # a dense layer: attention + 3 x 7168 x 18432 + 2 norms of 7168
+    assert ds[0].params == DSV3_ATTN + 1536 + 512 + DSV3_DENSE + 2 * 7168
+    assert ds[60].matmul_params == DSV3_ATTN + 9 * DSV3_EXPERT + DSV3_ROUTER
+    # the layers add up to the model: norms of the layers + the final norm, tables
+    m = rl.get_model("DeepSeek-V3")
+    assert sum(layer.params for layer in ds) + 7168 + DSV3_TABLES == m.params
+    # Gemma 2 (transformers: layer i slides when i is even): 42 layers, 21 sliding
+    g2 = rl.ModelConfig.from_hf_config(GEMMA2_9B)
+    assert [layer.attention.window for layer in g2.layers_in_order()[:4]] == [4096, None] * 2
+    # Gemma 3: (i + 1) % 6 == 0 is global: layers 5, 11, ..., 59 (10 of 62)
+    g3 = rl.ModelConfig.from_hf_config(GEMMA3_27B).layers_in_order()
+    assert [i for i, layer in enumerate(g3) if layer.attention.window is None] == list(
+        range(5, 62, 6)
+    )
+    # the same from layer_types (5 sliding then 1 full, repeated)
+    types = (["sliding_attention"] * 5 + ["full_attention"]) * 11
+    text = {**GEMMA3_27B["text_config"], "layer_types": types[:62]}
+    assert rl.ModelConfig.from_hf_config(text).global_every == 6
+    # Qwen2 with max_window_layers 20: layers 0-19 full, 20-27 slide
+    on = {**QWEN25_7B, "use_sliding_window": True, "max_window_layers": 20}
+    qwen = rl.ModelConfig.from_hf_config(on).layers_in_order()
+    assert [layer.attention.window is None for layer in qwen] == [True] * 20 + [False] * 8
+    # another order (here: the first 4 layers global, then sliding) keeps its counts, and
+    # layers_in_order puts the full layers first
+    odd = {**GEMMA3_27B["text_config"]}
+    odd.pop("sliding_window_pattern")
+    odd["layer_types"] = ["full_attention"] * 4 + ["sliding_attention"] * 58
+    m = rl.ModelConfig.from_hf_config(odd)
+    assert (m.sliding_layers, m.global_every) == (58, None)
+    assert [x.attention.window for x in m.layers_in_order()[3:5]] == [None, 1024]
+    with pytest.raises(ValueError, match="global_every"):
+        rl.ModelConfig(4, 64, 8, 256, 1000, sliding_window=16, sliding_layers=3, global_every=2)
+
+
+def test_busiest_stage_counts_the_layers_each_stage_holds():
+    from roofline.parallelism import _stage_flops_share
+
+    # DeepSeek-V3 on 16 stages, causal, seq 4096, no recomputation. Per layer 6 x matmul
+    # weights + 3 x the forward attention 81,920 x 2048 (128 heads x 2 x (192 + 128), 2048
+    # keys on average)
+    attn = 3 * 81_920 * 2048
+    dense = 6 * (DSV3_ATTN + DSV3_DENSE) + attn
+    moe = 6 * (DSV3_ATTN + 9 * DSV3_EXPERT + DSV3_ROUTER) + attn
+    head = 6 * 129280 * 7168
+    mtp = moe + 6 * 2 * 7168 * 7168 + head  # its layer, projection and head pass
+    assert dense < moe  # the dense MLP (396.4M) has no router (1.8M): stage 0 is lighter
+    # without the MTP module: 61 = 13 x 4 + 3 x 3, stage 0 holds layers 0-3 (3 dense + 1 MoE),
+    # stages 1-12 four MoE layers, stage 15 the last 3 MoE layers + the output head
+    m = rl.get_model("DeepSeek-V3").with_changes(mtp_layers=0)
+    total = 3 * dense + 58 * moe + head
+    busiest = max(3 * dense + moe, 4 * moe, 3 * moe + head)
+    share = _stage_flops_share(m, 16, "none", 4096, True)
+    assert share == pytest.approx(busiest / (total / 16), rel=1e-12)
+    # the head (5.56e9 FLOPs per token) outweighs a MoE layer (4.02e9): the last stage is the
+    # busiest, 3 MoE layers + the head; the old per-layer average (61 layers alike, dense ones
+    # included) gave it 3 x average + head: share 1.12462, now 1.12473
+    assert busiest == 3 * moe + head
+    assert round(share, 5) == 1.12473
+    # with it, 62 units = 14 x 4 + 2 x 3: the last stage holds 2 MoE layers, the MTP depth
+    # and the head
+    total = 3 * dense + 58 * moe + mtp + head
+    share = _stage_flops_share(rl.get_model("DeepSeek-V3"), 16, "none", 4096, True)
+    assert share == pytest.approx((2 * moe + mtp + head) / (total / 16), rel=1e-12)
+    assert round(share, 3) == 1.460
+    # a uniform model is unchanged: GPT-3 on 8 stages, 12 layers + the head on the last
+    gpt = rl.get_model("GPT-3")
+    layer = 6 * 12 * 12288**2 + 3 * 4 * 12288 * 2048  # causal: 2048 of 4096 keys
+    head = 6 * 50257 * 12288
+    share = _stage_flops_share(gpt, 8, "none", 4096, True)
+    assert share == pytest.approx((12 * layer + head) / ((96 * layer + head) / 8), rel=1e-12)
+
+
+# ---------------------------------------------------------------- activation memory per block
+def test_gpt3_activations_are_korthikanti_exactly():
+    gpt = rl.get_model("GPT-3")
+    s, b, h, a = 2048, 1, 12288, 96
+    # Korthikanti et al. 2022, Table 2: s b h (34 + 5 a s / h) / t with sequence parallelism,
+    # s b h (10 + 24 / t + 5 a s / (h t)) without; the fused kernel drops the 5 a s / h term
+    for t in (1, 8):
+        assert rl.activation_bytes_per_layer(gpt, s, b, t) == s * b * h * 34 / t
+        no_sp = rl.activation_bytes_per_layer(gpt, s, b, t, sequence_parallel=False)
+        assert no_sp == s * b * h * (10 + 24 / t)
+        scores = rl.activation_bytes_per_layer(gpt, s, b, t, fused_attention=False)
+        assert scores == pytest.approx(s * b * h * (34 + 5 * a * s / h) / t, rel=1e-15)
+        assert rl.activation_bytes_per_layer(gpt, s, b, t, "full") == 2 * s * b * h / t
+    # per block: attention 13 h (5 h of it d_model-wide), MLP 21 h (5 h d_model-wide)
+    layer = gpt.layers_in_order()[0]
+    assert layer.attention.activation_bytes_per_token(s) == 13 * h
+    assert layer.mlp.activation_bytes_per_token() == 21 * h
+
+
+def test_deepseek_v3_activations_block_by_block():
+    m = rl.get_model("DeepSeek-V3")
+    D = 7168
+    # latent attention per token: d_model-wide 5 D (norm input 2 D, input 2 D, mask D) +
+    # query latent before and after its norm 2 x 2 x 1536 + the KV down-projection's output
+    # 2 x (512 + 64) + the normalised latent 2 x 512 = 44,160; per head (128): Q and K
+    # 2 x 2 x 192, V and the output projection's input 2 x 2 x 128 = 163,840
+    attention = 5 * D + 4 * 1536 + 2 * 576 + 2 * 512 + 128 * (4 * 192 + 4 * 128)
+    assert attention == 44_160 + 163_840
+    # dense MLP (layers 0-2): 5 D + gate, up, product 3 x 2 x 18432 = 146,432
+    dense = 5 * D + 6 * 18432
+    # MoE MLP: 5 D + router scores 2 x 256 + 8 routed copies of the token 8 x 2 D
+    # + (8 routed + 1 shared) x 3 x 2 x 2048 = 151,040 + 110,592 = 261,632
+    moe = 5 * D + 2 * 256 + 8 * 2 * D + 9 * 6 * 2048
+    assert moe == 261_632
+    layers = m.layers_in_order()
+    assert layers[0].activation_bytes_per_token(4096) == attention + dense
+    assert layers[3].activation_bytes_per_token(4096) == attention + moe == 469_632
+    # averaged over the 61 layers, for 4096 tokens on one chip; was Korthikanti's GPT layer,
+    # 34 x 7168 x 4096 = 998,244,352
+    average = 4096 * (3 * (attention + dense) + 58 * (attention + moe)) / 61
+    assert rl.activation_bytes_per_layer(m, 4096) == pytest.approx(average, rel=1e-15)
+    assert round(average / 1e9, 3) == 1.900
+    # a pipeline stage's own layers: the first four (3 dense, 1 MoE) with tp = 8
+    first = rl.activation_bytes_per_layer(m, 4096, 1, 8, layers=layers[:4])
+    assert first == pytest.approx(4096 * (3 * (attention + dense) + attention + moe) / 4 / 8)
+
+
+def test_busiest_activation_stage_of_deepseek_v3():
+    # DeepSeek-V3 on pp = 16 with 120 micro-batches of one 4096-token sequence: with 1F1B
+    # stage i keeps min(16 - i, 120) micro-batches; per token a dense layer keeps
+    # 208,000 + 146,432 = 354,432 bytes, a MoE layer 208,000 + 261,632 = 469,632 (above)
+    attention = 208_000
+    dense, moe = attention + 5 * 7168 + 6 * 18432, attention + 261_632
+    stage0 = 16 * (3 * dense + moe)  # 16 x 1,532,928 = 24,526,848
+    stage1 = 15 * 4 * moe  # 15 x 1,878,528 = 28,177,920: four MoE layers outweigh stage 0
+    assert (stage0, stage1) == (24_526_848, 28_177_920)
+    # the old formula: 16 micro-batches x 4 layers x 34 x 7168 x 4096 = 63.9 GB; now 115.4 GB
+    step = rl.training_step(
+        "DeepSeek-V3",
+        "H100",
+        2048,
+        15360 * 4096,
+        4096,
+        "pp=16,ep=64,dp=2",
+        dtype="fp8",
+        zero_stage=1,
+        causal=True,
+    )
+    assert step.memory["activations"] == pytest.approx(4096 * stage1, rel=1e-12)
+    assert round(step.memory["activations"] / 1e9, 1) == 115.4
+
+
+def test_gpt_layer_convention_is_korthikanti_for_every_model():
+    # homework part 4 states Korthikanti's GPT-layer formula: 34 s b h / t whatever the blocks
+    # (DeepSeek-V3: 34 x 4096 x 7168 = 998,244,352 bytes per layer, as before the blocks)
+    ds = rl.activation_bytes_per_layer("DeepSeek-V3", 4096, convention="gpt-layer")
+    assert ds == 34 * 4096 * 7168 == 998_244_352
+    llama = rl.activation_bytes_per_layer("Llama 3 70B", 8192, 1, 8, convention="gpt-layer")
+    assert llama == 34 * 8192 * 8192 / 8
+    with pytest.raises(ValueError, match="gpt-layer"):
+        rl.activation_bytes_per_layer("GPT-3", 2048, convention="korthikanti")

@@ -56,8 +56,8 @@ def test_step_time_uses_the_same_route(chip, n):
 
     model = tf.LLAMA_8B_MODEL
     step = tf.step_time(model, 64, 1024, chip, "decode", n_chips=n)
-    nbytes = 64 * model.layer.d_model * 2
-    expected = 2 * model.n_layers * rl.all_reduce_time(chip, nbytes, n)
+    nbytes = 64 * model.d_model * 2
+    expected = 2 * model.layers * rl.all_reduce_time(chip, nbytes, n)
     assert step.communication_s == pytest.approx(expected, rel=1e-12)
 
 
@@ -244,3 +244,132 @@ def test_one_v5p_job_spans_at_most_6144_chips():
     assert route("TPU v5p", 6144).kind == "link"
     big = route("TPU v5p", 8192)
     assert (big.kind, big.per_node) == ("two-level", 4096)
+
+
+def test_an_explicit_slice_shape_is_checked():
+    """`slice_shape` takes (8, 16, 48) or "8x16x48" (MLPerf's v5p system file prints
+    accelerator_interconnect_topology "8x16x48"); a shape the chip's torus cannot be refuses
+    with a message that says what to pass."""
+    from roofline.topology import parse_slice_shape
+
+    assert parse_slice_shape("TPU v5p", "8x16x48", 6144) == (8, 16, 48)
+    assert parse_slice_shape("TPU v5p", (48, 8, 16)) == (8, 16, 48)  # shortest axis first
+    assert parse_slice_shape("TPU v5e", "2x2x1") == (2, 2)  # an axis of 1 is no axis
+    assert parse_slice_shape("TPU v5e", "16x8") == (8, 16)  # sold as 8x16
+    assert parse_slice_shape("TPU v5p", "2x4x4") == (2, 4, 4)
+    bad = [
+        ("TPU v5p", "8x16x48", 4096, "not the 4096"),  # 8 x 16 x 48 = 6144 chips
+        ("TPU v5p", "4x4x4x4", None, "at most 3 axes"),
+        ("TPU v5p", "4x4x5", None, "whole 4x4x4 cubes"),  # 80 chips, not whole cubes
+        ("TPU v5e", "4x32", None, "at most 16"),  # a v5e pod is 16 x 16
+        ("TPU v5e", "16x16x2", None, "at most 2 axes"),
+        ("TPU v5p", "16x24x32", None, "at most 6144"),  # 12,288 chips: two slices
+        ("TPU v5p", "8 by 16", None, "whole numbers"),
+        ("TPU v5p", (0, 4), None, "whole numbers"),
+        ("H100 SXM", "2x4", None, "TPU tori"),
+        # below a cube and on 2D tori only the shapes Google sells (v5e page: 2x2, 2x4, 4x4,
+        # 4x8, 8x8, 8x16, 16x16; v5p 2x2x1, 2x2x2, 2x2x4, 2x4x4)
+        ("TPU v5e", "2x16", None, "it sells 4x8"),
+        ("TPU v5e", "3x5", None, "nor any other of 15"),
+        ("TPU v5p", "1x4x4", None, "it sells 2x2x4"),
+    ]
+    for chip, shape, n, words in bad:
+        with pytest.raises(ValueError, match=words):
+            parse_slice_shape(chip, shape, n)
+    with pytest.raises(ValueError, match="not the 384"):
+        rl.training_step(
+            "GPT-3 175B",
+            "TPU v5p",
+            6144,
+            6144 * 2048,
+            2048,
+            "dp=16,fsdp=48,tp=8",
+            slice_chips=384,
+            slice_shape="8x16x48",
+        )
+
+
+def test_an_explicit_shape_prefers_several_whole_axes_as_mesh_utils():
+    """jax's mesh_utils places a mesh axis on as many whole physical axes as multiply to its
+    size (3, then 2, then 1): tp = 16 on a 4x4x16 v5p slice (four cubes, every axis wraps) is
+    the 4x4 plane, two wrapped rings of 4 (each R = 2W), not the axis of 16."""
+    r = route("TPU v5p", 16, 1, slice_shape="4x4x16")
+    assert [(a.chips, a.topology, a.one_way_bytes_per_s) for a in r.axes] == [
+        (4, "bidirectional-ring", W_V5P),
+        (4, "bidirectional-ring", W_V5P),
+    ]
+    # no product of two or three axes is 16 on 8x16x48: the axis of 16, wrapped
+    r = route("TPU v5p", 16, 384, slice_shape="8x16x48", inner=(8, 48))
+    assert [(a.chips, a.topology) for a in r.axes] == [(16, "bidirectional-ring")]
+
+
+def test_mlperf_v5p_on_its_own_8x16x48_slice():
+    """The run's own topology (8x16x48): tensor 8, FSDP 48 and data 16 each take a whole slice
+    axis of their degree; whole cubes, so every axis wraps (a bidirectional ring, R = 2W)."""
+    shape = "8x16x48"
+    for size, stride, inner in ((8, 1, ()), (48, 8, (8,)), (16, 384, (8, 48))):
+        r = route("TPU v5p", size, stride, slice_shape=shape, inner=inner)
+        assert [(a.chips, a.topology, a.one_way_bytes_per_s) for a in r.axes] == [
+            (size, "bidirectional-ring", W_V5P)
+        ]
+    # Google's sold shape for 6144 chips, 16 x 16 x 24, has no axis of 8: the tensor group is
+    # 8 chips of a wrapped axis of 16, a line (R = W)
+    tp = route("TPU v5p", 8, 1, 6144)
+    assert [(a.chips, a.topology) for a in tp.axes] == [(8, "line")]
+
+    common = ("GPT-3 175B", "TPU v5p", 6144, 6144 * 2048, 2048, "dp=16,fsdp=48,tp=8")
+    own = rl.training_step(*common, dtype="int8", slice_shape=shape)
+    sold = rl.training_step(*common, dtype="int8")
+    m = rl.get_model("GPT-3 175B")
+    # 8 sequences of 2048 per replica (6144 / (16 x 48)), one micro-batch; per step each
+    # layer all-reduces the activations (8 x 2048 x d_model x 2 bytes) 4 times (2 forward,
+    # 2 backward) over the ring of 8: 2 (7/8) V / (2W) each, 96 layers
+    v = 8 * 2048 * 12288 * 2
+    assert (m.d_model, m.layers) == (12288, 96)  # GPT-3 175B, Brown et al. 2020, Table 2.1
+    tp_by_hand = 96 * 4 * 2 * 7 / 8 * v / (2 * W_V5P)  # 1.503 s
+    assert own.times["TP"] == pytest.approx(tp_by_hand, rel=1e-12)
+    assert tp_by_hand == pytest.approx(1.5032, rel=1e-4)
+    assert sold.times["TP"] == pytest.approx(2 * tp_by_hand, rel=1e-12)  # a line: R = W
+    # FSDP 48 round its wrapped axis: weights gathered twice, gradients scattered once, each
+    # (47/48) of the tp slice's bf16 bytes (2 P / 8) over 2W
+    fsdp_by_hand = 3 * 47 / 48 * (2 * m.params / 8) / (2 * W_V5P)
+    assert own.times["FSDP"] == pytest.approx(fsdp_by_hand, rel=1e-12)
+    # data 16 round its wrapped axis: the 1/384 bf16 gradient shard, 2 (15/16) V / 2W
+    dp_by_hand = 2 * 15 / 16 * (2 * m.params / 384) / (2 * W_V5P)
+    assert own.times["DP"] == pytest.approx(dp_by_hand, rel=1e-12)
+    # on its own slice the step is compute-bound; as Google's sold shape maps it, TP-bound
+    assert (own.bound, sold.bound) == ("compute", "link")
+    assert own.tokens_per_s == pytest.approx(6144 * 2048 / own.times["math"])
+    # per chip: int8 peak / (6 P + 12 L d T) FLOPs per token (PaLM's count, attention not
+    # causal) = 918e12 / (6 x 174.57e9 + 12 x 96 x 12288 x 2048) = 852.85 tokens/s
+    per_chip = 918e12 / (6 * m.params + 12 * 96 * 12288 * 2048)
+    assert own.tokens_per_s / 6144 == pytest.approx(per_chip, rel=1e-4)
+    assert per_chip == pytest.approx(852.85, rel=1e-4)
+    assert sold.tokens_per_s == pytest.approx(6144 * 2048 / (2 * tp_by_hand))  # 681 per chip
+
+
+def test_tpu7x_slices_are_whole_cubes_up_to_a_pod():
+    """Google's xpk lists TPU7x topologies as whole 4x4x4 cubes, axes 4..256, at most 144 cubes
+    (its generate_tpu_topologies(max_cubes=144)), e.g. 4x4x124 and 16x24x24."""
+    from roofline.topology import parse_slice_shape
+
+    assert rl.get_chip("TPU7x").interconnect.axis_chips == 256
+    assert parse_slice_shape("TPU7x", "4x4x124") == (4, 4, 124)  # 31 cubes, in xpk's list
+    assert parse_slice_shape("TPU7x", "16x24x24", 9216) == (16, 24, 24)  # 4 x 6 x 6 = 144 cubes
+    with pytest.raises(ValueError, match="at most 9216"):
+        parse_slice_shape("TPU7x", "16x24x28")  # 4 x 6 x 7 = 168 cubes: beyond one pod
+    # the sold shape for a whole pod: 144 cubes as cubic as they come, 4 x 6 x 6 cubes
+    assert slice_shape("TPU7x", 9216) == (16, 24, 24)
+    # whole cubes wrap round (assumed as on v5p): three bidirectional rings of 100 GB/s links
+    r = route("TPU7x", 9216)
+    assert [a.topology for a in r.axes] == ["bidirectional-ring"] * 3
+
+
+def test_v5e_dcn_from_googles_pod_figure():
+    """Google's v5e page: "TPU Pod size: 256 chips", "Data center network bandwidth per Pod:
+    6.4 Tbps": 6.4e12 / 256 = 25 Gb/s per chip = 3.125e9 bytes/s, the scaling book's 2.5e10
+    bytes/s per 8-chip host again (2.5e10 / 8 = 3.125e9)."""
+    v5e = rl.get_chip("TPU v5e")
+    assert v5e.network_bytes_per_s == 3.125e9 == 2.5e10 / 8
+    assert v5e.network.source.url == "https://cloud.google.com/tpu/docs/v5e"
+    assert "6.4 Tbps" in v5e.network.source.says

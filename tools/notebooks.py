@@ -39,6 +39,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "_ext"))
+from going_further import TWIN_NOTE, is_going_further  # noqa: E402  (optional sections)
 from numbering import number  # noqa: E402  (the web edition's per-chapter numbers)
 
 NOTEBOOK_DIRS = ("chapters", "exercises")
@@ -150,6 +151,18 @@ def _options(text: str) -> dict[str, str]:
 
 def _quote(text: str) -> str:
     return "\n".join(("> " + line).rstrip() for line in text.strip("\n").splitlines())
+
+
+def label_optional_sections(text: str) -> str:
+    """Under each "Going further:" heading, the twin's note that the section is optional
+    (the web page collapses such a section instead: _ext/going_further.py)."""
+
+    def label(match):
+        if not is_going_further(match.group(2)):
+            return match.group(0)
+        return f"{match.group(0)}\n\n{TWIN_NOTE}"
+
+    return re.sub(r"^(#{2,6}) (.+)$", label, text, flags=re.M)
 
 
 class _Twin:
@@ -296,7 +309,7 @@ class _Twin:
             self.heading_level = len(heading.group(1))
         if re.search(r"^\(\S+\)=\s*$", text, re.M):
             raise TwinError(f"{self.source}: MyST targets `(label)=` have no Colab form yet")
-        return self.roles(text)
+        return label_optional_sections(self.roles(text))
 
     def solution_title(self, argument: str) -> str:
         label = argument.strip()

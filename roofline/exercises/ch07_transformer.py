@@ -72,8 +72,8 @@ register(
                 "That is a bf16 cache (2 bytes a number); fp8 is 1 byte.",
             ),
             Mistake(
-                _kv_layer(p) * tf.LLAMA_8B_MODEL.n_layers,
-                f"That is the cache of all {tf.LLAMA_8B_MODEL.n_layers} layers; the question asks "
+                _kv_layer(p) * tf.LLAMA_8B_MODEL.layers,
+                f"That is the cache of all {tf.LLAMA_8B_MODEL.layers} layers; the question asks "
                 "for ONE layer.",
             ),
         ],

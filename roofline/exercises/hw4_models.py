@@ -110,9 +110,17 @@ def tokens_per_step(p: dict) -> int:
 
 def train(p: dict):
     """The student's training step (the package's `training_step`, no recomputation, one
-    micro-batch per model copy)."""
+    micro-batch per model copy, activations by Korthikanti's GPT-layer formula as q4's hint
+    states it)."""
     return training_step(
-        model(p), p["chip"], p["n"], tokens_per_step(p), p["seq_len"], layout(p), microbatches=1
+        model(p),
+        p["chip"],
+        p["n"],
+        tokens_per_step(p),
+        p["seq_len"],
+        layout(p),
+        microbatches=1,
+        activations="gpt-layer",
     )
 
 
