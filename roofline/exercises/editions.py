@@ -151,8 +151,20 @@ def differences(set_id: str, edition: str | None = None) -> list[str]:
     return changed
 
 
+#: What names, offers or cites an entry: a new alias, explorer choice, source quote or note
+#: changes no figure a set reads (an edition's objects are found by the live index's names).
+_NOT_FIGURES = frozenset({"aliases", "explorers", "source", "notes"})
+
+
 def _figures(obj) -> dict:
-    """`to_json` without what names or offers the entry (`aliases`, `explorers`): a new alias or
-    explorer choice changes no figure a set reads (an edition's objects are found by the live
-    index's names)."""
-    return {k: v for k, v in to_json(obj).items() if k not in ("aliases", "explorers")}
+    """`to_json` without the keys of `_NOT_FIGURES`, at every depth (a link's or a network's
+    source too)."""
+    return _strip(to_json(obj))
+
+
+def _strip(value):
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if k not in _NOT_FIGURES}
+    if isinstance(value, list):
+        return [_strip(v) for v in value]
+    return value
