@@ -44,6 +44,15 @@ def renumber(toc_fignumbers: dict) -> None:
                 numbers[ident] = (label, position) if label else (position,)
 
 
+#: Attribute of the Sphinx app: whether this build read or removed any page (figure numbers
+#: come from the pages' doctrees and the table of contents, which change only then).
+_READ_OR_REMOVED = "_roofline_pages_read_or_removed"
+
+
+def _note_change(app, *args) -> None:
+    setattr(app, _READ_OR_REMOVED, True)
+
+
 def setup(app):
     from sphinx.environment.collectors.toctree import TocTreeCollector
 
@@ -54,6 +63,10 @@ def setup(app):
             # Sphinx numbers book-wide and lists the pages whose numbers moved against ITS
             # last numbering; renumber, and list the pages whose shown numbers moved, so a
             # no-change build rewrites nothing.
+            if not getattr(env.app, _READ_OR_REMOVED, True):
+                # no page read or removed: the numbers saved with the environment stand, and
+                # numbering again would load every page's saved doctree (0.8 s) to find that
+                return []
             before = {
                 doc: {t: dict(n) for t, n in by.items()} for doc, by in env.toc_fignumbers.items()
             }
@@ -64,4 +77,12 @@ def setup(app):
 
         assign_figure_numbers._per_document = True  # type: ignore[attr-defined]
         TocTreeCollector.assign_figure_numbers = assign_figure_numbers
+    setattr(app, _READ_OR_REMOVED, False)
+    app.connect("env-purge-doc", _note_change)
+    # last, after any handler that adds pages to read
+    app.connect(
+        "env-before-read-docs",
+        lambda app, env, docnames: docnames and _note_change(app),
+        priority=900,
+    )
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

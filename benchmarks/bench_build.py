@@ -16,6 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 3
+SLOWEST = 4  # notebooks named with their execution times
 
 
 def build(out: Path) -> float:
@@ -28,21 +29,26 @@ def build(out: Path) -> float:
     return time.perf_counter() - start
 
 
-def notebook_seconds(out: Path) -> float:
-    """Sum of the execution times the build stored in its cache (MyST-NB / jupyter-cache)."""
+def notebook_seconds(out: Path) -> dict[str, float]:
+    """Each notebook's execution time (s) as the build stored it in its cache (MyST-NB /
+    jupyter-cache), by the source's file name."""
     from jupyter_cache import get_cache
 
     cache = get_cache(str(out / "_build" / ".jupyter_cache"))
-    return sum(r.data.get("execution_seconds", 0.0) for r in cache.list_cache_records())
+    return {
+        Path(r.uri).name: r.data.get("execution_seconds", 0.0) for r in cache.list_cache_records()
+    }
 
 
 def main(runs: int = RUNS) -> dict:
     clean, rebuild, executing = [], [], []
+    per_notebook: dict[str, float] = {}
     for _ in range(runs):
         out = Path(tempfile.mkdtemp(prefix="bench-book-"))
         try:
             clean.append(build(out))
-            executing.append(notebook_seconds(out))
+            per_notebook = notebook_seconds(out)
+            executing.append(sum(per_notebook.values()))
             rebuild.append(build(out))
         finally:
             shutil.rmtree(out, ignore_errors=True)
@@ -50,6 +56,11 @@ def main(runs: int = RUNS) -> dict:
         f"clean build:      median {statistics.median(clean):.1f} s "
         f"(all: {', '.join(f'{s:.1f}' for s in clean)}; target <= 60 s); the notebooks' own "
         f"execution times sum to {statistics.median(executing):.1f} s"
+    )
+    slowest = sorted(per_notebook.items(), key=lambda kv: -kv[1])[:SLOWEST]
+    print(
+        "  slowest notebooks (last run): "
+        + ", ".join(f"{Path(name).stem} {seconds:.1f} s" for name, seconds in slowest)
     )
     print(
         f"no-change build:  median {statistics.median(rebuild):.1f} s "

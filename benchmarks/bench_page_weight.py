@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import os
 import sys
 import threading
 import time
@@ -29,6 +30,7 @@ PAGES = [
     "chapters/12_serving_a_model.html",
 ]
 TARGET_BYTES = 500_000
+LARGEST_PARTS = int(os.environ.get("BENCH_TOP", "4"))  # the files listed under each page
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -58,6 +60,15 @@ def main(argv=None) -> int:
     parser.add_argument("--html", type=Path, default=ROOT / "_build" / "html")
     parser.add_argument("pages", nargs="*", default=PAGES)
     args = parser.parse_args(argv)
+    if not (args.html / "index.html").is_file():
+        if args.html != ROOT / "_build" / "html":
+            raise SystemExit(f"no built book in {args.html}: build one or pass another --html")
+        print("no built book in _build/html: building it first (make book)", flush=True)
+        import subprocess
+
+        subprocess.run(
+            [sys.executable, str(ROOT / "tools" / "build_book.py")], check=True, capture_output=True
+        )
     from test_browser import _make_driver  # the browser tests' offline Chromium settings
     from test_site import gzip_bytes  # what a gzip-serving host sends, as the tests count it
 
@@ -77,9 +88,7 @@ def main(argv=None) -> int:
                 if file.is_file():
                     sizes[p] = gzip_bytes(file)
             total = sum(sizes.values())
-            largest = sorted(sizes.items(), key=lambda kv: -kv[1])[
-                : int(__import__("os").environ.get("BENCH_TOP", "4"))
-            ]
+            largest = sorted(sizes.items(), key=lambda kv: -kv[1])[:LARGEST_PARTS]
             verdict = "ok" if total <= TARGET_BYTES else "over"
             print(f"{page}: {total / 1000:.0f} kB gzip in {len(sizes)} files ({verdict})")
             for p, n in largest:

@@ -238,8 +238,8 @@ def main(argv=None) -> int:
         from .exercises.grader.prairielearn import main as prairielearn_main
 
         return prairielearn_main(argv[1:])
-    if argv and argv[0] == "editions":  # homework editions (roofline.exercises.editions)
-        from .exercises.editions import main as editions_main
+    if argv and argv[0] == "editions":  # homework editions (roofline.exercises.edition_maker)
+        from .exercises.edition_maker import main as editions_main
 
         return editions_main(argv[1:])
     if argv and argv[0] == "model":

@@ -150,6 +150,55 @@ def _pcie(gen: int, url: str = _PCIE, says: str | None = None) -> Link:
     return Link(f"PCIe Gen{gen} x16", one_way, Source(url, text, derivation=derivation))
 
 
+# -- the data-centre network beyond one NVLink/ICI domain (one chip's share, one way) ------
+_DGX_BASEPOD = (
+    "https://docs.nvidia.com/dgx-basepod/reference-architecture-infrastructure-foundation-"
+    "enterprise-ai/latest/core-components.html"
+)
+# One way: Google's v5e page gives "NIC configuration per host: 2 x 100 Gbps NIC" and "Data center
+# network bandwidth per Pod: 6.4 Tbps" (32 hosts x 200 Gb/s = 2.5e10 B/s per host, each way on
+# full-duplex NICs); the scaling book's training.md words the same 2.5e10 as "total DCN
+# ingress+egress bandwidth ... per host", which would halve it: a reader should know both readings.
+# Host = the physical host (v5e/v6e 4x2 = 8 chips; v4/v5p 2x2x1 = 4); Cloud TPU VMs of v5e may hold
+# 1, 4 or 8 of a host's chips (ct5lp-hightpu-1t/-4t/-8t).
+_SCALING_DCN = (
+    "DCN bandwidth is typically around 2.5e10 bytes / second per host; host size {host} "
+    "chips ({shape}); the book divides it by the chips on the host and takes it as one way"
+)
+_CX7 = (
+    "Four OSFP ports serving eight single-port NVIDIA ConnectX-7 VPI, ... up to 400 Gb/s "
+    "InfiniBand/Ethernet"
+)
+_NIC_PER_GPU = "one 400 Gb/s NIC per GPU: 400e9 / 8 = 5e10 bytes/s each way"
+
+
+def _dcn(host: int, shape: str) -> Link:
+    return Link("DCN", 2.5e10 / host, Source(_SCALING, _SCALING_DCN.format(host=host, shape=shape)))
+
+
+def _dcn_per_chip(gbps: int, column: str) -> Link:
+    """A TPU's DCN share as Google's TPU7x page prints it, per chip, in Gb/s (one way: a NIC's
+    line rate is per direction)."""
+    return Link(
+        "DCN",
+        gbps * 1e9 / 8,
+        Source(
+            _TPU7X,
+            "Data center network (DCN) bandwidth per chip (Gbps) | 50 | 100 | 100",
+            derivation=f"the {column} column: {gbps} Gb/s / 8 bits = {gbps / 8:g} GB/s per chip, "
+            "taken as one way (each direction of a full-duplex NIC)",
+        ),
+    )
+
+
+def _nic(system: str, says: str) -> Link:
+    return Link(
+        f"InfiniBand NDR ({system})",
+        400e9 / 8,
+        Source(_DGX_BASEPOD, says, derivation=_NIC_PER_GPU),
+    )
+
+
 # -- Google TPUs: no sparse figures are quoted --------------------------------
 _TPUS = [
     Chip(
@@ -157,6 +206,8 @@ _TPUS = [
         vendor="Google",
         aliases=("v4", "tpuv4"),
         device_names=("TPU v4",),
+        explorers=("step",),  # offered by the training-step explorer
+        network=_dcn(4, "2x2x1"),
         peaks=(
             _peak("bf16", 275 * T, _V4, "Peak compute per chip (bf16): 275 TFLOPs"),
             _peak("int8", 275 * T, _V4, "Peak compute per chip (int8): 275 TOPs"),
@@ -260,6 +311,8 @@ _TPUS = [
         vendor="Google",
         aliases=("v5p", "tpuv5p"),
         device_names=("TPU v5", "TPU v5p"),
+        explorers=("serving",),  # offered by the serving explorer
+        network=_dcn_per_chip(50, "v5p"),  # Google's own figure (same 6.25 GB/s as 2.5e10 / 4)
         peaks=(
             _peak("bf16", 459 * T, _V5P, "Peak compute per chip (bf16): 459 TFLOPs"),
             _peak(
@@ -312,6 +365,11 @@ _TPUS = [
         vendor="Google",
         aliases=("v6e", "tpuv6e", "trillium"),
         device_names=("TPU v6 lite", "TPU v6e"),
+        explorers=("serving",),  # offered by the serving explorer
+        # Google prints 100 Gbps per v6e chip (800 Gb/s per 8-chip host): 4x the scaling book's
+        # generic 2.5e10 bytes/s per host that the catalog used to divide by 8; v5e (2 x 100
+        # Gbps NICs per 8-chip host) and v5p (50 Gbps per chip, cited from Google) agree with it.
+        network=_dcn_per_chip(100, "v6e (Trillium)"),
         peaks=(
             _peak("bf16", 918 * T, _V6E, "Peak compute per chip (bf16): 918 TFLOPs"),
             _peak("int8", 1836 * T, _V6E, "Peak compute per chip (Int8): 1836 TOPs"),
@@ -360,6 +418,7 @@ _TPUS = [
         vendor="Google",
         aliases=("ironwood", "tpu7x", "tpuv7", "v7", "tpu7"),
         device_names=("TPU7x", "TPU v7"),
+        network=_dcn_per_chip(100, "TPU7x (Ironwood)"),
         peaks=(
             _peak("bf16", 2307 * T, _TPU7X, "Peak compute per chip (bf16): 2307 TFLOPs"),
             _peak("fp8", 4614 * T, _TPU7X, "Peak compute per chip (fp8): 4614 TFLOPs"),
@@ -483,6 +542,8 @@ _NVIDIA = [
         vendor="NVIDIA",
         aliases=("h100", "h100sxm", "h100sxm5"),
         device_names=("NVIDIA H100 80GB HBM3",),
+        explorers=("serving", "step"),  # offered by the serving and training-step explorers
+        network=_nic("DGX H100", f"DGX H200 and H100: {_CX7}"),
         peaks=(
             _peak("fp64", 34 * T, _H100, "H100 SXM FP64: 34 teraFLOPS", unit="vector"),
             _peak("fp32", 67 * T, _H100, "H100 SXM FP32: 67 teraFLOPS", unit="vector"),
@@ -632,6 +693,8 @@ _NVIDIA = [
         vendor="NVIDIA",
         aliases=("h200sxm", "h200"),
         device_names=("NVIDIA H200",),
+        explorers=("serving",),  # offered by the serving explorer
+        network=_nic("DGX H200", f"DGX H200 and H100: {_CX7}"),
         peaks=(
             _peak("fp64", 34 * T, _H200, "H200 SXM FP64: 34 TFLOPS", unit="vector"),
             _peak("fp32", 67 * T, _H200, "H200 SXM FP32: 67 TFLOPS", unit="vector"),
@@ -699,6 +762,12 @@ _NVIDIA = [
         vendor="NVIDIA",
         aliases=("b200", "hgxb200"),
         device_names=("NVIDIA B200",),
+        explorers=("serving", "step"),  # offered by the serving and training-step explorers
+        network=_nic(
+            "DGX B200",
+            "DGX B200: 4x OSFP ports serving 8x single-port NVIDIA ConnectX-7 VPI; Up to 400Gb/s "
+            "InfiniBand/Ethernet",
+        ),
         peaks=(
             _peak(
                 "fp32",
@@ -1019,7 +1088,9 @@ def _amd_pair(dtype, dense, sparse, url, unit_word="TFLOPs"):
     )
 
 
-def _amd(name, url, aliases, figures, hbm_gb, tbps, mem_kind, link_gb=128, link_says=_IF_MI300):
+def _amd(
+    name, url, aliases, figures, hbm_gb, tbps, mem_kind, link_gb=128, link_says=_IF_MI300, **more
+):
     """An AMD Instinct chip, which ROCm's torch names "AMD Instinct <name>" (a virtual function,
     as on some clouds, "AMD Instinct <name> VF"). `figures`: dtype -> (dense, sparse) TFLOP/s as printed, plus
     "fp32" and optionally "fp64" -> the FP32/FP64 matrix figure."""
@@ -1066,6 +1137,7 @@ def _amd(name, url, aliases, figures, hbm_gb, tbps, mem_kind, link_gb=128, link_
             domain_chips=8,
         ),
         host_link=_pcie(5, url, "PCIe Gen 5 x16: 128 GB/s"),
+        **more,
     )
 
 
@@ -1079,7 +1151,14 @@ _MI300_FIGURES = {
 }
 _AMD_CHIPS = [
     _amd(
-        "MI300X", _MI300X, ("mi300x", "mi300", "instinctmi300x"), _MI300_FIGURES, 192, 5.3, "HBM3"
+        "MI300X",
+        _MI300X,
+        ("mi300x", "mi300", "instinctmi300x"),
+        _MI300_FIGURES,
+        192,
+        5.3,
+        "HBM3",
+        explorers=("serving",),  # offered by the serving explorer
     ),
     _amd("MI325X", _MI325X, ("mi325x", "instinctmi325x"), _MI300_FIGURES, 256, 6.0, "HBM3E"),
     _amd(
@@ -1385,85 +1464,9 @@ _CONSUMER = [
     ),
 ]
 
-# -- the data-centre network beyond one NVLink/ICI domain (one chip's share, one way) ------
-_DGX_BASEPOD = (
-    "https://docs.nvidia.com/dgx-basepod/reference-architecture-infrastructure-foundation-"
-    "enterprise-ai/latest/core-components.html"
-)
-# One way: Google's v5e page gives "NIC configuration per host: 2 x 100 Gbps NIC" and "Data center
-# network bandwidth per Pod: 6.4 Tbps" (32 hosts x 200 Gb/s = 2.5e10 B/s per host, each way on
-# full-duplex NICs); the scaling book's training.md words the same 2.5e10 as "total DCN
-# ingress+egress bandwidth ... per host", which would halve it: a reader should know both readings.
-# Host = the physical host (v5e/v6e 4x2 = 8 chips; v4/v5p 2x2x1 = 4); Cloud TPU VMs of v5e may hold
-# 1, 4 or 8 of a host's chips (ct5lp-hightpu-1t/-4t/-8t).
-_SCALING_DCN = (
-    "DCN bandwidth is typically around 2.5e10 bytes / second per host; host size {host} "
-    "chips ({shape}); the book divides it by the chips on the host and takes it as one way"
-)
-_CX7 = (
-    "Four OSFP ports serving eight single-port NVIDIA ConnectX-7 VPI, ... up to 400 Gb/s "
-    "InfiniBand/Ethernet"
-)
-_NIC_PER_GPU = "one 400 Gb/s NIC per GPU: 400e9 / 8 = 5e10 bytes/s each way"
-
-
-def _dcn(host: int, shape: str) -> Link:
-    return Link("DCN", 2.5e10 / host, Source(_SCALING, _SCALING_DCN.format(host=host, shape=shape)))
-
-
-def _dcn_per_chip(gbps: int, column: str) -> Link:
-    """A TPU's DCN share as Google's TPU7x page prints it, per chip, in Gb/s (one way: a NIC's
-    line rate is per direction)."""
-    return Link(
-        "DCN",
-        gbps * 1e9 / 8,
-        Source(
-            _TPU7X,
-            "Data center network (DCN) bandwidth per chip (Gbps) | 50 | 100 | 100",
-            derivation=f"the {column} column: {gbps} Gb/s / 8 bits = {gbps / 8:g} GB/s per chip, "
-            "taken as one way (each direction of a full-duplex NIC)",
-        ),
-    )
-
-
-def _nic(system: str, says: str) -> Link:
-    return Link(
-        f"InfiniBand NDR ({system})",
-        400e9 / 8,
-        Source(_DGX_BASEPOD, says, derivation=_NIC_PER_GPU),
-    )
-
-
-_NETWORKS = {
-    "TPU v4": _dcn(4, "2x2x1"),
-    "TPU v5p": _dcn_per_chip(50, "v5p"),  # Google's own figure (same 6.25 GB/s as 2.5e10 / 4)
-    "TPU v5e": _dcn(8, "4x2"),
-    # Google prints 100 Gbps per v6e chip (800 Gb/s per 8-chip host): 4x the scaling book's
-    # generic 2.5e10 bytes/s per host that the catalog used to divide by 8; v5e (2 x 100 Gbps
-    # NICs per 8-chip host) and v5p (50 Gbps per chip, now cited from Google) agree with it.
-    "TPU v6e": _dcn_per_chip(100, "v6e (Trillium)"),
-    "TPU7x": _dcn_per_chip(100, "TPU7x (Ironwood)"),
-    "H100 SXM": _nic("DGX H100", f"DGX H200 and H100: {_CX7}"),
-    "H200": _nic("DGX H200", f"DGX H200 and H100: {_CX7}"),
-    "B200": _nic(
-        "DGX B200",
-        "DGX B200: 4x OSFP ports serving 8x single-port NVIDIA ConnectX-7 VPI; Up to 400Gb/s "
-        "InfiniBand/Ethernet",
-    ),
-}
-
-
-def _with_network(chip: Chip) -> Chip:
-    from dataclasses import replace
-
-    net = _NETWORKS.get(chip.name)
-    return chip if net is None or chip.network is not None else replace(chip, network=net)
-
 
 #: name -> Chip, in the order the book lists them.
-CATALOG: dict[str, Chip] = {
-    c.name: _with_network(c) for c in _TPUS + _NVIDIA + _AMD_CHIPS + _AWS + _CONSUMER
-}
+CATALOG: dict[str, Chip] = {c.name: c for c in _TPUS + _NVIDIA + _AMD_CHIPS + _AWS + _CONSUMER}
 _USER_CHIPS: dict[str, Chip] = {}
 
 
@@ -1490,6 +1493,13 @@ def _index() -> dict[str, Chip]:
             if key.startswith(prefix) and len(key) > len(prefix):
                 index.setdefault(key[len(prefix) :], chip)
     return index
+
+
+def chips_shown_in(explorer: str) -> tuple[str, ...]:
+    """The catalog chips whose entry offers them in `explorer` ("serving", "step"; the
+    `Chip.explorers` field), in book order. Registered chips are not offered: the explorers'
+    web pages are built from the catalog alone."""
+    return tuple(c.name for c in CATALOG.values() if explorer in c.explorers)
 
 
 def list_chips() -> list[str]:

@@ -194,6 +194,10 @@ class Chip:
     notes: str = ""
     extra_memories: tuple[tuple[str, float], ...] = field(default=())
     """Other memory levels as (name, bytes/s), e.g. a measured L2 cache."""
+    explorers: tuple[str, ...] = field(default=(), compare=False)
+    """The book's explorers that offer this chip as a choice: "serving"
+    (`roofline.serving_explorer`), "step" (`roofline.step_explorer`). Each choice is a figure
+    the reader sees; the web pages precompute every combination they offer."""
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():

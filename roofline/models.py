@@ -424,6 +424,10 @@ class Blocks:
     block: Attention | MLP
 
 
+#: ModelConfig fields for people, not the model's sizes (`to_dict` omits them).
+_FOR_PEOPLE = frozenset({"source", "aliases", "explorers"})
+
+
 @dataclass(frozen=True)
 class Layer:
     """One decoder layer in its place (`index`, from 0 at the embedding): its attention, its
@@ -472,7 +476,8 @@ class ModelConfig:
     d_model / heads. gated_mlp: three MLP matrices (SwiGLU: up, gate, down) instead of two.
     experts / experts_per_token: a mixture of experts (each token's MLP is `experts_per_token`
     of `experts` MLPs). tied_embeddings: the output head reuses the embedding table.
-    name, source: for people (a catalog entry's `source` says where its sizes come from).
+    name, source, aliases: for people (a catalog entry's `source` says where its sizes come
+    from; `aliases`, the other names `get_model` answers to).
 
     The layers are made of blocks (`blocks()`: an `Attention` and an `MLP` per layer), and
     the fields after max_context choose their kinds:
@@ -498,6 +503,12 @@ class ModelConfig:
     tied_embeddings: bool = False
     name: str | None = None
     source: Source | None = field(default=None, compare=False, repr=False)
+    aliases: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    """Other names readers type for a catalog model (`get_model("llama3-70b")`), ignoring case,
+    spaces, dashes and underscores; the name itself needs no alias."""
+    explorers: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    """The book's explorers that offer this catalog model as a choice: "serving"
+    (`roofline.serving_explorer`), "step" (`roofline.step_explorer`)."""
     max_context: int | None = None
     """The longest context (prompt + generated tokens) the model was trained for (Hugging
     Face's max_position_embeddings); None: not stated, nothing is checked."""
@@ -917,13 +928,13 @@ class ModelConfig:
         return self.summary().html()
 
     def to_dict(self) -> dict:
-        """The configuration's fields (without the source), e.g. for JSON."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "source"}
+        """The configuration's fields (without the source and aliases), e.g. for JSON."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _FOR_PEOPLE}
 
     @classmethod
     def from_dict(cls, data: dict) -> ModelConfig:
         """The inverse of `to_dict` (unknown keys are an error naming them)."""
-        names = {f.name for f in fields(cls)} - {"source"}
+        names = {f.name for f in fields(cls)} - _FOR_PEOPLE
         unknown = sorted(set(data) - names)
         if unknown:
             raise ValueError(
@@ -1215,6 +1226,8 @@ _MODELS = [
         kv_heads=8,
         gated_mlp=True,
         name="Llama 3 8B",
+        explorers=("serving", "step"),
+        aliases=("Meta-Llama-3-8B", "Llama 3.1 8B", "llama3-8b"),
         source=Source(
             _hf("meta-llama/Meta-Llama-3-8B"),
             "num_hidden_layers 32, hidden_size 4096, num_attention_heads 32, num_key_value_heads "
@@ -1231,6 +1244,8 @@ _MODELS = [
         kv_heads=8,
         gated_mlp=True,
         name="Llama 3 70B",
+        explorers=("serving", "step"),
+        aliases=("Meta-Llama-3-70B", "Llama 3.1 70B", "llama3-70b"),
         source=Source(
             _hf("meta-llama/Meta-Llama-3-70B"),
             "num_hidden_layers 80, hidden_size 8192, num_attention_heads 64, num_key_value_heads "
@@ -1247,6 +1262,7 @@ _MODELS = [
         kv_heads=8,
         gated_mlp=True,
         name="Llama 2 70B",
+        aliases=("Llama-2-70b-hf", "llama2-70b"),
         max_context=4096,
         source=Source(
             _hf("meta-llama/Llama-2-70b-hf"),
@@ -1264,6 +1280,8 @@ _MODELS = [
         kv_heads=8,
         gated_mlp=True,
         name="Llama 3.1 405B",
+        explorers=("serving", "step"),
+        aliases=("Llama 3 405B", "Meta-Llama-3.1-405B", "llama3-405b"),
         max_context=131072,
         source=Source(
             _hf("meta-llama/Llama-3.1-405B"),
@@ -1285,6 +1303,8 @@ _MODELS = [
         experts=8,
         experts_per_token=2,
         name="Mixtral 8x7B",
+        explorers=("serving", "step"),
+        aliases=("Mixtral-8x7B-v0.1", "mixtral"),
         max_context=32768,
         source=Source(
             _hf("mistralai/Mixtral-8x7B-v0.1"),
@@ -1302,6 +1322,8 @@ _MODELS = [
         50257,
         tied_embeddings=True,
         name="GPT-3 175B",
+        explorers=("step",),
+        aliases=("GPT-3", "gpt3", "davinci"),
         max_context=2048,
         source=Source(
             _GPT3,
@@ -1322,6 +1344,7 @@ _MODELS = [
         gated_mlp=True,
         tied_embeddings=True,
         name="PaLM 540B",
+        aliases=("PaLM",),
         max_context=2048,
         source=Source(
             _PALM,
@@ -1341,6 +1364,7 @@ _MODELS = [
         51200,
         tied_embeddings=True,
         name="Megatron 1T",
+        aliases=("Megatron 1008B",),
         source=Source(
             _MEGATRON,
             "Narayanan et al., Table 1: 1008B parameters, 160 attention heads, hidden size "
@@ -1356,6 +1380,7 @@ _MODELS = [
         51200,
         tied_embeddings=True,
         name="Megatron 145.6B",
+        aliases=("Megatron 146B",),
         source=Source(
             _MEGATRON,
             "Narayanan et al., Table 1: 145.6B parameters, 96 attention heads, hidden size "
@@ -1372,6 +1397,7 @@ _MODELS = [
         gated_mlp=True,
         sliding_window=4096,
         name="Mistral 7B",
+        aliases=("Mistral-7B-v0.1",),
         max_context=32768,
         source=Source(
             _hf("mistralai/Mistral-7B-v0.1"),
@@ -1396,6 +1422,7 @@ _MODELS = [
         global_every=2,
         sandwich_norms=True,
         name="Gemma 2 27B",
+        aliases=("gemma-2-27b",),
         max_context=8192,
         source=Source(
             _hf("google/gemma-2-27b"),
@@ -1424,6 +1451,8 @@ _MODELS = [
         dense_d_ff=18432,
         mtp_layers=1,
         name="DeepSeek-V3",
+        explorers=("serving",),  # not Mistral 7B / Gemma 2: the page has no sliding windows
+        aliases=("DeepSeek V3", "deepseek-v3-base"),
         max_context=163840,
         source=Source(
             _hf("deepseek-ai/DeepSeek-V3"),
@@ -1458,6 +1487,7 @@ _MODELS = [
         dense_layers=1,
         dense_d_ff=12288,
         name="DeepSeek-V2",
+        aliases=("DeepSeek V2",),
         max_context=163840,
         source=Source(
             _hf("deepseek-ai/DeepSeek-V2"),
@@ -1480,21 +1510,6 @@ def _name(model: ModelConfig) -> str:
 
 #: name -> ModelConfig, in the order the book lists them.
 MODELS: dict[str, ModelConfig] = {_name(m): m for m in _MODELS}
-_ALIASES = {
-    "Llama 3 8B": ("Meta-Llama-3-8B", "Llama 3.1 8B", "llama3-8b"),
-    "Llama 3 70B": ("Meta-Llama-3-70B", "Llama 3.1 70B", "llama3-70b"),
-    "Llama 2 70B": ("Llama-2-70b-hf", "llama2-70b"),
-    "Llama 3.1 405B": ("Llama 3 405B", "Meta-Llama-3.1-405B", "llama3-405b"),
-    "Mixtral 8x7B": ("Mixtral-8x7B-v0.1", "mixtral"),
-    "GPT-3 175B": ("GPT-3", "gpt3", "davinci"),
-    "PaLM 540B": ("PaLM",),
-    "Megatron 1T": ("Megatron 1008B",),
-    "Megatron 145.6B": ("Megatron 146B",),
-    "Mistral 7B": ("Mistral-7B-v0.1",),
-    "Gemma 2 27B": ("gemma-2-27b",),
-    "DeepSeek-V3": ("DeepSeek V3", "deepseek-v3-base"),
-    "DeepSeek-V2": ("DeepSeek V2",),
-}
 _USER_MODELS: dict[str, ModelConfig] = {}
 
 
@@ -1513,9 +1528,16 @@ def _index() -> dict[str, ModelConfig]:
     index = {}
     for model in list(MODELS.values()) + list(_USER_MODELS.values()):
         index[_key(_name(model))] = model
-        for alias in _ALIASES.get(_name(model), ()):
+        for alias in model.aliases:
             index.setdefault(_key(alias), model)
     return index
+
+
+def models_shown_in(explorer: str) -> tuple[str, ...]:
+    """The catalog models whose entry offers them in `explorer` ("serving", "step"; the
+    `ModelConfig.explorers` field), in book order. Registered models are not offered: the
+    explorers' web pages are built from the catalog alone."""
+    return tuple(m.name for m in _MODELS if explorer in m.explorers and m.name)
 
 
 def list_models() -> list[str]:

@@ -20,6 +20,9 @@ time to first token is the prefill of one prompt as long as the context.
 
 from __future__ import annotations
 
+from .catalog import chips_shown_in
+from .models import models_shown_in
+
 __all__ = [
     "BATCHES",
     "CHIPS",
@@ -34,8 +37,9 @@ __all__ = [
     "web_constants",
 ]
 
-MODELS = ("Llama 3 8B", "Llama 3 70B", "Llama 3.1 405B", "Mixtral 8x7B")
-CHIPS = ("H100 SXM", "H200", "B200", "MI300X", "TPU v5p", "TPU v6e")
+#: The choices offered: catalog entries whose `explorers` field names "serving", in book order.
+MODELS = models_shown_in("serving")
+CHIPS = chips_shown_in("serving")
 TP_DEGREES = (1, 2, 4, 8)
 BATCHES = tuple(2**k for k in range(11))  # 1 ... 1024 sequences
 CONTEXTS = tuple(512 * 2**k for k in range(7))  # 512 ... 32,768 tokens
@@ -246,6 +250,11 @@ def web_constants() -> dict:
         m = get_model(name)
         if m.sliding_window is not None:  # the page scales attention linearly with context
             raise ValueError(f"{name}: the page's formula has no sliding windows")
+        if m.max_context is not None and m.max_context < max(CONTEXTS):
+            raise ValueError(
+                f"{name}: trained for {m.max_context:,} tokens, and the page offers contexts up "
+                f"to {max(CONTEXTS):,}; take 'serving' out of its entry's explorers"
+            )
         models[name] = {
             "N": m.matmul_params,
             "L": m.layers,

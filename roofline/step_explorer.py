@@ -20,6 +20,9 @@ from __future__ import annotations
 
 import math
 
+from .catalog import chips_shown_in
+from .models import models_shown_in
+
 __all__ = [
     "CHIPS",
     "CHIP_COUNTS",
@@ -43,8 +46,9 @@ LAYOUTS = {
     "TP 8 × PP 8 × DP": ({"tp": 8, "pp": 8}, "dp"),
     "EP 8 × FSDP (mixture of experts)": ({"ep": 8}, "fsdp"),
 }
-MODELS = ("Llama 3 8B", "Llama 3 70B", "Llama 3.1 405B", "Mixtral 8x7B", "GPT-3 175B")
-CHIPS = ("H100 SXM", "B200", "TPU v4")
+#: The choices offered: catalog entries whose `explorers` field names "step", in book order.
+MODELS = models_shown_in("step")
+CHIPS = chips_shown_in("step")
 CHIP_COUNTS = (8, 64, 512, 4096)
 RECOMPUTE_CHOICES = ("none", "selective", "full")
 TOKENS_PER_STEP = 2**22

@@ -5,56 +5,111 @@ import re
 import pytest
 
 import roofline as rl
+from roofline import serving_explorer, step_explorer
 from roofline.hardware import Chip, Link, Peak, Source
 
-ISSUE_CHIPS = [
-    "TPU v4",
-    "TPU v5e",
-    "TPU v5p",
-    "TPU v6e",
-    "TPU7x",
-    "A100 SXM",
-    "H100 SXM",
-    "H100 PCIe",
-    "H200",
-    "B200",
-    "GB200",
-    "MI300X",
-    "MI325X",
-    "MI355X",
-    "RTX 3090",
-    "RTX 4090",
-    "RTX 5090",
-    "T4",
-    "L4",
-]
+#: Every chip in the catalog, read from the registry: a new entry is checked by the structural
+#: tests below without editing this file (registered chips are added only inside a test).
+CHIPS = rl.list_chips()
+#: The explorers a catalog entry may offer itself in (`Chip.explorers`, `ModelConfig.explorers`).
+EXPLORERS = {"serving": serving_explorer, "step": step_explorer}
 
 
 def test_catalog_has_every_chip_the_book_promises():
-    assert set(ISSUE_CHIPS) <= set(rl.list_chips())
+    # the chips issue 1 asked for, typed by hand: none may be dropped from the catalog
+    promised = {
+        "TPU v4", "TPU v5e", "TPU v5p", "TPU v6e", "TPU7x", "A100 SXM", "H100 SXM",
+        "H100 PCIe", "H200", "B200", "GB200", "MI300X", "MI325X", "MI355X", "RTX 3090",
+        "RTX 4090", "RTX 5090", "T4", "L4",
+    }  # fmt: skip
+    assert promised <= set(rl.list_chips())
 
 
-@pytest.mark.parametrize("name", ISSUE_CHIPS)
+def _sources(chip):
+    links = (chip.interconnect, chip.host_link, chip.network)
+    return (
+        [p.source for p in chip.peaks]
+        + [chip.memory_source]
+        + [link.source for link in links if link is not None]
+    )
+
+
+@pytest.mark.parametrize("name", CHIPS)
 def test_every_figure_has_a_source(name):
-    chip = rl.get_chip(name)
-    sources = [p.source for p in chip.peaks] + [chip.memory_source]
-    sources += [link.source for link in (chip.interconnect, chip.host_link) if link is not None]
-    for source in sources:
+    # network included: it is a field of the chip's own entry (no side table)
+    for source in _sources(rl.get_chip(name)):
         assert re.match(r"https://", source.url), f"{name}: source without a URL: {source}"
         assert len(source.says) > 10, f"{name}: source says too little: {source}"
 
 
-@pytest.mark.parametrize("name", ISSUE_CHIPS)
+#: Sparse figures the 2:4 rule does not hold for, as printed (by hand). AWS: "2,563
+#: FP8/FP16/BF16/TF32 sparse TFLOPS", its own sparsity patterns: 2563 / 667 = 3.84 (bf16).
+NOT_2_OF_4 = {"Trainium2"}
+#: Vendors' rounding: NVIDIA's L40S page prints "BFLOAT16 Tensor Core: 362.05 | 733 TFLOPS*",
+#: 733 / 362.05 = 2.025 (2.5 % off; its tf32 366 / 183 and fp8 1,466 / 733 are exactly 2).
+PRINTED_RATIO_SLACK = {"L40S": 0.03}
+
+
+@pytest.mark.parametrize("name", CHIPS)
 def test_sparse_figure_is_twice_dense_where_quoted(name):
     # 2:4 structured sparsity doubles the quoted figure; a sparse peak stored as dense
     # would make this ratio 1 (or 4 if both were doubled).
+    if name in NOT_2_OF_4:
+        return
+    rel = PRINTED_RATIO_SLACK.get(name, 0.01)
     for peak in rl.get_chip(name).peaks:
         if peak.sparse_flops_per_s is not None:
-            assert peak.sparse_flops_per_s / peak.dense_flops_per_s == pytest.approx(2, rel=0.01)
+            ratio = peak.sparse_flops_per_s / peak.dense_flops_per_s
+            assert ratio == pytest.approx(2, rel=rel), (name, peak.dtype)
+
+
+@pytest.mark.parametrize("name", CHIPS)
+def test_names_and_aliases_find_the_entry_and_no_other(name):
+    # get_chip keeps the first chip an alias names: an alias another entry also claims (or
+    # another chip's name) would silently answer with the wrong chip
+    chip = rl.get_chip(name)
+    assert chip.name == name
+    for alias in chip.aliases:
+        assert rl.get_chip(alias) is chip, f"{name}: alias {alias!r} finds another chip"
+
+
+@pytest.mark.parametrize("name", CHIPS)
+def test_a_network_joins_a_domain_and_is_no_faster_than_its_links(name):
+    # the data-centre network (one chip's share, one way) starts where the NVLink/ICI domain
+    # ends, and a chip's NIC share is slower than all its NVLink/ICI links together (H100:
+    # 400 Gb/s / 8 = 50 GB/s against 18 x 25 GB/s = 450 GB/s, one way)
+    chip = rl.get_chip(name)
+    if chip.network is None:
+        return
+    assert chip.interconnect is not None and chip.interconnect.domain_chips, name
+    assert chip.network.one_way_bytes_per_s < chip.interconnect.one_way_total_bytes_per_s, name
+
+
+@pytest.mark.parametrize("name", CHIPS)
+def test_explorer_choices_name_real_explorers(name):
+    chip = rl.get_chip(name)
+    assert set(chip.explorers) <= set(EXPLORERS), f"{name}: {chip.explorers}"
+    for explorer in chip.explorers:
+        assert name in EXPLORERS[explorer].CHIPS
+
+
+@pytest.mark.parametrize("name", rl.list_models())
+def test_model_entries_are_whole(name):
+    # every catalog model: a source with a URL, aliases that find it (and no other model),
+    # explorer choices the explorers offer
+    model = rl.get_model(name)
+    assert model.source is not None and model.source.url.startswith("https://"), name
+    for alias in model.aliases:
+        assert rl.get_model(alias) is model, f"{name}: alias {alias!r} finds another model"
+    assert set(model.explorers) <= set(EXPLORERS), f"{name}: {model.explorers}"
+    for explorer in model.explorers:
+        assert name in EXPLORERS[explorer].MODELS
 
 
 def test_tpus_quote_no_sparse_figures():
-    for name in ["TPU v4", "TPU v5e", "TPU v5p", "TPU v6e", "TPU7x"]:
+    tpus = [n for n in CHIPS if rl.get_chip(n).vendor == "Google"]
+    assert len(tpus) >= 5  # v4, v5e, v5p, v6e, TPU7x at the time of writing
+    for name in tpus:
         chip = rl.get_chip(name)
         assert all(p.sparse_flops_per_s is None for p in chip.peaks)
         with pytest.raises(ValueError, match="no sparse"):
@@ -233,3 +288,14 @@ def test_book_table_escapes_text_but_keeps_links():
     ).data
     assert "&lt;b&gt;x&lt;/b&gt;" in html
     assert '<a href="https://example.org/?a=1&amp;b=2">peak</a>' in html
+
+
+@pytest.mark.parametrize("name", CHIPS)
+def test_device_names_find_their_own_entry(name):
+    # every name a framework prints for the chip (Chip.device_names) finds this entry, also as
+    # another driver might space or case it; by-hand rows: tests/test_measure.py
+    from roofline.catalog import chip_for_device
+
+    for printed in rl.get_chip(name).device_names:
+        assert chip_for_device(printed) is rl.get_chip(name), (name, printed)
+        assert chip_for_device(printed.upper().replace(" ", "  ")) is rl.get_chip(name)

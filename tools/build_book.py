@@ -23,6 +23,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import check_python  # noqa: E402,F401  (exits on an unsupported Python)
+import execute_parallel  # noqa: E402
 
 
 def teacher_config(tmp: Path) -> Path:
@@ -109,8 +110,12 @@ def main() -> int:
     if out != ROOT:
         command += ["--path-output", str(out)]
     start = time.perf_counter()
-    if not args.serial:
-        execute_in_parallel(out / "_build" / ".jupyter_cache")
+    cache = out / "_build" / ".jupyter_cache"
+    if not args.serial and execute_parallel.cache_is_current(cache):
+        print("execute_parallel: no notebook source and no roofline/ file changed since the last")
+        print("  complete run, so every notebook is in the cache (not started)")
+    elif not args.serial:
+        execute_in_parallel(cache)
     with tempfile.TemporaryDirectory() as tmp:
         if args.no_solutions:
             command += ["--config", str(teacher_config(Path(tmp)))]

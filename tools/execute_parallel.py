@@ -14,6 +14,12 @@ The cache knows each notebook's code, not the package it imports: a run made wit
 version of `roofline/` is stale although its notebook did not change. So the cache carries a
 fingerprint of the package's files, and a different fingerprint empties it first.
 
+After a run that leaves every notebook in the cache, a stamp (`sources_stamp`: the table of
+contents, every notebook source and the package fingerprint) is kept beside the cache. While it
+matches, there is nothing to execute: `tools/build_book.py` checks it (`cache_is_current`, a
+few file reads) and does not start this script at all, which would spend about 1.5 s importing
+MyST-NB and jupyter-cache to find every notebook cached.
+
 A notebook that fails here is left out of the cache: the build executes it again and
 reports the failing cell in its usual way, so nothing is hidden by running in parallel.
 
@@ -101,6 +107,32 @@ def forget_stale_runs(cache_dir: Path) -> bool:
     return stale
 
 
+SOURCES_STAMP = "sources.sha256"  # file in the cache folder: what the last complete run read
+
+
+def sources_stamp(root: Path = ROOT) -> str:
+    """sha256 over _toc.yml, every notebook source it names (names and bytes) and the package
+    fingerprint: what decides whether a notebook must run again. Reads files only (about
+    0.02 s); imports neither MyST-NB nor jupyter-cache."""
+    import hashlib
+
+    digest = hashlib.sha256(package_fingerprint(root).encode() + b"\0")
+    for path in [root / "_toc.yml", *toc_sources(root)]:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def cache_is_current(cache_dir: Path, root: Path = ROOT) -> bool:
+    """Whether the last run left every notebook in the cache and neither a notebook source, the
+    table of contents nor a roofline/ file changed since (the stamp it wrote still matches).
+    Then there is nothing to execute, and the build skips this step without starting it."""
+    stamp = cache_dir / SOURCES_STAMP
+    if not (stamp.is_file() and (cache_dir / "global.db").is_file()):
+        return False
+    return stamp.read_text(encoding="utf-8").strip() == sources_stamp(root)
+
+
 def in_cache(cache, notebook) -> bool:
     """Whether the cache holds a run of this notebook's code (MyST-NB's own match)."""
     try:
@@ -117,7 +149,16 @@ def execute_one(path_text: str) -> tuple[str, object, float, str | None]:
     path = Path(path_text)
     notebook = read_notebook(path)
     result = single_nb_execution(
-        notebook, cwd=str(path.parent), allow_errors=False, timeout=TIMEOUT_S, meta_override=True
+        notebook,
+        cwd=str(path.parent),
+        allow_errors=False,
+        timeout=TIMEOUT_S,
+        meta_override=True,
+        # one stream output per cell and stream, its chunks joined as written: the kernel
+        # sends a print in as many chunks as its flushes happened to cut it, and MyST-NB's
+        # merge (nb_merge_streams) ends each chunk with a newline, so `print("a:", 0)` showed
+        # as "a: 0" or "a:\n 0" from one build to the next (chapters 6 and 7 did)
+        coalesce_streams=True,
     )
     error = None if result.err is None else f"{type(result.err).__name__}: {result.err}"
     return path_text, notebook, result.time, error
@@ -157,10 +198,14 @@ def main() -> int:
 
     # As _ext/web_edition.py does for the kernels the build runs: the web page's answer boxes.
     os.environ["ROOFLINE_WEB_EDITION"] = "1"
+    # and chapter 9 measures this machine in a few seconds (roofline.measure's "build" mode)
+    os.environ["ROOFLINE_MEASURE_MODE"] = "build"
 
+    (args.cache / SOURCES_STAMP).unlink(missing_ok=True)  # rewritten once every run is cached
     if forget_stale_runs(args.cache):
         print("execute_parallel: roofline/ changed since the cached runs; executing afresh")
     cache = get_cache(str(args.cache))
+    stamp = sources_stamp()  # before the runs: a source edited while they run is not stamped
     todo = []
     for path in toc_sources():
         notebook = read_notebook(path)
@@ -168,6 +213,7 @@ def main() -> int:
             todo.append(path)
     if not todo:
         print("execute_parallel: every notebook is in the cache")
+        (args.cache / SOURCES_STAMP).write_text(stamp + "\n", encoding="utf-8")
         return 0
     alone = [p for p in todo if runs_alone(p)]
     # Longest sources first, so that a long notebook does not start last.
@@ -188,6 +234,8 @@ def main() -> int:
             "  the build will run these again and name the failing cell: "
             + ", ".join(map(str, failed))
         )
+    else:
+        (args.cache / SOURCES_STAMP).write_text(stamp + "\n", encoding="utf-8")
     return 0
 
 

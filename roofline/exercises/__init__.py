@@ -10,7 +10,7 @@ Every chapter keeps its exercises in a module of this package named `ch*.py`
 import importlib
 import pkgutil
 
-from . import answerbox as _answerbox  # noqa: F401  (sets core.ANSWER_BOX_RENDERER)
+from . import answerbox as _answerbox  # noqa: F401  (sets feedback.ANSWER_BOX_RENDERER)
 from .core import (
     UNIT_FOR_KIND,
     Exercise,

@@ -37,7 +37,7 @@ import secrets
 from importlib import resources
 
 from ..units import GRAMMAR, parse_quantity_details
-from . import core
+from . import core, feedback
 
 __all__ = [
     "answer_payload",
@@ -252,4 +252,4 @@ def render_answer_box(exercise: core.Exercise, params: dict | None = None) -> st
     )
 
 
-core.ANSWER_BOX_RENDERER = render_answer_box  # Feedback's HTML shows this box (see core)
+feedback.ANSWER_BOX_RENDERER = render_answer_box  # Feedback's HTML shows this box

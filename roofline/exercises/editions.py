@@ -14,7 +14,9 @@ new edition by hand.
     python -m roofline editions freeze part1   # record part1's next edition, make it current
     python -m roofline editions check          # where does the catalog now differ from them?
 
-A set without an editions file reads the live catalog (edition "live").
+A set without an editions file reads the live catalog (edition "live"). This module reads and
+compares editions and imports no homework; recording one (which draws a set's homework) is
+`roofline.exercises.edition_maker`, which the command above runs.
 """
 
 from __future__ import annotations
@@ -23,14 +25,12 @@ import contextlib
 import dataclasses
 import functools
 import json
-import sys
 import types
 import typing
 from pathlib import Path
 
 EDITIONS_DIR = Path(__file__).with_name("editions")
 LIVE = "live"
-SWEEP_IDS = 400  # ids drawn when recording an edition: every chip a set can draw is hit
 
 
 def _path(set_id: str) -> Path:
@@ -130,66 +130,6 @@ def frozen(set_id, edition: str | None = None):
         catalog.FROZEN_CHIPS.reset(chip_token)
 
 
-class _Recorder(dict):
-    """An index that remembers which objects were looked up."""
-
-    def __init__(self, items, seen: dict):
-        super().__init__(items)
-        self.seen = seen
-
-    def __getitem__(self, key):
-        value = super().__getitem__(key)
-        self.seen[value.name] = value
-        return value
-
-
-def record(set_id: str, ids: int = SWEEP_IDS) -> dict:
-    """{"chips": {name: figures}, "models": {...}}: what `set_id` reads, over `ids` ids' draws,
-    shown numbers, answers and mistakes, from the live catalog."""
-    from .. import catalog, models
-    from . import core, homework
-
-    chips: dict = {}
-    model_objects: dict = {}
-    chip_token = catalog.FROZEN_CHIPS.set(_Recorder(catalog._index(), chips))
-    model_token = models.FROZEN_MODELS.set(_Recorder(models._index(), model_objects))
-    try:
-        homework_set = homework.get_set(set_id)
-        for i in range(ids):
-            params = homework._derive(set_id, f"edition-sweep-{i}")
-            homework_set.describe(params)
-            for q in homework_set.questions:
-                exercise = core.get_exercise(homework_set.exercise_id(q))
-                exercise.answer(params)
-                exercise.mistake_table(**params)
-    finally:
-        models.FROZEN_MODELS.reset(model_token)
-        catalog.FROZEN_CHIPS.reset(chip_token)
-    return {
-        "chips": {n: to_json(c) for n, c in sorted(chips.items())},
-        "models": {n: to_json(m) for n, m in sorted(model_objects.items())},
-    }
-
-
-def freeze(set_id: str, edition: str | None = None, make_current: bool = True) -> str:
-    """Record the live catalog's figures for `set_id` as a new edition (default: the next
-    number) and, by default, make it current. Returns the edition's name."""
-    data = _file(set_id) or {"set": set_id, "current": None, "editions": {}}
-    edition = edition or str(1 + max((int(e) for e in data["editions"] if e.isdigit()), default=0))
-    if edition in data["editions"]:
-        raise ValueError(
-            f"homework {set_id} already has an edition {edition}: editions never change"
-        )
-    data["editions"][edition] = record(set_id)
-    if make_current or data["current"] is None:
-        data["current"] = edition
-    EDITIONS_DIR.mkdir(exist_ok=True)
-    _path(set_id).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    _file.cache_clear()
-    _objects.cache_clear()
-    return edition
-
-
 def differences(set_id: str, edition: str | None = None) -> list[str]:
     """The recorded objects whose figures the live catalog now gives differently (a catalog
     fix the edition keeps away from students), by name."""
@@ -202,36 +142,29 @@ def differences(set_id: str, edition: str | None = None) -> list[str]:
     changed = []
     for name, chip in chips.items():
         live = catalog._index().get(catalog._key(name))
-        if live is None or to_json(live) != to_json(chip):
+        if live is None or _figures(live) != _figures(chip):
             changed.append(name)
     for name, model in model_objects.items():
         live_model = models._index().get(models._key(name))
-        if live_model is None or to_json(live_model) != to_json(model):
+        if live_model is None or _figures(live_model) != _figures(model):
             changed.append(name)
     return changed
 
 
-def main(argv=None) -> int:
-    import argparse
-
-    from . import homework
-
-    parser = argparse.ArgumentParser(prog="python -m roofline editions")
-    parser.add_argument("action", choices=("freeze", "check"))
-    parser.add_argument("sets", nargs="*", help="homework sets (default: all)")
-    parser.add_argument("--edition", default=None, help="the new edition's name (freeze)")
-    args = parser.parse_args(argv)
-    for set_id in args.sets or homework.sets():
-        if args.action == "freeze":
-            print(f"{set_id}: recorded edition {freeze(set_id, args.edition)}")
-        else:
-            changed = differences(set_id)
-            print(
-                f"{set_id} edition {current(set_id)}: "
-                + (f"the catalog now differs on {', '.join(changed)}" if changed else "as recorded")
-            )
-    return 0
+#: What names, offers or cites an entry: a new alias, explorer choice, source quote or note
+#: changes no figure a set reads (an edition's objects are found by the live index's names).
+_NOT_FIGURES = frozenset({"aliases", "explorers", "source", "notes"})
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def _figures(obj) -> dict:
+    """`to_json` without the keys of `_NOT_FIGURES`, at every depth (a link's or a network's
+    source too)."""
+    return _strip(to_json(obj))
+
+
+def _strip(value):
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if k not in _NOT_FIGURES}
+    if isinstance(value, list):
+        return [_strip(v) for v in value]
+    return value

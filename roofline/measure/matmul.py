@@ -155,6 +155,9 @@ MATMUL_PLANS: dict[str, MatmulPlan] = {
     # quick: 5 s lets a 2-core machine reach n = 4096 in fp32 on all threads, where its BLAS
     # peaks (1.5 s stopped at 2048: 0.74 of a direct best-shape matmul on a quiet machine)
     "quick": {"n_min": 512, "n_max": 4096, "budget_s": 5.0},
+    # build (the book's build, a few seconds in all): four ramps (two dtypes, one thread and
+    # all) of 0.4 s each; on a 2-core machine that stops at n = 1024
+    "build": {"n_min": 256, "n_max": 2048, "budget_s": 0.4},
     "tiny": {"n_min": 64, "n_max": 64, "budget_s": 1.0},
 }
 

@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 from ..units import format_bytes
-from .accelerator import measure_accelerator
+from .accelerator import SWITCH_RUNTIME, measure_accelerator
 from .bandwidth import KERNELS, BandwidthSample, measure_kernel, sweep_sizes
 from .machine import (  # noqa: F401  (importable from runner, as before)
     InsufficientMemoryError,
@@ -76,10 +76,23 @@ __all__ = [
 
 
 # ------------------------------------------------------------ settings
+#: The modes of a run, longest first: "full" (a minute or more), "quick" (the reader's run in
+#: chapter 9, a few tens of seconds), "build" (the book's build: a few seconds, no accelerator)
+#: and "tiny" (tests: no main memory, no useful figures).
+MODES = ("full", "quick", "build", "tiny")
+
+#: Environment variable naming the mode of every `measure()` call that passes no `mode=`
+#: (it overrides `quick`): the book's build sets it to "build" for the kernels it runs, so
+#: chapter 9's `measure(quick=True)` takes a few seconds there (the page quotes the stored
+#: reference run) while a reader's kernel runs the quick mode the cell asks for.
+MODE_VARIABLE = "ROOFLINE_MEASURE_MODE"
+
+
 def settings_for(
     mode: str = "full", llc_bytes: int | None = None, max_bytes: float | None = None
 ) -> dict:
-    """Sizes and repeats for "full", "quick" or "tiny" (tests) runs."""
+    """Sizes and repeats for "full", "quick", "build" (the book's build) or "tiny" (tests)
+    runs."""
     llc = llc_bytes or last_level_cache_bytes()
     s: dict[str, Any]  # sizes in bytes, counts, lists of kernels and dtypes: saved as JSON
     if mode == "full":
@@ -110,6 +123,22 @@ def settings_for(
             op_matmuls=(16, 64, 256),
             op_repeats=3,
         )
+    elif mode == "build":
+        # quick's range up to main memory (4 x the last-level cache, STREAM's rule, at most
+        # 128 MiB), fewer repeats and bytes per timing; small matmuls (matmul.MATMUL_PLANS)
+        s = dict(
+            min_ws=64 * 2**10,
+            max_ws=min(4 * llc, 128 * 2**20),
+            per_octave=2,
+            repeats=2,
+            target_bytes=2e6,
+            matmul_n=256,
+            matmul_repeats=2,
+            op_small=2**12,
+            op_python=20_000,
+            op_matmuls=(16, 64, 256),
+            op_repeats=2,
+        )
     elif mode == "tiny":
         s = dict(
             min_ws=16 * 2**10,
@@ -125,7 +154,7 @@ def settings_for(
             op_repeats=2,
         )
     else:
-        raise ValueError(f"mode must be 'full', 'quick' or 'tiny', got {mode!r}")
+        raise ValueError(f"mode must be one of {', '.join(map(repr, MODES))}, got {mode!r}")
     if max_bytes is not None:
         if not max_bytes >= s["min_ws"]:
             raise ValueError(f"max_bytes must be at least {format_bytes(s['min_ws'], binary=True)}")
@@ -137,7 +166,7 @@ def settings_for(
     # uses them; the matmul sizes ramp up from matmul_n (matmul.MATMUL_PLANS)
     s["threaded_dtypes"] = ["fp64", "fp32"]
     s["matmul_n"] = MATMUL_PLANS[mode]["n_min"]
-    s["threaded_ws"] = s["max_ws"] // 2 if mode == "quick" else s["max_ws"]
+    s["threaded_ws"] = s["max_ws"] // 2 if mode in ("quick", "build") else s["max_ws"]
     s["mode"] = mode
     s["llc_bytes"] = llc
     return s
@@ -199,12 +228,16 @@ def measure(
     in full mode; in quick mode the add kernel on half the largest working set). Each
     matmul peak is the best of a ramp of sizes (`matmul.ramp_matmul`: the first n grows
     with the thread count, then n doubles while the mode's time budget allows).
-    `mode` ("full", "quick", "tiny") overrides `quick`; "tiny" is for tests.
+    `mode` ("full", "quick", "build", "tiny") overrides `quick`; without it the environment
+    variable ROOFLINE_MEASURE_MODE (`MODE_VARIABLE`), when set, does: the book's build sets
+    "build", a run of a few seconds that leaves the accelerator out. "tiny" is for tests.
     `timer` (seconds, like time.perf_counter) and `available_bytes` can be injected.
     Raises InsufficientMemoryError before allocating if the sizes will not fit.
     Ctrl-C (KeyboardInterrupt) returns the partial result, with `.partial` True.
     """
-    mode = mode or ("quick" if quick else "full")
+    mode = mode or os.environ.get(MODE_VARIABLE) or ("quick" if quick else "full")
+    if mode == "build":
+        accelerator = False  # importing PyTorch and JAX to look for one takes seconds
     settings = settings_for(mode, llc_bytes=llc_bytes, max_bytes=max_bytes)
     for k in kernels:
         if k not in KERNELS:
@@ -247,6 +280,8 @@ def measure(
             result.accelerator, result.accelerator_message = measure_accelerator(
                 quick=mode != "full"
             )
+        elif mode == "build":
+            result.accelerator_message = BUILD_SKIPS_ACCELERATOR
     except KeyboardInterrupt:
         result.partial = True
         result.interrupted_during = label
@@ -256,6 +291,13 @@ def measure(
     _drop_untimed(result)
     result.seconds = time.perf_counter() - start
     return result
+
+
+#: Why a run in the build's mode has no accelerator result.
+BUILD_SKIPS_ACCELERATOR = (
+    "accelerator skipped: the book's build measures its machine in a few seconds (mode "
+    f'"build") and leaves any GPU or TPU out. {SWITCH_RUNTIME}'
+)
 
 
 def _all_thread_work(kernels, dtypes, settings: dict) -> tuple[list, list]:
