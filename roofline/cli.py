@@ -41,6 +41,11 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "measure": Subcommand(
         ".measure.cli", "main", "measure this machine's roofline (and a GPU/TPU if one is seen)"
     ),
+    "exam": Subcommand(
+        ".exercises.hw_exam",
+        "main",
+        "the worked exam with one student's numbers (--student ID [--solutions] --out FILE)",
+    ),
     "autograder": Subcommand(
         ".exercises.grader.gradescope",
         "main",
