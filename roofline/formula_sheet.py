@@ -257,6 +257,23 @@ FORMULAS: tuple[Formula, ...] = (
         unit="bytes",
     ),
     Formula(
+        "activations a layer keeps, b sequences of s tokens (fused attention)",
+        r"\text{bytes}",
+        _ch(10),
+        "roofline.training.activation_bytes_per_layer",
+        "34*s*b*D",
+        unit="bytes",
+    ),
+    Formula(
+        "Adam per parameter and step: reads fp32 master, 2 moments, bf16 gradient; writes "
+        "master, moments, bf16 weight",
+        r"\text{bytes}",
+        _ch(10),
+        "roofline.training_step",
+        "14 + 14",
+        unit="bytes",
+    ),
+    Formula(
         "model FLOPs utilisation at R tokens/s on n chips",
         r"\mathrm{MFU}",
         _ch(10),

@@ -143,6 +143,23 @@ def test_training_flops_and_state():
     assert rl.mfu("Llama 3 8B", 1000, "H100 SXM", 1, 4096) == pytest.approx(mfu)
 
 
+def test_activations_and_adam_traffic():
+    # Llama 3 8B, one sequence of 8192 tokens: 34 x 8192 x 1 x 4096 = 1,140,850,688 bytes a layer
+    what = "activations a layer keeps, b sequences of s tokens (fused attention)"
+    assert _value(what, s=8192, b=1, D=4096) == 1_140_850_688
+    assert rl.training.activation_bytes_per_layer("Llama 3 8B", 8192, 1) == 1_140_850_688
+    # Adam reads 4 + 4 + 4 + 2 and writes 4 + 4 + 4 + 2 bytes a parameter: 28. The package's
+    # step on one H100 (one micro-batch) moves 2 + 2 bytes of weight reads, 2 of gradient
+    # writes, the activations twice (written, read) and the optimizer's bytes per parameter
+    (adam,) = [f for f in sheet.FORMULAS if f.what.startswith("Adam per parameter")]
+    assert float(sheet.expression(adam)) == 28
+    model, chip = rl.get_model("Llama 3 8B"), rl.get_chip("H100 SXM")
+    step = rl.training_step(model, chip, 1, 8192, 8192, "", microbatches=1)
+    moved = step.times["HBM"] * chip.hbm_bytes_per_s
+    others = 6 * model.params + 2 * 1_140_850_688 * 32
+    assert (moved - others) / model.params == pytest.approx(28)
+
+
 def test_pipeline_bubble():
     # 16 stages, 32 micro-batches: 15 / 47 of the step
     what = "pipeline bubble, share of the step (1F1B, M micro-batches)"
