@@ -5,6 +5,9 @@ python -m roofline measure [...]      # measure this machine's roofline
 python -m roofline autograder --set part1 --out autograder.zip   # a Gradescope autograder
 python -m roofline prairielearn --set part1 --out DIR   # a PrairieLearn question
 python -m roofline model NAME [--train ...]   # a whole model; a training step on many chips
+python -m roofline editions check          # homework editions against the catalog
+
+Every subcommand but `grade` is listed once, in `roofline.cli.SUBCOMMANDS`.
 """
 
 from __future__ import annotations
@@ -29,29 +32,23 @@ def _positive(kind):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The `python -m roofline` parser: `grade` in full; `autograder` and `measure` parse their own."""
+    """The `python -m roofline` parser: `grade` in full; the subcommands of
+    `roofline.cli.SUBCOMMANDS` parse their own arguments (listed here for --help)."""
+    from .cli import SUBCOMMANDS
+    from .exercises.grading import Limits
+
     parser = argparse.ArgumentParser(
         prog="python -m roofline", description="Tools of the Rooflines book."
     )
-    sub = parser.add_subparsers(dest="command", metavar="{grade,autograder,prairielearn,measure}")
-    from .exercises.grading import Limits
+    sub = parser.add_subparsers(dest="command")  # usage: {grade,...}, from the choices
 
     d = Limits()
     grade = _grade_parser(sub)
     _add_grade_input_arguments(grade, d)
     _add_grade_sandbox_arguments(grade, d)
     _add_grade_report_arguments(grade)
-    sub.add_parser(
-        "autograder", help="build a Gradescope autograder zip (--set part1 --out F)", add_help=False
-    )
-    sub.add_parser(
-        "prairielearn",
-        help="export a PrairieLearn externally graded question (--set part1 --out DIR)",
-        add_help=False,
-    )
-    sub.add_parser(
-        "measure", help="measure this machine's roofline (roofline.measure)", add_help=False
-    )
+    for name, command in SUBCOMMANDS.items():
+        sub.add_parser(name, help=command.help, add_help=False)
     return parser
 
 
@@ -230,33 +227,16 @@ def _add_grade_report_arguments(grade: argparse.ArgumentParser) -> None:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "autograder":  # Gradescope (roofline.exercises.grader.gradescope)
-        from .exercises.grader.gradescope import main as autograder_main
+    from .cli import SUBCOMMANDS
 
-        return autograder_main(argv[1:])
-    if argv and argv[0] == "prairielearn":  # PrairieLearn (roofline.exercises.grader.prairielearn)
-        from .exercises.grader.prairielearn import main as prairielearn_main
-
-        return prairielearn_main(argv[1:])
-    if argv and argv[0] == "editions":  # homework editions (roofline.exercises.edition_maker)
-        from .exercises.edition_maker import main as editions_main
-
-        return editions_main(argv[1:])
-    if argv and argv[0] == "model":
-        from .model_cli import main as model_main
-
-        return model_main(argv[1:])
-    if argv and argv[0] == "measure":
+    command = SUBCOMMANDS.get(argv[0]) if argv else None
+    if command is not None:
         try:
-            from .measure.cli import main as measure_main
-        except ImportError as error:
-            print(
-                f"`measure` is not available in this installation ({error}). It needs the "
-                "roofline.measure module.",
-                file=sys.stderr,
-            )
+            function = command.load()
+        except ImportError as error:  # e.g. `measure` without the roofline.measure module
+            print(f"`{argv[0]}` is not available in this installation ({error}).", file=sys.stderr)
             return 2
-        return measure_main(argv[1:]) or 0
+        return function(argv[1:]) or 0
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "grade":
