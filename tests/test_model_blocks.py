@@ -575,7 +575,10 @@ def test_transformer_whole_model_functions_take_a_model_config():
     # 4096 norm scales included; the KV cache is 2 x 32 x 8 x 128 x 2 = 131,072 B per token
     assert tf.weight_bytes("Llama 3 8B") == tf.weight_bytes(tf.LLAMA_8B_MODEL)
     assert tf.weight_bytes("Llama 3 8B") == 2 * 8_030_261_248
-    assert tf.LLAMA_8B_MODEL == rl.get_model("Llama 3 8B").with_changes(name="Llama-style 8B")
+    # built from one layer's shape, it keeps ModelConfig's default dropout flag (Korthikanti's
+    # masks: training memory only; the serving functions that use it never read it)
+    llama = rl.get_model("Llama 3 8B").with_changes(name="Llama-style 8B", trains_with_dropout=True)
+    assert tf.LLAMA_8B_MODEL == llama
     assert tf.layer_shape("Llama 3 8B").weights_per_layer == 218_103_808
     assert tf.kv_cache_bytes(rl.get_model("Llama 3 8B"), 4096) == 4096 * 131_072
     assert tf.max_batch("Llama 3 8B", 4096, "H100") == tf.max_batch(tf.LLAMA_8B_MODEL, 4096, "H100")
