@@ -154,12 +154,13 @@ def test_llama3_70b_on_8192_h100_by_hand():
     assert step.memory["weights"] == pytest.approx(2 * P / 128)
     assert step.memory["optimizer"] == pytest.approx(12 * P / 128)
     # activations per layer and token (fused attention), Korthikanti's terms for a GQA layer
-    # with a gated MLP: d_model-wide 2 x 5 x 8192 (norm inputs, block inputs, dropout masks);
-    # Q and the output projection's input 2 x 2 x 8192, K and V 2 x 2 x 1024; gate, up and
-    # their product 3 x 2 x 28672: 81,920 + 36,864 + 172,032 = 290,816 (35.5 h, where a GPT
-    # layer keeps 34 h: GQA's smaller K and V save 3 h, the gate's tensor adds 4.5 h)
-    per_token = 2 * 5 * 8192 + 2 * 2 * 8192 + 2 * 2 * 1024 + 3 * 2 * 28672
-    assert per_token == 290_816 == 35.5 * 8192
+    # with a gated MLP, trained without dropout (no masks): d_model-wide 2 x 2 x 2 x 8192
+    # (attention's and the MLP's norm inputs and block inputs); Q and the output projection's
+    # input 2 x 2 x 8192, K and V 2 x 2 x 1024; gate, up and their product 3 x 2 x 28672:
+    # 65,536 + 36,864 + 172,032 = 274,432 (33.5 h, where a GPT layer with dropout keeps 34 h:
+    # no masks save 2 h, GQA's smaller K and V 3 h, the gate's tensor adds 4.5 h)
+    per_token = 2 * 4 * 8192 + 2 * 2 * 8192 + 2 * 2 * 1024 + 3 * 2 * 28672
+    assert per_token == 274_432 == 33.5 * 8192
     # s b / t tokens per chip (sequence parallelism), 5 layers, 16 micro-batches in flight
     assert step.memory["activations"] == pytest.approx(per_token * 8192 / 8 * 5 * 16)
     assert step.fits and step.t_upper > step.t_lower
