@@ -884,3 +884,24 @@ def test_gpt_layer_convention_is_korthikanti_for_every_model():
     assert llama == 34 * 8192 * 8192 / 8
     with pytest.raises(ValueError, match="gpt-layer"):
         rl.activation_bytes_per_layer("GPT-3", 2048, convention="korthikanti")
+
+
+def test_stage_params_hold_the_mtp_module_on_the_last_stage():
+    from roofline.parallelism import _stage_params
+
+    m = rl.get_model("DeepSeek-V3")
+    D, V = 7168, 129280
+    # one MoE layer (tests/test_layouts.py): 232,996,864 dense + 11,274,289,152 routed; the
+    # MTP depth is one more such layer + a projection [2 D, D] + 3 norms of D: 11.61 B
+    moe_dense, routed = 232_996_864, 256 * 3 * D * 2048
+    mtp = moe_dense + routed + 2 * D * D + 3 * D
+    # 232,996,864 + 11,274,289,152 + 102,760,448 + 21,504
+    assert mtp == m.mtp_params == 11_610_067_968
+    # without a pipeline the one stage holds everything: the 671 B and the MTP module
+    ((dense, expert),) = _stage_params(m, 1)
+    assert dense + expert == m.params + mtp
+    # pp 16: 62 units (61 layers + 1 depth), stages 14 and 15 hold 3; the last holds layers
+    # 59 and 60, the MTP depth, the output head V x D and the final norm D
+    dense, expert = _stage_params(m, 16)[-1]
+    assert dense == 3 * moe_dense + 2 * D * D + 3 * D + V * D + D
+    assert expert == 3 * routed
