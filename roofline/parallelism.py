@@ -429,35 +429,11 @@ class _Plan:
     def activations_per_layer(self) -> float:
         """Bytes one layer keeps for this chip's seq_len / cp tokens of each sequence
         (`activation_bytes_per_layer`: Korthikanti et al.'s terms, block by block), scaled so
-        that x layers_here x in_flight() it is the pipeline stage that holds the most: with
-        1F1B, stage i keeps min(pp - i, microbatches) micro-batches of its own layers (a
-        DeepSeek-V3 stage of 4 MoE layers holds more than the first, whose 3 dense layers keep
-        less). Layers all alike, no pipeline, or interleaved chunks: the model's average."""
-
-        def per_layer(layers=None):
-            return activation_bytes_per_layer(
-                self.m,
-                self.seq_len // self.layout["cp"],
-                self.micro_batch,
-                self.layout["tp"],
-                self.recompute,
-                fused_attention=self.fused_attention,
-                layers=layers,
-                convention=self.activations,
-            )
-
-        layers, pp, micro = self.m.layers_in_order(), self.layout["pp"], self.microbatches
-        alike = len({(x.attention, x.mlp) for x in layers}) == 1
-        if pp == 1 or self.virtual_stages > 1 or alike or self.activations != "blocks":
-            return per_layer()
-        q, r = divmod(self.m.layers, pp)
-        most, start = 0.0, 0
-        for stage in range(pp):
-            size = q + (1 if stage < r else 0)
-            held = min(pp - stage, micro) / min(pp, micro)
-            most = max(most, per_layer(layers[start : start + size]) * size * held)
-            start += size
-        return most / self.layers_here
+        that x layers_here x in_flight() it is the pipeline stage that keeps the most
+        activations (`stage_activation_bytes`: a DeepSeek-V3 stage of 4 MoE layers holds more
+        than the first, whose 3 dense layers keep less). Layers all alike, no pipeline, or
+        interleaved chunks: the model's average layer."""
+        return max(self.stage_activation_bytes()) / (self.layers_here * self.in_flight())
 
     def stage_activation_bytes(self) -> list[float]:
         """Bytes of activations each pipeline stage keeps at once (one chip of it): its own
