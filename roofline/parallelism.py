@@ -28,7 +28,10 @@ degrees {"dp", "fsdp", "tp", "cp", "pp", "ep"} (missing ones are 1; their produc
   ceil(layers / pp) layers; the bubble is (pp - 1) / microbatches of the busiest stage's
   time, (pp - 1) / (v x microbatches) with the interleaved schedule of `virtual_stages` = v
   model chunks per stage (which sends v x as many activations); the math time is the
-  busiest stage's (the last stage also runs the output head);
+  busiest stage's (the last stage also runs the output head), and so is the memory: the
+  stage with the most bytes, each holding its own layers' weights, gradients, optimizer
+  state and activations (the first also the embedding, the last the output head and
+  DeepSeek-V3's multi-token-prediction module);
 - ep: expert parallel (mixture of experts only): the experts are divided ep ways, each chip
   sees different tokens (so the non-expert gradients are reduced over dp x ep), and every
   MoE layer does an all-to-all of the routed tokens to their experts and back, forward and
@@ -495,8 +498,10 @@ def _moe_layers_on_a_stage(m: ModelConfig, pp: int) -> int:
 
 
 def _slice_params(m: ModelConfig, layout) -> float:
-    """Parameters in one chip's model-parallel slice: the dense part divided by tp x pp,
-    the experts by tp x pp x ep (embeddings split like the rest, a simplification)."""
+    """Parameters in the average stage's model-parallel slice: the dense part divided by
+    tp x pp, the experts by tp x pp x ep (embeddings split like the rest), what the HBM
+    traffic and the FSDP/DP collectives are counted on (a simplification); memory counts the
+    busiest stage's own parameters (`_stage_params`, `_memory`)."""
     dense = m.params - m.expert_params
     return dense / (layout["tp"] * layout["pp"]) + m.expert_params / (
         layout["tp"] * layout["pp"] * layout["ep"]
