@@ -165,6 +165,9 @@ class Attention:
     bias: str | None = None
     """Projection biases: "qkv" (Qwen2/2.5: H d_h + 2 H_kv d_h) or "qkvo" (Llama's
     attention_bias: also D on the output projection); None: none."""
+    dropout: bool = True
+    """Trained with dropout (Korthikanti et al.'s GPT layer): its masks are kept for the
+    backward pass (`activation_bytes_per_token`); False for models trained without."""
 
     @property
     def is_latent(self) -> bool:
@@ -289,7 +292,7 @@ class Attention:
 
         - d_model-wide (split tp ways only with `sequence_parallel`): the norm's input 2 D,
           the projections' input 2 D, the dropout mask after the output projection D (1 byte
-          per element); latent attention adds its latents, computed per token for all heads:
+          per element; only with `dropout`); latent attention adds its latents, computed per token for all heads:
           the query latent before and after its norm 2 x 2 q_lora_rank, the key/value
           down-projection's output 2 (kv_lora_rank + d_rope) and the normalised latent
           2 kv_lora_rank;
@@ -297,15 +300,17 @@ class Attention:
           query attention keeps H_kv heads; latent attention's up-projected K and V, H each),
           the output projection's input 2 H d_v;
         - `keep_scores`: the softmax output (2 bytes), its dropout mask (1) and the dropout's
-          output (2) for every key: 5 H x min(seq_len, window) (a fused kernel keeps none).
+          output (2) for every key: 5 H x min(seq_len, window) (a fused kernel keeps none);
+          without `dropout` only the softmax output, which the value matmul reads: 2 H x keys.
 
         Multi-head attention with d_h = D / H gives Korthikanti's 13 D (11 s b h + the
-        norm's 2 s b h), 5 D of it d_model-wide.
+        norm's 2 s b h), 5 D of it d_model-wide; without dropout 12 D, 4 D of it.
         """
         D, H, e = self.d_model, self.heads, _ACT_BYTES
         kv_heads = H if self.is_latent else self.kv_heads
         dqk, dv = self.qk_head_dim, self.value_head_dim
-        replicated = 2 * e * D + _MASK_BYTES * D
+        mask = _MASK_BYTES if self.dropout else 0
+        replicated = 2 * e * D + mask * D
         if self.is_latent:
             replicated += 2 * e * (self.q_lora_rank or 0)
             r = cast(int, self.kv_lora_rank)
@@ -313,7 +318,9 @@ class Attention:
         sharded = e * (H * dqk + kv_heads * (dqk + dv) + H * dv)
         if keep_scores:
             keys = seq_len if self.window is None else min(seq_len, self.window)
-            sharded += (2 * e + _MASK_BYTES) * H * keys
+            # the softmax output; with dropout also its mask and the dropout's output
+            per_key = e + (mask + e if self.dropout else 0)
+            sharded += per_key * H * keys
         return _per_chip(replicated, sharded, tp, sequence_parallel)
 
 
@@ -330,6 +337,9 @@ class MLP:
     experts: int = 1
     experts_per_token: int = 1
     shared_d_ff: int = 0
+    dropout: bool = True
+    """Trained with dropout after the MLP (Korthikanti et al.'s GPT layer): its mask is kept
+    for the backward pass; False for models trained without."""
 
     @property
     def is_moe(self) -> bool:
@@ -389,7 +399,8 @@ class MLP:
         chip of a `tp`-way group, Korthikanti et al. 2022, section 4.1, term by term:
 
         - d_model-wide (split tp ways only with `sequence_parallel`): the norm's input 2 D,
-          the MLP's input 2 D, the dropout mask after it D (1 byte per element); a mixture
+          the MLP's input 2 D, the dropout mask after it D (1 byte per element; only with
+          `dropout`); a mixture
           of experts adds the router's scores 2 x experts and, for each of the
           experts_per_token routed experts, its copy of the token 2 D (what each expert's
           first matmul reads);
@@ -399,11 +410,11 @@ class MLP:
 
         Not counted: the routed experts' outputs kept for the combine weights' gradient.
         A plain MLP with F = 4 D gives Korthikanti's 21 D (19 s b h + the norm's 2 s b h),
-        5 D of it d_model-wide.
+        5 D of it d_model-wide; without dropout 20 D, 4 D of it.
         """
         D, e = self.d_model, _ACT_BYTES
         per_width = (3 if self.gated else 2) * e
-        replicated = 2 * e * D + _MASK_BYTES * D
+        replicated = 2 * e * D + (_MASK_BYTES * D if self.dropout else 0)
         if not self.is_moe:
             return _per_chip(replicated, per_width * self.d_ff, tp, sequence_parallel)
         k = self.experts_per_token
@@ -544,6 +555,13 @@ class ModelConfig:
     embedding and output head shared with the main model. Not in `params` (DeepSeek's 671B
     is the main model's; `mtp_params` counts it), but trained: its FLOPs are in
     `roofline.training` (on the last pipeline stage, beside the output head)."""
+    trains_with_dropout: bool = True
+    """Trained with dropout (GPT-3, Megatron's models): the training-memory count keeps
+    Korthikanti et al.'s dropout masks (1 byte per element after attention and after the
+    MLP, and on the attention scores when they are kept) and the dropout's output on the
+    scores. False for the models trained without (Llama, PaLM, DeepSeek, Mistral, Gemma,
+    Qwen: each catalog entry's source says where it is stated): 2 D bytes per token and
+    layer less (32 instead of 34 for a GPT layer). Default True: Korthikanti's count."""
 
     def __post_init__(self):
         for size in ("layers", "d_model", "heads", "d_ff", "vocab", "experts"):
@@ -571,7 +589,13 @@ class ModelConfig:
             object.__setattr__(self, "head_dim", self.d_model // self.heads)
         else:
             object.__setattr__(self, "head_dim", _whole("head_dim", self.head_dim))
-        for flag in ("gated_mlp", "tied_embeddings", "sandwich_norms", "qk_norm"):
+        for flag in (
+            "gated_mlp",
+            "tied_embeddings",
+            "sandwich_norms",
+            "qk_norm",
+            "trains_with_dropout",
+        ):
             if not isinstance(getattr(self, flag), bool):
                 raise TypeError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
         if self.max_context is not None:
@@ -641,6 +665,7 @@ class ModelConfig:
             self.v_head_dim,
             self.qk_norm,
             self.attention_bias,
+            self.trains_with_dropout,
         )
 
     def blocks(self) -> tuple[Blocks, ...]:
@@ -663,7 +688,8 @@ class ModelConfig:
             groups.append(Blocks(self.layers - n_window, self.attention_block()))
         if self.dense_layers:
             width = self.dense_d_ff or self.d_ff
-            groups.append(Blocks(self.dense_layers, MLP(self.d_model, width, self.gated_mlp)))
+            dense = MLP(self.d_model, width, self.gated_mlp, dropout=self.trains_with_dropout)
+            groups.append(Blocks(self.dense_layers, dense))
         if self.layers - self.dense_layers:
             mlp = MLP(
                 self.d_model,
@@ -672,6 +698,7 @@ class ModelConfig:
                 self.experts,
                 self.experts_per_token,
                 self.shared_d_ff,
+                self.trains_with_dropout,
             )
             groups.append(Blocks(self.layers - self.dense_layers, mlp))
         return tuple(groups)
@@ -965,7 +992,10 @@ class ModelConfig:
         text_config. From the model_type and a few keys, what transformers' code for the
         family builds: Gemma 2/3's four norms per layer, Qwen3's and Gemma 3's q/k norms,
         Qwen2's q/k/v biases, attention_bias (q, k, v and o), DeepSeek's
-        num_nextn_predict_layers (the multi-token-prediction module, `mtp_layers`).
+        num_nextn_predict_layers (the multi-token-prediction module, `mtp_layers`), and
+        whether it trains with dropout (`trains_with_dropout`: any of attention_dropout,
+        hidden_dropout, resid_pdrop, attn_pdrop, embd_pdrop, dropout, ... above 0; with no
+        dropout key, none: the default of transformers' configs for these families).
 
         Strict: a key this reader does not read whose name says it changes the cost (experts,
         windows, layer kinds, head or layer sizes, ...) raises ValueError naming it, as do
@@ -985,6 +1015,12 @@ _HF_REQUIRED = {
     "heads": "num_attention_heads",
     "vocab": "vocab_size",
 }
+#: Dropout rates in the families' configs (Llama ... DeepSeek: attention_dropout; GPT-2 and
+#: Phi: *_pdrop; Falcon: hidden_dropout; OPT: dropout, activation_dropout; BERT: *_prob).
+_HF_DROPOUT_KEYS = (
+    "attention_dropout", "hidden_dropout", "resid_pdrop", "attn_pdrop", "embd_pdrop",
+    "dropout", "activation_dropout", "hidden_dropout_prob", "attention_probs_dropout_prob",
+)  # fmt: skip
 #: Keys read into the ModelConfig (or checked against a value this reader models).
 _HF_READ = {
     *_HF_REQUIRED.values(),
@@ -996,7 +1032,7 @@ _HF_READ = {
     "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
     "sliding_window", "use_sliding_window", "max_window_layers", "sliding_window_pattern",
     "layer_types", "text_config", "vision_config", "num_nextn_predict_layers",
-    "attention_bias",
+    "attention_bias", *_HF_DROPOUT_KEYS,
 }  # fmt: skip
 #: Keys whose name sounds like cost but that change no parameter, FLOP or cached byte:
 #: routing rules (which experts, how weighted), losses, softcapping, scalings, dropout.
@@ -1005,7 +1041,7 @@ _HF_COST_NEUTRAL = {
     "norm_topk_prob", "seq_aux", "aux_loss_alpha", "ep_size", "router_aux_loss_coef",
     "router_jitter_noise", "output_router_logits", "router_z_loss_coef",
     "attn_logit_softcapping", "final_logit_softcapping", "query_pre_attn_scalar",
-    "cache_implementation", "rope_local_base_freq", "attention_dropout",
+    "cache_implementation", "rope_local_base_freq",
 }  # fmt: skip
 #: Words in a key that usually mean it changes the cost: an unread key holding one is refused.
 _HF_COST_WORDS = re.compile(
@@ -1110,7 +1146,24 @@ def _hf_extras(data: dict, kind: str) -> dict:
         out["attention_bias"] = "qkvo"
     if data.get("num_nextn_predict_layers"):
         out["mtp_layers"] = data["num_nextn_predict_layers"]
+    out["trains_with_dropout"] = _hf_dropout(data, kind)
     return out
+
+
+def _hf_dropout(data: dict, kind: str) -> bool:
+    """Whether the config trains with dropout: any dropout rate > 0 (one flag: every mask
+    Korthikanti counts is then kept). No dropout key at all: no dropout, the default of
+    transformers' config classes for the families read here (LlamaConfig, MistralConfig,
+    Qwen2Config, Gemma2Config, DeepseekV3Config: attention_dropout=0.0, and no other
+    dropout), as these models were trained."""
+    rates = [data[key] for key in _HF_DROPOUT_KEYS if data.get(key) is not None]
+    for rate in rates:
+        if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not 0 <= rate < 1:
+            raise ValueError(
+                f"config.json ({kind or 'unknown model_type'}) has a dropout rate {rate!r}; "
+                "expected a number from 0 (no dropout) to below 1"
+            )
+    return any(rate > 0 for rate in rates)
 
 
 def _global_every(types) -> int | None:
@@ -1228,11 +1281,14 @@ _MODELS = [
         name="Llama 3 8B",
         explorers=("serving", "step"),
         aliases=("Meta-Llama-3-8B", "Llama 3.1 8B", "llama3-8b"),
+        trains_with_dropout=False,
         source=Source(
             _hf("meta-llama/Meta-Llama-3-8B"),
             "num_hidden_layers 32, hidden_size 4096, num_attention_heads 32, num_key_value_heads "
             "8, intermediate_size 14336, vocab_size 128256, tie_word_embeddings false; "
-            "8.03B parameters",
+            "8.03B parameters"
+            "; no dropout: attention_dropout 0.0 (transformers' default where config.json "
+            "omits it), the family's only dropout",
         ),
     ),
     ModelConfig(
@@ -1246,11 +1302,14 @@ _MODELS = [
         name="Llama 3 70B",
         explorers=("serving", "step"),
         aliases=("Meta-Llama-3-70B", "Llama 3.1 70B", "llama3-70b"),
+        trains_with_dropout=False,
         source=Source(
             _hf("meta-llama/Meta-Llama-3-70B"),
             "num_hidden_layers 80, hidden_size 8192, num_attention_heads 64, num_key_value_heads "
             "8, intermediate_size 28672, vocab_size 128256, tie_word_embeddings false; "
-            "70.6B parameters",
+            "70.6B parameters"
+            "; no dropout: attention_dropout 0.0 (transformers' default where config.json "
+            "omits it), the family's only dropout",
         ),
     ),
     ModelConfig(
@@ -1263,12 +1322,16 @@ _MODELS = [
         gated_mlp=True,
         name="Llama 2 70B",
         aliases=("Llama-2-70b-hf", "llama2-70b"),
+        trains_with_dropout=False,
         max_context=4096,
         source=Source(
             _hf("meta-llama/Llama-2-70b-hf"),
             "num_hidden_layers 80, hidden_size 8192, num_attention_heads 64, num_key_value_heads "
             "8, intermediate_size 28672, vocab_size 32000, max_position_embeddings 4096, "
-            "tie_word_embeddings false; 69B parameters (MLPerf Inference's llama2-70b)",
+            "tie_word_embeddings false; 69B parameters (MLPerf Inference's llama2-70b)"
+            "; no dropout: attention_dropout 0.0 (transformers' default where config.json "
+            "omits it), the family's only dropout (Touvron et al. 2023, arXiv "
+            "2307.09288, section 2.2, list no dropout among the training hyperparameters)",
         ),
     ),
     ModelConfig(
@@ -1282,6 +1345,7 @@ _MODELS = [
         name="Llama 3.1 405B",
         explorers=("serving", "step"),
         aliases=("Llama 3 405B", "Meta-Llama-3.1-405B", "llama3-405b"),
+        trains_with_dropout=False,
         max_context=131072,
         source=Source(
             _hf("meta-llama/Llama-3.1-405B"),
@@ -1289,7 +1353,9 @@ _MODELS = [
             "num_key_value_heads 8, intermediate_size 53248, vocab_size 128256, "
             "max_position_embeddings 131072 (Llama 3 paper, "
             f"{_LLAMA3}, Table 3: 126 layers, model dimension 16,384, FFN dimension 53,248, "
-            "128 attention heads, 8 key/value heads); 405B parameters",
+            "128 attention heads, 8 key/value heads); 405B parameters"
+            "; no dropout: attention_dropout 0.0 (transformers' default where config.json "
+            "omits it), the family's only dropout",
         ),
     ),
     ModelConfig(
@@ -1305,13 +1371,16 @@ _MODELS = [
         name="Mixtral 8x7B",
         explorers=("serving", "step"),
         aliases=("Mixtral-8x7B-v0.1", "mixtral"),
+        trains_with_dropout=False,
         max_context=32768,
         source=Source(
             _hf("mistralai/Mixtral-8x7B-v0.1"),
             "num_hidden_layers 32, hidden_size 4096, num_attention_heads 32, num_key_value_heads "
             "8, intermediate_size 14336, vocab_size 32000, num_local_experts 8, "
             "num_experts_per_tok 2, max_position_embeddings 32768; Mistral AI: 46.7B total "
-            "parameters, 12.9B used per token",
+            "parameters, 12.9B used per token"
+            "; no dropout: attention_dropout 0.0 (transformers' default where config.json "
+            "omits it), the family's only dropout",
         ),
     ),
     ModelConfig(
@@ -1345,6 +1414,7 @@ _MODELS = [
         tied_embeddings=True,
         name="PaLM 540B",
         aliases=("PaLM",),
+        trains_with_dropout=False,
         max_context=2048,
         source=Source(
             _PALM,
@@ -1352,7 +1422,8 @@ _MODELS = [
             "256 (attention width 12288), multi-query attention, SwiGLU with d_ff = 4 d_model, "
             "shared input-output embeddings, 256k vocabulary, no biases, sequence length 2048; "
             "540.35B parameters; section 2: parallel layers, y = x + MLP(LN(x)) + "
-            "Attention(LN(x))",
+            'Attention(LN(x)); section 5, Training setup: "Dropout - The model was trained '
+            'without dropout, although dropout of 0.1 is used for finetuning in most cases"',
         ),
         parallel_block=True,
     ),
@@ -1398,13 +1469,16 @@ _MODELS = [
         sliding_window=4096,
         name="Mistral 7B",
         aliases=("Mistral-7B-v0.1",),
+        trains_with_dropout=False,
         max_context=32768,
         source=Source(
             _hf("mistralai/Mistral-7B-v0.1"),
             "num_hidden_layers 32, hidden_size 4096, num_attention_heads 32, num_key_value_heads "
             "8, intermediate_size 14336, vocab_size 32000, sliding_window 4096, "
             "max_position_embeddings 32768, tie_word_embeddings false (Jiang et al., "
-            "arXiv 2310.06825, Table 1: window_size 4096); Mistral AI: a 7.3B parameter model",
+            "arXiv 2310.06825, Table 1: window_size 4096); Mistral AI: a 7.3B parameter model"
+            "; no dropout: attention_dropout 0.0 (transformers' default where config.json "
+            "omits it), the family's only dropout",
         ),
     ),
     ModelConfig(
@@ -1423,13 +1497,16 @@ _MODELS = [
         sandwich_norms=True,
         name="Gemma 2 27B",
         aliases=("gemma-2-27b",),
+        trains_with_dropout=False,
         max_context=8192,
         source=Source(
             _hf("google/gemma-2-27b"),
             "model_type gemma2, num_hidden_layers 46, hidden_size 4608, num_attention_heads 32, "
             "num_key_value_heads 16, head_dim 128, intermediate_size 36864, vocab_size 256000, "
             "sliding_window 4096 (every other layer, starting with the first), "
-            "max_position_embeddings 8192, tied embeddings; 27.2B parameters",
+            "max_position_embeddings 8192, tied embeddings; 27.2B parameters"
+            "; no dropout: attention_dropout 0.0 (transformers' default where config.json "
+            "omits it), the family's only dropout",
         ),
     ),
     ModelConfig(
@@ -1453,6 +1530,7 @@ _MODELS = [
         name="DeepSeek-V3",
         explorers=("serving",),  # not Mistral 7B / Gemma 2: the page has no sliding windows
         aliases=("DeepSeek V3", "deepseek-v3-base"),
+        trains_with_dropout=False,
         max_context=163840,
         source=Source(
             _hf("deepseek-ai/DeepSeek-V3"),
@@ -1466,7 +1544,9 @@ _MODELS = [
             "activated for each token; section 2.2: the multi-token-prediction module shares the "
             "embedding and output head; README_WEIGHTS.md of deepseek-ai/DeepSeek-V3: MTP "
             "modules 11.5B unique parameters, excluding the shared 0.9B Embedding and 0.9B "
-            "output Head",
+            "output Head"
+            "; no dropout: attention_dropout 0.0 (transformers' default where config.json "
+            "omits it), the family's only dropout",
         ),
     ),
     ModelConfig(
@@ -1488,6 +1568,7 @@ _MODELS = [
         dense_d_ff=12288,
         name="DeepSeek-V2",
         aliases=("DeepSeek V2",),
+        trains_with_dropout=False,
         max_context=163840,
         source=Source(
             _hf("deepseek-ai/DeepSeek-V2"),
@@ -1496,7 +1577,9 @@ _MODELS = [
             "128, n_routed_experts 160, num_experts_per_tok 6, n_shared_experts 2, "
             "moe_intermediate_size 1536, first_k_dense_replace 1, intermediate_size 12288, "
             "vocab_size 102400; DeepSeek-V2 (arXiv 2405.04434): 236B total parameters, "
-            "21B activated for each token",
+            "21B activated for each token"
+            "; no dropout: attention_dropout 0.0 (transformers' default where config.json "
+            "omits it), the family's only dropout",
         ),
     ),
 ]

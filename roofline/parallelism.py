@@ -28,7 +28,10 @@ degrees {"dp", "fsdp", "tp", "cp", "pp", "ep"} (missing ones are 1; their produc
   ceil(layers / pp) layers; the bubble is (pp - 1) / microbatches of the busiest stage's
   time, (pp - 1) / (v x microbatches) with the interleaved schedule of `virtual_stages` = v
   model chunks per stage (which sends v x as many activations); the math time is the
-  busiest stage's (the last stage also runs the output head);
+  busiest stage's (the last stage also runs the output head), and so is the memory: the
+  stage with the most bytes, each holding its own layers' weights, gradients, optimizer
+  state and activations (the first also the embedding, the last the output head and
+  DeepSeek-V3's multi-token-prediction module);
 - ep: expert parallel (mixture of experts only): the experts are divided ep ways, each chip
   sees different tokens (so the non-expert gradients are reduced over dp x ep), and every
   MoE layer does an all-to-all of the routed tokens to their experts and back, forward and
@@ -429,10 +432,18 @@ class _Plan:
     def activations_per_layer(self) -> float:
         """Bytes one layer keeps for this chip's seq_len / cp tokens of each sequence
         (`activation_bytes_per_layer`: Korthikanti et al.'s terms, block by block), scaled so
-        that x layers_here x in_flight() it is the pipeline stage that holds the most: with
-        1F1B, stage i keeps min(pp - i, microbatches) micro-batches of its own layers (a
-        DeepSeek-V3 stage of 4 MoE layers holds more than the first, whose 3 dense layers keep
-        less). Layers all alike, no pipeline, or interleaved chunks: the model's average."""
+        that x layers_here x in_flight() it is the pipeline stage that keeps the most
+        activations (`stage_activation_bytes`: a DeepSeek-V3 stage of 4 MoE layers holds more
+        than the first, whose 3 dense layers keep less). Layers all alike, no pipeline, or
+        interleaved chunks: the model's average layer."""
+        return max(self.stage_activation_bytes()) / (self.layers_here * self.in_flight())
+
+    def stage_activation_bytes(self) -> list[float]:
+        """Bytes of activations each pipeline stage keeps at once (one chip of it): its own
+        units (`_stage_units`: layers, and DeepSeek-V3's multi-token-prediction depths
+        counted as one more layer like the last) x the micro-batches 1F1B keeps on it,
+        min(pp - i, microbatches) for stage i (`in_flight()` for the first). Layers all
+        alike, interleaved chunks or the GPT-layer convention: the model's average layer."""
 
         def per_layer(layers=None):
             return activation_bytes_per_layer(
@@ -448,16 +459,17 @@ class _Plan:
 
         layers, pp, micro = self.m.layers_in_order(), self.layout["pp"], self.microbatches
         alike = len({(x.attention, x.mlp) for x in layers}) == 1
-        if pp == 1 or self.virtual_stages > 1 or alike or self.activations != "blocks":
-            return per_layer()
-        q, r = divmod(self.m.layers, pp)
-        most, start = 0.0, 0
-        for stage in range(pp):
-            size = q + (1 if stage < r else 0)
-            held = min(pp - stage, micro) / min(pp, micro)
-            most = max(most, per_layer(layers[start : start + size]) * size * held)
-            start += size
-        return most / self.layers_here
+        average = alike or self.virtual_stages > 1 or self.activations != "blocks"
+        mean = per_layer() if average else 0.0
+        out = []
+        for stage, units in enumerate(_stage_units(self.m, pp)):
+            held = min(pp - stage, micro) / min(pp, micro) * self.in_flight()
+            if average:
+                out.append(mean * len(units) * held)
+                continue
+            own = [layers[min(i, self.m.layers - 1)] for i in units]
+            out.append(per_layer(own) * len(own) * held)
+        return out
 
     def in_flight(self) -> float:
         """Micro-batches whose activations the first pipeline stage holds at once: 1F1B
@@ -486,25 +498,28 @@ def _moe_layers_on_a_stage(m: ModelConfig, pp: int) -> int:
 
 
 def _slice_params(m: ModelConfig, layout) -> float:
-    """Parameters in one chip's model-parallel slice: the dense part divided by tp x pp,
-    the experts by tp x pp x ep (embeddings split like the rest, a simplification)."""
+    """Parameters in the average stage's model-parallel slice: the dense part divided by
+    tp x pp, the experts by tp x pp x ep (embeddings split like the rest), what the HBM
+    traffic and the FSDP/DP collectives are counted on (a simplification); memory counts the
+    busiest stage's own parameters (`_stage_params`, `_memory`)."""
     dense = m.params - m.expert_params
     return dense / (layout["tp"] * layout["pp"]) + m.expert_params / (
         layout["tp"] * layout["pp"] * layout["ep"]
     )
 
 
-def _zero_sharded_params(p: _Plan, stage=(1, 2)) -> float:
+def _zero_sharded_params(p: _Plan, stage=(1, 2), parts=None) -> float:
     """Parameters of one chip's slice that it keeps ZeRO state for when `p.zero_stage` is in
     `stage` (else its whole slice), before fsdp: each part sharded over the chips that hold
     the same part and see different tokens, the ones its gradients are reduced over
     (`_link_times`): the dense part over dp x cp x ep (experts apart, the ep chips are data
     parallel for it: taken to be how DeepSeek-V3's ZeRO-1 spans the 128 dense replicas of its
     PP16 x EP64 x DP2 layout, an inference, the report says only "ZeRO-1"), the experts over dp x cp (Megatron's expert data-parallel
-    group)."""
+    group). `parts`: one chip's (dense, expert) parameters (default: the average stage's,
+    `_slice_params`)."""
     m, lay = p.m, p.layout
     model_parallel = lay["tp"] * lay["pp"]
-    dense, expert = (
+    dense, expert = parts or (
         (m.params - m.expert_params) / model_parallel,
         m.expert_params / (model_parallel * lay["ep"]),
     )
@@ -513,21 +528,72 @@ def _zero_sharded_params(p: _Plan, stage=(1, 2)) -> float:
     return dense / (lay["dp"] * lay["cp"] * lay["ep"]) + expert / (lay["dp"] * lay["cp"])
 
 
+def _stage_units(m: ModelConfig, pp: int) -> list[range]:
+    """The units each pipeline stage holds, as `_stage_flops_share` splits them: the layers
+    in order then the multi-token-prediction depths (unit L + j is depth j), as evenly as
+    possible, the first stages taking the remainder."""
+    q, r = divmod(m.layers + m.mtp_layers, pp)
+    stages, start = [], 0
+    for stage in range(pp):
+        end = start + q + (1 if stage < r else 0)
+        stages.append(range(start, end))
+        start = end
+    return stages
+
+
+def _stage_params(m: ModelConfig, pp: int) -> list[tuple[int, int]]:
+    """(dense, routed-expert) parameters of each pipeline stage, before tensor and expert
+    splits: the layers it holds (`ModelConfig.layers_in_order`: DeepSeek-V3's first stage
+    holds its 3 dense-MLP layers), the first stage also the embedding [V, D], the last the
+    final norm D, the output head [D, V] and DeepSeek-V3's multi-token-prediction depths
+    (`ModelConfig.mtp_params`: per depth a layer like the last, a projection [2 D, D] and 3
+    norms of D; trained, so held with gradients and optimizer state). With tied embeddings
+    and pp > 1 the last stage keeps its own copy of the table for the head (Megatron-LM's
+    shared word embeddings, their gradients all-reduced between the two ends); with pp = 1
+    one table. Summed over the stages (pp = 1): `params` + `mtp_params`."""
+    layers = m.layers_in_order()
+    D, V = m.d_model, m.vocab
+    out = []
+    for units in _stage_units(m, pp):
+        dense = expert = 0
+        for i in units:
+            layer = layers[min(i, m.layers - 1)]
+            routed = layer.mlp.expert_params
+            dense += layer.params - routed + (0 if i < m.layers else 2 * D * D + 3 * D)
+            expert += routed
+        out.append([dense, expert])
+    out[0][0] += V * D  # the embedding
+    head = 0 if m.tied_embeddings and pp == 1 else V * D
+    out[-1][0] += head + D  # the output head and the final norm
+    return [(dense, expert) for dense, expert in out]
+
+
 def _memory(p: _Plan) -> dict:
-    """Bytes per chip: model state (2 bytes of weights, `grad_bytes` of gradients and 12 of
-    optimizer state per parameter of its slice; fsdp shards all three (ZeRO-3), zero_stage 1
-    the optimizer state and 2 also the gradients over each part's data-parallel group:
-    `_zero_sharded_params`) and the activations in flight (`_Plan.in_flight` micro-batches of
-    the first stage's ceil(layers / pp) layers)."""
-    fsdp = p.layout["fsdp"]
-    params = _slice_params(p.m, p.layout)
-    state = {
-        "weights": STATE_BYTES_PER_PARAM["weights"] * params / fsdp,
-        "gradients": p.grad_bytes * _zero_sharded_params(p, stage=(2,)) / fsdp,
-        "optimizer": STATE_BYTES_PER_PARAM["optimizer"] * _zero_sharded_params(p) / fsdp,
-    }
-    state["activations"] = p.activations_per_layer() * p.layers_here * p.in_flight()
-    return state
+    """Bytes per chip on the pipeline stage that holds the most: model state (2 bytes of
+    weights, `grad_bytes` of gradients and 12 of optimizer state per parameter of its slice
+    of the stage's own parameters, `_stage_params`, the dense part split tp ways and the
+    routed experts tp x ep ways; fsdp shards all three (ZeRO-3), zero_stage 1 the optimizer
+    state and 2 also the gradients over each part's data-parallel group:
+    `_zero_sharded_params`) and the activations that stage keeps in flight
+    (`_Plan.stage_activation_bytes`). Stages differ: the first holds the embedding and keeps
+    the most micro-batches, the last holds the output head (and DeepSeek-V3's
+    multi-token-prediction module), DeepSeek-V3's first holds 3 dense-MLP layers."""
+    lay, fsdp = p.layout, p.layout["fsdp"]
+    best: dict = {}
+    stage_params = _stage_params(p.m, lay["pp"])
+    for (dense, expert), acts in zip(stage_params, p.stage_activation_bytes()):
+        parts = (dense / lay["tp"], expert / (lay["tp"] * lay["ep"]))
+        state = {
+            "weights": STATE_BYTES_PER_PARAM["weights"] * sum(parts) / fsdp,
+            "gradients": p.grad_bytes * _zero_sharded_params(p, (2,), parts) / fsdp,
+            "optimizer": STATE_BYTES_PER_PARAM["optimizer"]
+            * _zero_sharded_params(p, parts=parts)
+            / fsdp,
+            "activations": acts,
+        }
+        if not best or sum(state.values()) > sum(best.values()):
+            best = state
+    return best
 
 
 def _hbm_bytes(p: _Plan) -> float:

@@ -303,12 +303,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "the math; it leaves out DualPipe's small bubble, and the H800's NVLink (400 GB/s "
         "against the H100's 900) is not the limit; the all-to-alls are counted on the MoE "
         "layers only (the 3 dense first layers route nothing). In this model the model state "
-        "fits (10.8 GB: ZeRO-1 is taken to spread the dense part's optimizer state over all "
-        "128 GPUs that replicate it, dp 2 x ep 64, the group its gradients are reduced over; "
-        "an inference: the report says only 'ZeRO-1') but the memory does not: activations "
-        "counted block by block, 16-bit and none recomputed, take 115 GB on the busiest "
-        "stage, which overstates DeepSeek's (it recomputes norms and up-projections and "
-        "stores fp8 activations)",
+        "fits (10.9 GB on the busiest stage, which holds 4 MoE layers: ZeRO-1 is taken to "
+        "spread the dense part's optimizer state over all 128 GPUs that replicate it, dp 2 "
+        "x ep 64, the group its gradients are reduced over; an inference: the report says only 'ZeRO-1') but the memory does not: activations "
+        "counted block by block, 16-bit and none recomputed (no dropout masks: DeepSeek-V3 "
+        "trains without dropout), take 112 GB on the busiest stage, which overstates "
+        "DeepSeek's (it recomputes norms and up-projections and stores fp8 activations)",
         bound_config="H100 stand-in for H800, pp 16 x ep 64 x dp 2, fp8, ZeRO-1 (dense part "
         "over dp x ep, experts over dp), 120 micro-batches, each token to at most 4 nodes, no "
         "pipeline bubble counted",

@@ -253,9 +253,11 @@ def activation_bytes_per_layer(
     a gated MLP three d_ff-wide tensors instead of two, a mixture of experts each routed
     expert's copy of the token and its d_ff-wide tensors for the experts_per_token experts
     it goes through (and its shared experts'), latent attention its compressed latents as
-    well as the up-projected queries, keys and values. Dropout masks are counted as
-    Korthikanti does (1 byte per element after attention and MLP), though Llama-style models
-    train without dropout (2 h of the layer's bytes).
+    well as the up-projected queries, keys and values. Dropout masks (1 byte per element
+    after attention and after the MLP, and the scores' mask and dropout output) only for a
+    model that trains with dropout (`ModelConfig.trains_with_dropout`: GPT-3 and Megatron's
+    models keep Korthikanti's 34; Llama, PaLM, DeepSeek, Mistral, Gemma train without, 2 h
+    bytes per token less: a GPT-shaped layer without dropout keeps 32 s b h / t).
     The 5 a s^2 b term is the attention scores, softmax and dropout of the scores: a fused
     attention kernel (FlashAttention, `fused_attention=True`, the default) never stores
     them, so it is dropped (then "none" and "selective" keep the same bytes).

@@ -575,7 +575,10 @@ def test_transformer_whole_model_functions_take_a_model_config():
     # 4096 norm scales included; the KV cache is 2 x 32 x 8 x 128 x 2 = 131,072 B per token
     assert tf.weight_bytes("Llama 3 8B") == tf.weight_bytes(tf.LLAMA_8B_MODEL)
     assert tf.weight_bytes("Llama 3 8B") == 2 * 8_030_261_248
-    assert tf.LLAMA_8B_MODEL == rl.get_model("Llama 3 8B").with_changes(name="Llama-style 8B")
+    # built from one layer's shape, it keeps ModelConfig's default dropout flag (Korthikanti's
+    # masks: training memory only; the serving functions that use it never read it)
+    llama = rl.get_model("Llama 3 8B").with_changes(name="Llama-style 8B", trains_with_dropout=True)
+    assert tf.LLAMA_8B_MODEL == llama
     assert tf.layer_shape("Llama 3 8B").weights_per_layer == 218_103_808
     assert tf.kv_cache_bytes(rl.get_model("Llama 3 8B"), 4096) == 4096 * 131_072
     assert tf.max_batch("Llama 3 8B", 4096, "H100") == tf.max_batch(tf.LLAMA_8B_MODEL, 4096, "H100")
@@ -757,44 +760,106 @@ def test_gpt3_activations_are_korthikanti_exactly():
     assert layer.mlp.activation_bytes_per_token() == 21 * h
 
 
+def test_dropout_masks_only_where_a_model_trains_with_dropout():
+    # GPT-3 keeps Korthikanti's masks (test above); without dropout a GPT layer loses the
+    # mask after attention's output projection (h, 1 byte per element) and after the MLP (h):
+    # 34 - 2 = 32 h per token; kept scores lose their mask and the dropout's output
+    # (a s x (1 + 2) bytes), keeping the softmax output 2 a s: s b h (32 + 2 a s / h) / t
+    gpt = rl.get_model("GPT-3")
+    assert gpt.trains_with_dropout
+    plain = gpt.with_changes(trains_with_dropout=False)
+    s, b, h, a = 2048, 1, 12288, 96
+    layer = plain.layers_in_order()[0]
+    assert layer.attention.activation_bytes_per_token(s) == 12 * h
+    assert layer.mlp.activation_bytes_per_token() == 20 * h
+    for t in (1, 8):
+        assert rl.activation_bytes_per_layer(plain, s, b, t) == s * b * h * 32 / t
+        scores = rl.activation_bytes_per_layer(plain, s, b, t, fused_attention=False)
+        assert scores == pytest.approx(s * b * h * (32 + 2 * a * s / h) / t, rel=1e-15)
+        # without sequence parallelism the masks were d_model-wide, kept whole: 10 - 2 = 8
+        no_sp = rl.activation_bytes_per_layer(plain, s, b, t, sequence_parallel=False)
+        assert no_sp == s * b * h * (8 + 24 / t)
+    # homework part 4's explicit GPT-layer formula keeps 34 h whatever the model
+    gpt_layer = rl.activation_bytes_per_layer(plain, s, b, 8, convention="gpt-layer")
+    assert gpt_layer == s * b * h * 34 / 8
+    # the catalog: only GPT-3 and Megatron's models train with dropout
+    with_dropout = {n for n in rl.list_models() if rl.get_model(n).trains_with_dropout}
+    assert with_dropout == {"GPT-3 175B", "Megatron 1T", "Megatron 145.6B"}
+
+
+@pytest.mark.parametrize(
+    "extra, expected",
+    [
+        ({}, False),  # no dropout key: transformers' default for these families, 0.0
+        ({"attention_dropout": 0.0}, False),
+        ({"attention_dropout": 0.1}, True),
+        ({"attention_dropout": 0.0, "hidden_dropout": 0.1}, True),
+        ({"resid_pdrop": 0.1}, True),
+    ],
+)
+def test_from_hf_config_reads_dropout(extra, expected):
+    m = rl.ModelConfig.from_hf_config({**LLAMA3_8B, **extra})
+    assert m.trains_with_dropout is expected
+    # Llama 3 8B's activation bytes per token and layer differ by the masks: 2 x 4096
+    masks = 2 * 4096 if expected else 0
+    base = rl.ModelConfig.from_hf_config(LLAMA3_8B).layers_in_order()[0]
+    assert m.layers_in_order()[0].activation_bytes_per_token(4096) == (
+        base.activation_bytes_per_token(4096) + masks
+    )
+
+
+def test_from_hf_config_refuses_a_bad_dropout_rate():
+    with pytest.raises(ValueError, match="dropout rate 1.5"):
+        rl.ModelConfig.from_hf_config({**LLAMA3_8B, "attention_dropout": 1.5})
+
+
 def test_deepseek_v3_activations_block_by_block():
     m = rl.get_model("DeepSeek-V3")
+    assert not m.trains_with_dropout  # its report lists no dropout; config attention_dropout 0
     D = 7168
-    # latent attention per token: d_model-wide 5 D (norm input 2 D, input 2 D, mask D) +
-    # query latent before and after its norm 2 x 2 x 1536 + the KV down-projection's output
-    # 2 x (512 + 64) + the normalised latent 2 x 512 = 44,160; per head (128): Q and K
-    # 2 x 2 x 192, V and the output projection's input 2 x 2 x 128 = 163,840
-    attention = 5 * D + 4 * 1536 + 2 * 576 + 2 * 512 + 128 * (4 * 192 + 4 * 128)
-    assert attention == 44_160 + 163_840
-    # dense MLP (layers 0-2): 5 D + gate, up, product 3 x 2 x 18432 = 146,432
-    dense = 5 * D + 6 * 18432
-    # MoE MLP: 5 D + router scores 2 x 256 + 8 routed copies of the token 8 x 2 D
-    # + (8 routed + 1 shared) x 3 x 2 x 2048 = 151,040 + 110,592 = 261,632
-    moe = 5 * D + 2 * 256 + 8 * 2 * D + 9 * 6 * 2048
-    assert moe == 261_632
+    # latent attention per token: d_model-wide 4 D (norm input 2 D, projections' input 2 D;
+    # no dropout mask) + query latent before and after its norm 2 x 2 x 1536 + the KV
+    # down-projection's output 2 x (512 + 64) + the normalised latent 2 x 512 = 36,992; per
+    # head (128): Q and K 2 x 2 x 192, V and the output projection's input 2 x 2 x 128 =
+    # 163,840
+    attention = 4 * D + 4 * 1536 + 2 * 576 + 2 * 512 + 128 * (4 * 192 + 4 * 128)
+    assert attention == 36_992 + 163_840 == 200_832
+    # dense MLP (layers 0-2): 4 D + gate, up, product 3 x 2 x 18432 = 28,672 + 110,592
+    dense = 4 * D + 6 * 18432
+    assert dense == 139_264
+    # MoE MLP: 4 D + router scores 2 x 256 + 8 routed copies of the token 8 x 2 D
+    # + (8 routed + 1 shared) x 3 x 2 x 2048 = 143,872 + 110,592 = 254,464
+    moe = 4 * D + 2 * 256 + 8 * 2 * D + 9 * 6 * 2048
+    assert moe == 254_464
     layers = m.layers_in_order()
-    assert layers[0].activation_bytes_per_token(4096) == attention + dense
-    assert layers[3].activation_bytes_per_token(4096) == attention + moe == 469_632
+    assert layers[0].activation_bytes_per_token(4096) == attention + dense == 340_096
+    assert layers[3].activation_bytes_per_token(4096) == attention + moe == 455_296
     # averaged over the 61 layers, for 4096 tokens on one chip; was Korthikanti's GPT layer,
     # 34 x 7168 x 4096 = 998,244,352
     average = 4096 * (3 * (attention + dense) + 58 * (attention + moe)) / 61
     assert rl.activation_bytes_per_layer(m, 4096) == pytest.approx(average, rel=1e-15)
-    assert round(average / 1e9, 3) == 1.900
+    # (3 x 340,096 + 58 x 455,296) / 61 = 27,427,456 / 61 = 449,630.4 B per token, x 4096
+    assert round(average / 1e9, 3) == 1.842
     # a pipeline stage's own layers: the first four (3 dense, 1 MoE) with tp = 8
     first = rl.activation_bytes_per_layer(m, 4096, 1, 8, layers=layers[:4])
     assert first == pytest.approx(4096 * (3 * (attention + dense) + attention + moe) / 4 / 8)
+    # trained with dropout, Korthikanti's masks come back: D bytes after attention and D after
+    # the MLP: 200,832 + 7,168 = 208,000 and 254,464 + 7,168 = 261,632 (average 1.900 GB)
+    with_dropout = m.with_changes(trains_with_dropout=True).layers_in_order()
+    assert with_dropout[3].activation_bytes_per_token(4096) == 208_000 + 261_632
 
 
 def test_busiest_activation_stage_of_deepseek_v3():
     # DeepSeek-V3 on pp = 16 with 120 micro-batches of one 4096-token sequence: with 1F1B
     # stage i keeps min(16 - i, 120) micro-batches; per token a dense layer keeps
-    # 208,000 + 146,432 = 354,432 bytes, a MoE layer 208,000 + 261,632 = 469,632 (above)
-    attention = 208_000
-    dense, moe = attention + 5 * 7168 + 6 * 18432, attention + 261_632
-    stage0 = 16 * (3 * dense + moe)  # 16 x 1,532,928 = 24,526,848
-    stage1 = 15 * 4 * moe  # 15 x 1,878,528 = 28,177,920: four MoE layers outweigh stage 0
-    assert (stage0, stage1) == (24_526_848, 28_177_920)
-    # the old formula: 16 micro-batches x 4 layers x 34 x 7168 x 4096 = 63.9 GB; now 115.4 GB
+    # 200,832 + 139,264 = 340,096 bytes, a MoE layer 200,832 + 254,464 = 455,296 (above)
+    attention = 200_832
+    dense, moe = attention + 4 * 7168 + 6 * 18432, attention + 254_464
+    stage0 = 16 * (3 * dense + moe)  # 16 x 1,475,584 = 23,609,344
+    stage1 = 15 * 4 * moe  # 15 x 1,821,184 = 27,317,760: four MoE layers outweigh stage 0
+    assert (stage0, stage1) == (23_609_344, 27_317_760)
+    # the old formula: 16 micro-batches x 4 layers x 34 x 7168 x 4096 = 63.9 GB; block by
+    # block 4096 x 27,317,760 = 111.9 GB (115.4 GB with Korthikanti's dropout masks)
     step = rl.training_step(
         "DeepSeek-V3",
         "H100",
@@ -807,7 +872,7 @@ def test_busiest_activation_stage_of_deepseek_v3():
         causal=True,
     )
     assert step.memory["activations"] == pytest.approx(4096 * stage1, rel=1e-12)
-    assert round(step.memory["activations"] / 1e9, 1) == 115.4
+    assert round(step.memory["activations"] / 1e9, 1) == 111.9
 
 
 def test_gpt_layer_convention_is_korthikanti_for_every_model():
@@ -819,3 +884,24 @@ def test_gpt_layer_convention_is_korthikanti_for_every_model():
     assert llama == 34 * 8192 * 8192 / 8
     with pytest.raises(ValueError, match="gpt-layer"):
         rl.activation_bytes_per_layer("GPT-3", 2048, convention="korthikanti")
+
+
+def test_stage_params_hold_the_mtp_module_on_the_last_stage():
+    from roofline.parallelism import _stage_params
+
+    m = rl.get_model("DeepSeek-V3")
+    D, V = 7168, 129280
+    # one MoE layer (tests/test_layouts.py): 232,996,864 dense + 11,274,289,152 routed; the
+    # MTP depth is one more such layer + a projection [2 D, D] + 3 norms of D: 11.61 B
+    moe_dense, routed = 232_996_864, 256 * 3 * D * 2048
+    mtp = moe_dense + routed + 2 * D * D + 3 * D
+    # 232,996,864 + 11,274,289,152 + 102,760,448 + 21,504
+    assert mtp == m.mtp_params == 11_610_067_968
+    # without a pipeline the one stage holds everything: the 671 B and the MTP module
+    ((dense, expert),) = _stage_params(m, 1)
+    assert dense + expert == m.params + mtp
+    # pp 16: 62 units (61 layers + 1 depth), stages 14 and 15 hold 3; the last holds layers
+    # 59 and 60, the MTP depth, the output head V x D and the final norm D
+    dense, expert = _stage_params(m, 16)[-1]
+    assert dense == 3 * moe_dense + 2 * D * D + 3 * D + V * D + D
+    assert expert == 3 * routed
