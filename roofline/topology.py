@@ -52,6 +52,7 @@ import math
 from dataclasses import dataclass
 
 from .catalog import get_chip
+from .hardware import V4_TORUS_SHAPES
 from .validate import is_symbolic
 
 __all__ = [
@@ -272,12 +273,24 @@ def _sold_or_none(chip, n) -> tuple | None:
 
 
 def _wraps(chip, shape, length) -> bool:
-    """Whether a whole slice axis of `length` chips in a slice of `shape` has wraparound."""
-    m = chip.interconnect.wraparound_multiple
+    """Whether a whole slice axis of `length` chips in a slice of `shape` has wraparound.
+
+    2D torus (v5e/v6e): only an axis whose length is a multiple of `wraparound_multiple` (16).
+    3D torus: every axis or none. v5p/TPU7x: every slice of whole 4x4x4 cubes (Google's v5p
+    page: "all 4x4x4 and larger slices have full 3D torus connectivity"). v4
+    (`wraparound_shapes`): only a slice AxBxC, A <= B <= C, every axis a multiple of 4, with
+    2A=B=C or 2A=2B=C (Google's v4 page: 4x4x8, 4x8x8, 12x12x24); any other v4 slice
+    (4x4x4, 8x8x8, 12x16x16, 16x16x16) is a 3D mesh."""
+    link = chip.interconnect
+    m = link.wraparound_multiple
     if not m:
         return True
     if _torus_dims(chip) == 3:
-        return all(a % m == 0 for a in shape)  # whole cubes: every axis wraps
+        whole = len(shape) == 3 and all(a % m == 0 for a in shape)
+        if whole and link.wraparound_shapes == V4_TORUS_SHAPES:
+            a, b, c = sorted(shape)
+            return 2 * a == b == c or 2 * a == 2 * b == c
+        return whole  # whole cubes: every axis wraps
     return length % m == 0
 
 
