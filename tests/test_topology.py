@@ -1,6 +1,7 @@
 """One model of the machine (issue 30, section 1): every caller asks `roofline.topology` and
 gets one answer for the same collective on the same chips; expected values by hand."""
 
+import json
 import math
 
 import pytest
@@ -416,3 +417,64 @@ def test_tpu_v4_all_reduce_on_a_mesh_and_a_torus_by_hand():
     # 128 chips (4x4x8, 2A = 2B = C: a torus): three bidirectional rings, 3 x 2 x 45 = 270 GB/s:
     # 2 x 127/128 x 1e9 / 270e9 = 7.350 ms
     assert rl.all_reduce_time("TPU v4", 1e9, 128) == pytest.approx(2 * 127 / 128 * 1e9 / 270e9)
+
+
+# -- an explicit slice shape, wherever a slice is asked for (issue 30) ------------------------
+# 8 TPU v5p chips (one-way ICI link 90 GB/s), 1 GB all-reduced:
+# - alone, an 8-chip slice is Google's 2x2x2: three axes of 2 chips (one link each, a "ring" of
+#   two), the array split over them in proportion to bandwidth, 3 x 90 = 270 GB/s into a chip:
+#   2 x 7/8 x 1e9 / 270e9 = 6.481 ms;
+# - the same 8 chips as the axis of 8 of MLPerf's 8x16x48 slice (whole cubes: the axis wraps):
+#   one bidirectional ring of 8, 2 x 90 = 180 GB/s: 2 x 7/8 x 1e9 / 180e9 = 9.722 ms.
+V5P_8_ALONE_S = 2 * 7 / 8 * 1e9 / (3 * 90e9)
+V5P_8_ON_AXIS_S = 2 * 7 / 8 * 1e9 / (2 * 90e9)
+
+
+def test_all_reduce_time_takes_an_explicit_slice_shape():
+    assert V5P_8_ALONE_S == pytest.approx(6.481e-3, abs=1e-6)
+    assert V5P_8_ON_AXIS_S == pytest.approx(9.722e-3, abs=1e-6)
+    assert rl.all_reduce_time("TPU v5p", 1e9, 8) == pytest.approx(V5P_8_ALONE_S, rel=1e-12)
+    on_axis = rl.all_reduce_time("TPU v5p", 1e9, 8, slice_shape="8x16x48")
+    assert on_axis == pytest.approx(V5P_8_ON_AXIS_S, rel=1e-12)
+    with pytest.raises(ValueError, match="slice shape is for TPU"):
+        rl.all_reduce_time("H100 SXM", 1e9, 8, slice_shape="2x2x2")
+
+
+def test_serving_tp_all_reduce_takes_an_explicit_slice_shape():
+    # the tp = 8 replica's all-reduce, no per-hop latency: the two figures above
+    assert tp_all_reduce_seconds("TPU v5p", 8, 1e9, 0.0) == pytest.approx(V5P_8_ALONE_S)
+    assert tp_all_reduce_seconds("TPU v5p", 8, 1e9, 0.0, "8x16x48") == pytest.approx(
+        V5P_8_ON_AXIS_S
+    )
+    # serving Llama 3 70B (80 layers, d_model 8192) on 8 v5p at batch 64: 2 all-reduces per
+    # layer of 64 x 8192 x 2 bytes = 1,048,576 B; 160 x 1,048,576 x 2 x 7/8 / (270 or 180 GB/s)
+    per_step = 2 * 80 * 64 * 8192 * 2 * 2 * 7 / 8
+    for shape, gbps in ((None, 270e9), ("8x16x48", 180e9)):
+        est = rl.serving_estimate(
+            "Llama 3 70B", "TPU v5p", 8, batch=64, hop_latency_s=0.0, slice_shape=shape
+        )
+        assert est.times["TP"] == pytest.approx(per_step / gbps)
+
+
+def test_model_cli_passes_the_slice_shape(tmp_path):
+    from roofline.model_cli import main
+
+    # --serve, 1 us per collective step (the default): on 2x2x2, 3 axes x 2(2-1) = 6 steps; on
+    # a bidirectional ring of 8, 2 x floor(8/2) = 8 steps; 160 all-reduces of 1,048,576 B
+    nbytes = 64 * 8192 * 2
+    by_hand = {
+        None: 160 * (2 * 7 / 8 * nbytes / 270e9 + 6e-6),
+        "8x16x48": 160 * (2 * 7 / 8 * nbytes / 180e9 + 8e-6),
+    }
+    for shape, expected in by_hand.items():
+        out = tmp_path / f"{shape}.json"
+        argv = ["Llama 3 70B", "--chip", "v5p", "--chips", "8", "--serve", "--batch", "64"]
+        argv += ["--json", str(out)] + (["--slice-shape", shape] if shape else [])
+        assert main(argv) == 0
+        tp_s = json.loads(out.read_text())["times_s"]["TP"]
+        assert tp_s == pytest.approx(expected)
+    # a shape that is not a slice: exit status 2 with what to pass
+    assert (
+        main(["Llama 3 70B", "--chip", "v5p", "--chips", "8", "--serve"] + ["--slice-shape", "3x3"])
+        == 2
+    )
