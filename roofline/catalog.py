@@ -1020,6 +1020,15 @@ _NVIDIA.append(
     )
 )
 
+# Not in the catalog (issue 30 asked for them; no vendor page in reach prints their figures):
+# - B300 (Blackwell Ultra): NVIDIA's technical blog ("Inside NVIDIA Blackwell Ultra",
+#   developer.nvidia.com) prints "15 PetaFLOPS dense NVFP4 compute" but, in the text found, no
+#   bf16 or int8 rate; the cut int8 and fp64 rates appear only in third-party copies, which
+#   disagree (int8 dense per GPU: 0.15 POPS, 0.319 POPS, or "2 POPS*" with sparsity for an HGX
+#   board). A chip without a printed bf16 peak cannot join the chapters' every-chip tables.
+# - A10G (AWS G5): NVIDIA prints figures for the A10 only; AWS prints "NVIDIA A10G" with 24 GiB
+#   per GPU and no FLOP/s or memory bandwidth. The A10's figures would be a guess for the A10G.
+
 # -- AWS Trainium: the Neuron documentation prints per-chip figures -------------------------
 _AWS = [
     Chip(

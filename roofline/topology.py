@@ -13,9 +13,12 @@ serving replica. `route(chip, size, stride, slice_chips)` says what the group oc
   16x16x24 = 6144, Google's v5p table). The layout's axes take the slice's axes innermost first
   (the shortest physical axis first), as a mesh maps onto devices: an axis of the group that
   spans a whole slice axis wraps round (a **bidirectional ring**) when the catalog's rule says
-  that axis has wraparound links (v5e/v6e: only an axis of 16; v4/v5p: only a slice of whole
-  cubes, every axis a multiple of 4; Google: "smaller topologies ... without wraps on dims
-  <16" and "all 4x4x4 and larger slices have full 3D torus connectivity"); otherwise the
+  that axis has wraparound links (v5e/v6e: only an axis of 16; v5p/TPU7x: only a slice of
+  whole cubes, every axis a multiple of 4; v4: only such a slice AxBxC with 2A=B=C or
+  2A=2B=C, 4x4x8, 4x8x8, ..., any other a 3D mesh; Google: "smaller topologies ... without
+  wraps on dims <16", "all 4x4x4 and larger slices have full 3D torus connectivity" (v5p)
+  and "configured as a 3D torus on slices where the topology, AxBxC, is either 2A=B=C or
+  2A=2B=C" (v4)); otherwise the
   group's chips along it are a **line** (two chips: one link, a "ring" of two). A group whose
   chips sit `step` apart along an axis (an outer layout axis) shares each link with the `step`
   groups interleaved with it: each gets 1/step of the link (all of them run at once).
@@ -189,7 +192,8 @@ def parse_slice_shape(chip, shape, n_chips=None) -> tuple:
     """An explicit TPU slice shape, e.g. (8, 16, 48) or "8x16x48" (the topology string a
     run asks for), checked against the chip's torus and returned shortest axis first, axes
     of 1 dropped. Each axis wraps round by the catalog's rule (`_wraps`: v5e/v6e only an
-    axis of 16; v4/v5p/TPU7x every axis when all are multiples of 4, whole cubes, else none).
+    axis of 16; v5p/TPU7x every axis when all three are multiples of 4, whole cubes, else
+    none; v4 every axis only when, besides, 2A=B=C or 2A=2B=C, else none: a 3D mesh).
 
     Raises ValueError, saying what to pass, when the chip is not a torus, the shape has more
     axes than its torus (2 on v5e/v6e, 3 on v4/v5p), a 3D slice above one 4x4x4 cube is not
