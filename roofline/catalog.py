@@ -13,7 +13,7 @@ import contextvars
 import difflib
 import re
 
-from .hardware import Chip, Link, Peak, Source
+from .hardware import V4_TORUS_SHAPES, Chip, Link, Peak, Source
 
 __all__ = ["CATALOG", "chip_for_device", "get_chip", "list_chips", "register_chip"]
 
@@ -226,14 +226,21 @@ _TPUS = [
             ),
             count=6,
             topology="torus",
-            wraparound_multiple=4,  # _SCALING: "Any multiple of a full cube (e.g. 4x4x4 or
-            # 4x4x8) will have wraparounds"; smaller slices (2x2x1, 2x2x2, 2x2x4) have none
+            wraparound_multiple=4,  # every axis a multiple of 4 (whole 4x4x4 cubes) ...
+            # ... and, Google's v4 page (the `vendor` quote), only the shapes 2A=B=C or 2A=2B=C
+            # (4x4x8, 4x8x8, 8x8x16, 8x16x16, 12x12x24, ...); every other v4 slice, 4x4x4 and
+            # 16x16x16 included, is a 3D mesh. _SCALING says instead "Any multiple of a full
+            # cube (e.g. 4x4x4 or 4x4x8) will have wraparounds": Google's page is followed.
+            wraparound_shapes=V4_TORUS_SHAPES,
             axis_chips=16,  # _SCALING: superpod "16x16x16 for TPU v4"
             domain_chips=4096,
             vendor=Source(
                 _V4,
-                "Interconnect topology: 3D mesh; the connections can be configured "
-                "as a 3D torus (Google quotes no per-chip ICI bandwidth for v4)",
+                "Interconnect topology | 3D mesh; The connections can be configured as a 3D "
+                "torus on slices where the topology, AxBxC, is either 2A=B=C or 2A=2B=C, where "
+                "each dimension is a multiple of 4. For example, 4x4x8, 4x8x8, or 12x12x24.",
+                derivation="read with A <= B <= C (the page's three examples are written so); "
+                "Google quotes no per-chip ICI bandwidth for v4",
             ),
         ),
         host_link=Link(
@@ -1012,6 +1019,15 @@ _NVIDIA.append(
         "rates, unlike a GeForce card's. NVIDIA's L40S page prints no INT8 figure.",
     )
 )
+
+# Not in the catalog (issue 30 asked for them; no vendor page in reach prints their figures):
+# - B300 (Blackwell Ultra): NVIDIA's technical blog ("Inside NVIDIA Blackwell Ultra",
+#   developer.nvidia.com) prints "15 PetaFLOPS dense NVFP4 compute" but, in the text found, no
+#   bf16 or int8 rate; the cut int8 and fp64 rates appear only in third-party copies, which
+#   disagree (int8 dense per GPU: 0.15 POPS, 0.319 POPS, or "2 POPS*" with sparsity for an HGX
+#   board). A chip without a printed bf16 peak cannot join the chapters' every-chip tables.
+# - A10G (AWS G5): NVIDIA prints figures for the A10 only; AWS prints "NVIDIA A10G" with 24 GiB
+#   per GPU and no FLOP/s or memory bandwidth. The A10's figures would be a guess for the A10G.
 
 # -- AWS Trainium: the Neuron documentation prints per-chip figures -------------------------
 _AWS = [

@@ -467,8 +467,10 @@ def sharded_topology(chip, n=2, topology=None) -> str:
 
     TPU ICI ("torus"): two chips share one link ("ring"); n >= 3 chips along one torus axis
     form a "bidirectional-ring" only where that axis has a wraparound link (the catalog's
-    `wraparound_multiple`: on v5e/v6e only the full axis of 16; on v4/v5p a multiple of 4 in a
-    slice of whole 4x4x4 cubes, which this assumes: pass topology="line" for a 2x2x4 slice);
+    `wraparound_multiple`: on v5e/v6e only the full axis of 16; on v5p a multiple of 4 in a
+    slice of whole 4x4x4 cubes, which this assumes: pass topology="line" for a 2x2x4 slice;
+    on v4 only in Google's torus shapes, 2A=B=C or 2A=2B=C, also assumed: pass "line" for a
+    v4 3D mesh such as 4x4x4 or 12x16x16);
     otherwise a "line". n above one axis's length raises (see `multi_axis_collective_time`).
     NVLink with NVSwitch or a bridge: "switch" (all the chip's links at once). AMD Infinity
     Fabric: "mesh". No chip-to-chip link: a "ring" over PCIe. Pass `topology` to choose another.
@@ -481,7 +483,9 @@ def sharded_topology(chip, n=2, topology=None) -> str:
     return axis_topology(get_chip(chip), n)
 
 
-def all_reduce_time(chip, nbytes, n, latency_s=0.0, network_latency_s=0.0) -> float:
+def all_reduce_time(
+    chip, nbytes, n, latency_s=0.0, network_latency_s=0.0, slice_shape=None
+) -> float:
     """Seconds to all-reduce `nbytes` (e.g. a model's gradients) held by each of n chips.
 
     The n chips are one group of `roofline.topology.route`: inside one NVLink/ICI domain on
@@ -492,6 +496,11 @@ def all_reduce_time(chip, nbytes, n, latency_s=0.0, network_latency_s=0.0) -> fl
     the two-level all-reduce of `roofline.collectives.hierarchical_all_reduce_time`, across
     domains on `chip.network_bytes_per_s`. Bandwidth terms at line rate (no in-switch
     reduction); `latency_s` per hop inside a domain, `network_latency_s` per network step.
+    slice_shape: the TPU slice the n chips run in, when it is not the shape Google sells for
+    n (e.g. "8x16x48", `roofline.topology.parse_slice_shape`): the group takes whole slice
+    axes whose lengths multiply to n where it can (8 chips of an 8x16x48 v5p slice: its axis
+    of 8, a wrapped ring of 8, not the 2x2x2 of an 8-chip slice), else the shortest-first
+    share; n above the slice's chips runs as several such slices over the network.
     """
     from .topology import collective_seconds, route
 
@@ -499,7 +508,8 @@ def all_reduce_time(chip, nbytes, n, latency_s=0.0, network_latency_s=0.0) -> fl
     chip = get_chip(chip)
     if n == 1:
         return 0.0
-    return collective_seconds("all-reduce", nbytes, route(chip, n), latency_s, network_latency_s)
+    r = route(chip, n, slice_shape=slice_shape)
+    return collective_seconds("all-reduce", nbytes, r, latency_s, network_latency_s)
 
 
 def _link_term(chip, plan, n, link_bytes_per_s, topology, latency_s):

@@ -6,6 +6,9 @@ serving it (one decode step, the time to first token, memory per chip).
         --tokens-per-step 16M --seq-len 8192 --layout dp=64,tp=8,pp=16 [--json step.json]
     python -m roofline model "Llama 3 70B" --chip H100 --serve --batch 64 --context 4096 \\
         [--chips 8 --tp 8] [--prompt 2048] [--weights fp8 --kv-dtype fp8] [--json serve.json]
+    python -m roofline model "GPT-3 175B" --chip v5p --chips 6144 --train \
+        --tokens-per-step 1536x2048 --seq-len 2048 --layout dp=16,fsdp=48,tp=8 \
+        --slice-shape 8x16x48
 
 MODEL is a catalog name (`roofline.list_models()`), a Hugging Face config.json (or the
 folder holding one), or a JSON file of `ModelConfig` fields. Bad input prints one line that
@@ -112,6 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weights", help="--serve: weight dtype (default --dtype), e.g. int8, fp8")
     p.add_argument("--kv-dtype", help="--serve: KV-cache dtype (default --dtype), e.g. fp8")
     p.add_argument("--network", type=_bandwidth, help="network per chip, one way, e.g. '50 GB/s'")
+    p.add_argument(
+        "--slice-shape",
+        help="TPU only: one slice's shape when not the one Google sells for --chips, e.g. "
+        "8x16x48 (--train: the job's slice; --serve: the slice each replica runs in)",
+    )
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the figures as JSON")
     return p
 
@@ -182,6 +190,7 @@ def _train(args, model):
         zero_stage=args.zero_stage,
         virtual_stages=args.virtual_stages,
         grad_dtype=args.grad_dtype,
+        slice_shape=args.slice_shape,
     )
 
 
@@ -203,6 +212,7 @@ def _serve(args, model):
         args.dtype,
         args.weights,
         args.kv_dtype,
+        slice_shape=args.slice_shape,
     )
 
 

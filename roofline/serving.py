@@ -298,22 +298,30 @@ def hop_latency_for(r) -> float:
     return NVSWITCH_ALL_REDUCE_LATENCY_S / 2 if on_switch else HOP_LATENCY_S
 
 
-def tp_all_reduce_seconds(chip, tp, nbytes, hop_latency_s=None) -> float:
+def tp_all_reduce_seconds(chip, tp, nbytes, hop_latency_s=None, slice_shape=None) -> float:
     """One all-reduce of `nbytes` over the tp chips of one replica: bandwidth + latency.
 
     The replica is its own group and slice (`roofline.topology.route`: tp TPU chips in the
     slice shape Google sells, e.g. a 2x2 for 4 v5e; tp GPUs under one NVSwitch; beyond one
     domain, the network), timed by `roofline.topology.collective_seconds` with
     `hop_latency_s` per step of the collective (`collective_steps` on each axis; default
-    `hop_latency_for` the route: NVSwitch's measured latency, else 1 us per hop)."""
+    `hop_latency_for` the route: NVSwitch's measured latency, else 1 us per hop).
+    slice_shape: the TPU slice the replica runs in, when not the shape Google sells for tp
+    chips (e.g. "8x16x48"): its tp chips take whole slice axes whose lengths multiply to tp
+    where they can (`roofline.topology.route`)."""
     if tp < 2:
         return 0.0
-    r = route(get_chip(chip), tp, 1, job_slice_chips(chip, tp))
+    if slice_shape is not None:
+        r = route(get_chip(chip), tp, slice_shape=slice_shape)
+    else:
+        r = route(get_chip(chip), tp, 1, job_slice_chips(chip, tp))
     hop = hop_latency_for(r) if hop_latency_s is None else hop_latency_s
     return collective_seconds("all-reduce", nbytes, r, hop, hop)
 
 
-def _resource_times(m, chip, tp, tokens, ctx_tokens, dtypes, kv_chip_fraction, hop, causal):
+def _resource_times(
+    m, chip, tp, tokens, ctx_tokens, dtypes, kv_chip_fraction, hop, causal, slice_shape=None
+):
     """Per-chip seconds of math, weights, KV cache and TP for one pass over `tokens` tokens.
 
     ctx_tokens: decode: context_len (each token attends over it); prefill: the prompt length
@@ -326,7 +334,7 @@ def _resource_times(m, chip, tp, tokens, ctx_tokens, dtypes, kv_chip_fraction, h
     params_read, distinct = _weights_read(m, tokens)
     kv_seqs = 1 if causal else tokens  # prefill writes one prompt's, decode reads each's
     kv_bytes = kv_seqs * m.kv_cache_bytes(ctx_tokens, kv_dtype) * kv_chip_fraction
-    ar = tp_all_reduce_seconds(chip, tp, tokens * m.d_model * ACTIVATION_BYTES, hop)
+    ar = tp_all_reduce_seconds(chip, tp, tokens * m.d_model * ACTIVATION_BYTES, hop, slice_shape)
     parts = {
         "weights": params_read * bytes_per_element(w_dtype) / tp / chip.hbm_bytes_per_s,
         "KV cache": kv_bytes / chip.hbm_bytes_per_s,
@@ -350,6 +358,7 @@ def serving_estimate(
     kv_dtype=None,
     hop_latency_s=None,
     reserve_fraction=RESERVE_FRACTION,
+    slice_shape=None,
 ) -> ServingEstimate:
     """The roofline of serving `model` on `n_chips` x `chip` (see the module docstring).
 
@@ -358,7 +367,8 @@ def serving_estimate(
     cache). prompt_len: prompt tokens for the time to first token (default context_len).
     dtype: the dtype the matmuls run in; weights / kv_dtype: storage dtypes of the weights
     and of the KV cache (default `dtype`; e.g. weights="int8" with dtype="bf16" is
-    weight-only quantisation).
+    weight-only quantisation). slice_shape: the TPU slice each replica's tp chips run in,
+    when not the shape Google sells for tp chips (e.g. "8x16x48"; `tp_all_reduce_seconds`).
     """
     m = get_model(model)
     chip = get_chip(chip)
@@ -376,12 +386,11 @@ def serving_estimate(
     dtypes = (dtype, canonical_dtype(weights or dtype), canonical_dtype(kv_dtype or dtype))
     kv_heads = m.kv_cache_heads
     kv_chip_fraction = max(kv_heads // tp, 1) / kv_heads  # replicated beyond kv_heads
+    args = (dtypes, kv_chip_fraction, hop_latency_s)
     times, hbm_parts, distinct = _resource_times(
-        m, chip, tp, batch, context_len, dtypes, kv_chip_fraction, hop_latency_s, False
+        m, chip, tp, batch, context_len, *args, False, slice_shape
     )
-    prefill, _, _ = _resource_times(
-        m, chip, tp, prompt_len, prompt_len, dtypes, kv_chip_fraction, hop_latency_s, True
-    )
+    prefill, _, _ = _resource_times(m, chip, tp, prompt_len, prompt_len, *args, True, slice_shape)
     kinds = {"math": "compute", "HBM": "memory", "TP": "link"}
     kv_seq = m.kv_cache_bytes(context_len, dtypes[2]) * kv_chip_fraction
     memory = {

@@ -1,6 +1,7 @@
 """One model of the machine (issue 30, section 1): every caller asks `roofline.topology` and
 gets one answer for the same collective on the same chips; expected values by hand."""
 
+import json
 import math
 
 import pytest
@@ -226,12 +227,15 @@ def test_pcie_cards_share_a_host_and_then_the_network():
 
 
 def test_a_job_of_two_slices_over_the_network_is_timed_not_refused():
-    # 6144 TPU v4 (PaLM's two pods of 3072) all-reducing 1 GB: each 3072-chip slice (16x16x12,
-    # whole cubes, so all three axes wrap: 3 axes x 2 links x 45 GB/s = 270 GB/s into a chip)
-    # reduce-scatters and all-gathers (2 x 3071/3072 x V / 270e9), and between the two slices
-    # each chip all-reduces its 1/3072 shard over DCN (2 x 1/2 x V/3072 / 6.25e9), in sequence.
+    # 6144 TPU v4 (PaLM's two pods of 3072) all-reducing 1 GB: each 3072-chip slice is 12x16x16,
+    # whole cubes but neither 2A=B=C nor 2A=2B=C, so by Google's v4 page a 3D mesh: each axis a
+    # line (one link each way, 45 GB/s), 3 axes x 1 x 45 GB/s = 135 GB/s into a chip;
+    # reduce-scatter + all-gather 2 x 3071/3072 x V / 135e9 (was / 270e9 when every whole-cube
+    # slice wrapped: 7.457 ms), then between the two slices each chip all-reduces its 1/3072
+    # shard over DCN (2 x 1/2 x V/3072 / 6.25e9), in sequence: 14.810 + 0.052 = 14.862 ms.
     V = 1e9
-    by_hand = 2 * 3071 / 3072 * V / (3 * 2 * 45e9) + 2 * (1 / 2) * (V / 3072) / 6.25e9
+    by_hand = 2 * 3071 / 3072 * V / (3 * 1 * 45e9) + 2 * (1 / 2) * (V / 3072) / 6.25e9
+    assert by_hand == pytest.approx(14.862e-3, abs=1e-6)
     assert rl.all_reduce_time("TPU v4", V, 6144) == pytest.approx(by_hand, rel=1e-9)
     # two v5p slices of 6144 (Google schedules at most 6144 chips in one slice)
     assert rl.topology.route("TPU v5p", 12288).per_node == 6144
@@ -373,3 +377,104 @@ def test_v5e_dcn_from_googles_pod_figure():
     assert v5e.network_bytes_per_s == 3.125e9 == 2.5e10 / 8
     assert v5e.network.source.url == "https://cloud.google.com/tpu/docs/v5e"
     assert "6.4 Tbps" in v5e.network.source.says
+
+
+@pytest.mark.parametrize(
+    "shape, wraps",
+    [
+        # Google's v4 page: a 3D torus only where AxBxC (A <= B <= C) is 2A=B=C or 2A=2B=C,
+        # every axis a multiple of 4 - its examples 4x4x8, 4x8x8, 12x12x24 - else a 3D mesh
+        ("4x4x8", True),  # 2A = 2B = C: 8 = 8 = 8
+        ("4x8x8", True),  # 2A = B = C: 8 = 8 = 8
+        ("12x12x24", True),  # 2A = 2B = C: 24 = 24 = 24
+        ("8x16x16", True),  # 2A = B = C: 16 = 16 = 16
+        ("4x4x4", False),  # A = B = C: neither rule
+        ("8x8x8", False),
+        ("12x16x16", False),  # 2A = 24, not 16
+        ("4x4x12", False),  # 2A = 8, not 12
+        ("16x16x16", False),
+    ],
+)
+def test_tpu_v4_wraps_only_on_googles_torus_shapes(shape, wraps):
+    axes = tuple(int(a) for a in shape.split("x"))
+    r = route("TPU v4", math.prod(axes), slice_shape=shape)
+    expected = "bidirectional-ring" if wraps else "line"
+    assert {a.topology for a in r.axes} == {expected}
+
+
+def test_tpu_v5p_whole_cubes_keep_full_wraparound():
+    # Google's v5p page: "all 4x4x4 and larger slices have full 3D torus connectivity"
+    for shape in ("4x4x4", "8x8x8", "4x4x12"):
+        axes = tuple(int(a) for a in shape.split("x"))
+        r = route("TPU v5p", math.prod(axes), slice_shape=shape)
+        assert {a.topology for a in r.axes} == {"bidirectional-ring"}
+
+
+def test_tpu_v4_all_reduce_on_a_mesh_and_a_torus_by_hand():
+    # 1 GB over 64 v4 chips (4x4x4: a mesh by Google's v4 page): three lines of 4, each one link
+    # of 45 GB/s each way, 3 x 45 = 135 GB/s into a chip: 2 x 63/64 x 1e9 / 135e9 = 14.583 ms
+    assert rl.all_reduce_time("TPU v4", 1e9, 64) == pytest.approx(2 * 63 / 64 * 1e9 / 135e9)
+    # 128 chips (4x4x8, 2A = 2B = C: a torus): three bidirectional rings, 3 x 2 x 45 = 270 GB/s:
+    # 2 x 127/128 x 1e9 / 270e9 = 7.350 ms
+    assert rl.all_reduce_time("TPU v4", 1e9, 128) == pytest.approx(2 * 127 / 128 * 1e9 / 270e9)
+
+
+# -- an explicit slice shape, wherever a slice is asked for (issue 30) ------------------------
+# 8 TPU v5p chips (one-way ICI link 90 GB/s), 1 GB all-reduced:
+# - alone, an 8-chip slice is Google's 2x2x2: three axes of 2 chips (one link each, a "ring" of
+#   two), the array split over them in proportion to bandwidth, 3 x 90 = 270 GB/s into a chip:
+#   2 x 7/8 x 1e9 / 270e9 = 6.481 ms;
+# - the same 8 chips as the axis of 8 of MLPerf's 8x16x48 slice (whole cubes: the axis wraps):
+#   one bidirectional ring of 8, 2 x 90 = 180 GB/s: 2 x 7/8 x 1e9 / 180e9 = 9.722 ms.
+V5P_8_ALONE_S = 2 * 7 / 8 * 1e9 / (3 * 90e9)
+V5P_8_ON_AXIS_S = 2 * 7 / 8 * 1e9 / (2 * 90e9)
+
+
+def test_all_reduce_time_takes_an_explicit_slice_shape():
+    assert V5P_8_ALONE_S == pytest.approx(6.481e-3, abs=1e-6)
+    assert V5P_8_ON_AXIS_S == pytest.approx(9.722e-3, abs=1e-6)
+    assert rl.all_reduce_time("TPU v5p", 1e9, 8) == pytest.approx(V5P_8_ALONE_S, rel=1e-12)
+    on_axis = rl.all_reduce_time("TPU v5p", 1e9, 8, slice_shape="8x16x48")
+    assert on_axis == pytest.approx(V5P_8_ON_AXIS_S, rel=1e-12)
+    with pytest.raises(ValueError, match="slice shape is for TPU"):
+        rl.all_reduce_time("H100 SXM", 1e9, 8, slice_shape="2x2x2")
+
+
+def test_serving_tp_all_reduce_takes_an_explicit_slice_shape():
+    # the tp = 8 replica's all-reduce, no per-hop latency: the two figures above
+    assert tp_all_reduce_seconds("TPU v5p", 8, 1e9, 0.0) == pytest.approx(V5P_8_ALONE_S)
+    assert tp_all_reduce_seconds("TPU v5p", 8, 1e9, 0.0, "8x16x48") == pytest.approx(
+        V5P_8_ON_AXIS_S
+    )
+    # serving Llama 3 70B (80 layers, d_model 8192) on 8 v5p at batch 64: 2 all-reduces per
+    # layer of 64 x 8192 x 2 bytes = 1,048,576 B; 160 x 1,048,576 x 2 x 7/8 / (270 or 180 GB/s)
+    per_step = 2 * 80 * 64 * 8192 * 2 * 2 * 7 / 8
+    for shape, gbps in ((None, 270e9), ("8x16x48", 180e9)):
+        est = rl.serving_estimate(
+            "Llama 3 70B", "TPU v5p", 8, batch=64, hop_latency_s=0.0, slice_shape=shape
+        )
+        assert est.times["TP"] == pytest.approx(per_step / gbps)
+
+
+def test_model_cli_passes_the_slice_shape(tmp_path):
+    from roofline.model_cli import main
+
+    # --serve, 1 us per collective step (the default): on 2x2x2, 3 axes x 2(2-1) = 6 steps; on
+    # a bidirectional ring of 8, 2 x floor(8/2) = 8 steps; 160 all-reduces of 1,048,576 B
+    nbytes = 64 * 8192 * 2
+    by_hand = {
+        None: 160 * (2 * 7 / 8 * nbytes / 270e9 + 6e-6),
+        "8x16x48": 160 * (2 * 7 / 8 * nbytes / 180e9 + 8e-6),
+    }
+    for shape, expected in by_hand.items():
+        out = tmp_path / f"{shape}.json"
+        argv = ["Llama 3 70B", "--chip", "v5p", "--chips", "8", "--serve", "--batch", "64"]
+        argv += ["--json", str(out)] + (["--slice-shape", shape] if shape else [])
+        assert main(argv) == 0
+        tp_s = json.loads(out.read_text())["times_s"]["TP"]
+        assert tp_s == pytest.approx(expected)
+    # a shape that is not a slice: exit status 2 with what to pass
+    assert (
+        main(["Llama 3 70B", "--chip", "v5p", "--chips", "8", "--serve"] + ["--slice-shape", "3x3"])
+        == 2
+    )
