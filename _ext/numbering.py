@@ -5,7 +5,8 @@ so one new figure in chapter 6 renumbered every later figure, and one new exerci
 chapter 12 renumbered chapter 13's in the Colab twin. Here each document's figures and
 exercises restart at 1 under the document's own label: a chapter's number (the two digits
 its file name starts with: ``chapters/06_...`` -> ``6``), a homework set's ``H`` and part
-(``exercises/homework_part2`` -> ``H2``). Other pages (glossary, appendix) keep no label.
+(``exercises/homework_part2`` -> ``H2``), the worked exam's ``E`` (``exercises/exam`` ->
+Exercise E.3). Other pages (glossary, appendix) keep no label.
 
 `label_of` is the one rule; `tools/notebooks.py` numbers the Colab twins with it too.
 """
@@ -16,6 +17,7 @@ import re
 
 _CHAPTER = re.compile(r"(?:^|/)chapters/(\d+)_")
 _HOMEWORK = re.compile(r"(?:^|/)exercises/homework_part(\d+)$")
+_EXAM = re.compile(r"(?:^|/)exercises/exam$")
 
 
 def label_of(docname: str) -> str | None:
@@ -24,6 +26,8 @@ def label_of(docname: str) -> str | None:
         return str(int(match.group(1)))
     if match := _HOMEWORK.search(docname):
         return f"H{match.group(1)}"
+    if _EXAM.search(docname):
+        return "E"
     return None
 
 

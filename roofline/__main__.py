@@ -7,7 +7,7 @@ python -m roofline prairielearn --set part1 --out DIR   # a PrairieLearn questio
 python -m roofline model NAME [--train ...]   # a whole model; a training step on many chips
 python -m roofline editions check          # homework editions against the catalog
 
-Every subcommand but `grade` is listed once, in `roofline.cli.SUBCOMMANDS`.
+Every subcommand but `grade` is listed once, in `roofline.subcommands.SUBCOMMANDS`.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ def _positive(kind):
 
 def build_parser() -> argparse.ArgumentParser:
     """The `python -m roofline` parser: `grade` in full; the subcommands of
-    `roofline.cli.SUBCOMMANDS` parse their own arguments (listed here for --help)."""
-    from .cli import SUBCOMMANDS
+    `roofline.subcommands.SUBCOMMANDS` parse their own arguments (listed here for --help)."""
     from .exercises.grading import Limits
+    from .subcommands import SUBCOMMANDS
 
     parser = argparse.ArgumentParser(
         prog="python -m roofline", description="Tools of the Rooflines book."
@@ -227,7 +227,7 @@ def _add_grade_report_arguments(grade: argparse.ArgumentParser) -> None:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    from .cli import SUBCOMMANDS
+    from .subcommands import SUBCOMMANDS
 
     command = SUBCOMMANDS.get(argv[0]) if argv else None
     if command is not None:

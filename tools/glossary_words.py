@@ -8,7 +8,8 @@ What it cannot check is that the glossary has every word a newcomer needs: add a
 test then finds every page that uses the word before linking it.
 
 The rule, exactly:
-- The pages are the book's MyST sources in `_toc.yml` order, all but the glossary itself.
+- The pages are the book's MyST sources in `_toc.yml` order, all but the reference pages
+  (the glossary itself and the generated formula sheet).
 - A glossary *entry* is one definition with its term lines ("FLOP" / "FLOPs" is one entry). Its
   forms are those lines and their regular plurals ("collective" -> "collectives", "GEMM" ->
   "GEMMs"). Words with a capital letter ("HBM", "NVLink", "STREAM") match with their case, the
@@ -47,7 +48,10 @@ from going_further import optional_spans  # noqa: E402  (the one rule for option
 
 ROOT = Path(__file__).resolve().parent.parent
 GLOSSARY = ROOT / "glossary.md"
-PAGES = [p for p in notebooks.toc_documents() if p != GLOSSARY and p.exists()]
+#: Reference pages read by lookup, not in order: the glossary itself and the formula sheet (a
+#: table written by roofline/formula_sheet.py, each row naming the chapter that defines it).
+REFERENCE = {GLOSSARY, ROOT / "formula_sheet.md"}
+PAGES = [p for p in notebooks.toc_documents() if p not in REFERENCE and p.exists()]
 
 #: Where a glossary word has another meaning than the glossary's: entry (its first term line, lower
 #: case) -> a regex; a use is skipped where a match of it in the line covers the word's start.
