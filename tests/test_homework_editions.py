@@ -73,7 +73,7 @@ def test_the_check_a_student_runs_uses_the_edition(monkeypatch):
 
 
 def test_the_notebook_and_the_info_row_name_the_edition():
-    now = editions.current("part1")  # edition 2 since the catalog fixes of issue 30
+    now = editions.current("part1")  # edition 3 since the model and topology fixes of issues 30-31
     assert now.isdigit() and int(now) >= 1
     given = homework.given("part1", homework.parameters("part1", "s1", quiet=True))
     assert f"(edition {now})" in str(given)
