@@ -64,6 +64,8 @@ from .mistakes import (  # noqa: F401  (re-exported)
     ADD_UNIT_EXAMPLES,
     ADD_UNIT_MESSAGE,
     BASE_UNIT_NAMES,
+    NO_UNIT_FITS_MESSAGE,
+    UNIT_PREFIX_FACTORS,
     BYTE_KINDS,
     CHOICE_NEUTRAL,
     GENERIC_MISTAKES,
