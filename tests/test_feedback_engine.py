@@ -34,6 +34,9 @@ WRONG = [
     # decode bound: (16.06 GB weights - 1.05 GB input embedding + 128 x 131,072 B of KV cache)
     # / 4.8 TB/s = 3.130 ms; / 9.0 ms measured = 0.3478
     ("held-decode-fraction", "34.78", "without the % sign", "100 times"),
+    # reading the input table too: (16.06 GB + 128 x 131,072 B) / 4.8 TB/s = 3.349 ms; / 9.0 ms
+    # = 0.3721, 1.07 times the answer but made of the table's bytes, not of GiB
+    ("held-decode-fraction", "0.372", "input embedding table", "GiB"),
     # bubble of a plain pipeline: (p - 1) / (m + p - 1) = 15 / (192 + 15) = 0.07246 with
     # m = 1536 / 8 = 192 micro-batches per replica; twice that, 0.145, names no slip that
     # cannot apply (no sparse peak, no link, no bytes)
@@ -41,6 +44,17 @@ WRONG = [
     # Mixtral 8x7B: 16 B x 46.7e9 parameters / 16 GB per TPU v5e = 46.7 -> 47 chips, rounded up
     ("training-states-mixtral-v5e", "46", "Round up, because", "times too small"),
     ("training-states-mixtral-v5e", "46.7 chips", "whole number: round up", "times too small"),
+    # decode turn of Llama 3 8B on an H200 (989.5 TFLOP/s, 4.8 TB/s), 16-token contexts: per
+    # sequence 2 x 7.505e9 / 989.5e12 - 16 x 131,072 B / 4.8e12 = 15.169 us - 0.437 us = 14.732 us;
+    # weights read without the input table (8.030e9 - 128,256 x 4096) x 2 B / 4.8e12 = 3.127 ms
+    # -> 212.3 -> 213; reading the table too, 16.06 GB / 4.8e12 = 3.346 ms -> 227.1 -> 228
+    ("serve-compute-turn-h200", "228", "input embedding table", "GiB"),
+    # time to first token, Llama 3 8B fp8 on an H100 (1979 TFLOP/s): (2 x 7.505e9 x 4096 +
+    # 2 x 32 x 4096 x 4096^2) FLOPs = 6.148e13 + 4.398e12 = 6.588e13 / 1.979e15 = 33.29 ms. A bare
+    # 33.4 is right in ms: add a unit; a bare 123 is right in no unit (123 s, ms, us, ...): the
+    # number is wrong, and no unit hint may suggest otherwise
+    ("serve-ttft-fp8", "33.4", "Add a unit", "any unit"),
+    ("serve-ttft-fp8", "123", "Not the answer in any unit", "Add a unit"),
     # (141 GB x 0.9 - 16.06 GB) / (8192 x 131,072 B) = 110.84 GB / 1.0737 GB = 103.2 -> 103
     ("serve-max-batch-h200", "104", "Round down, because", "times too large"),
     # (103.2 itself passes: rounded to 3 digits it is 103; 103.7 is not rounded down)

@@ -176,6 +176,8 @@ _SHARED = {
     "synonyms": core.CHOICE_SYNONYMS,
     "filler": list(core.CHOICE_FILLER),
     "add_unit": core.ADD_UNIT_MESSAGE,
+    "no_unit_fits": core.NO_UNIT_FITS_MESSAGE,
+    "unit_factors": list(core.UNIT_PREFIX_FACTORS),
     "base_units": core.BASE_UNIT_NAMES,
     "unit_examples": core.ADD_UNIT_EXAMPLES,
     "count_noun": core.COUNT_NOUN.pattern,  # "116 sequences": a count with its noun

@@ -1,5 +1,8 @@
 """Exercises of chapter 12, "Serving a model" (ids start with "serve-")."""
 
+import math
+
+from ..catalog import get_chip
 from ..models import get_model
 from ..serving import compute_bound_batch, expected_distinct_experts, serving_estimate
 from .core import Exercise, Mistake, register
@@ -74,6 +77,16 @@ def _compute_turn(p):
     return compute_bound_batch(p["model"], p["chip"], p["context"])
 
 
+def _turn_reading_the_table(p):
+    """The slip: the turn if the step also read the input embedding table (vocab x D), i.e.
+    every weight in bf16 (2 bytes each) against 2 FLOPs per matmul weight per sequence plus
+    each sequence's own cache of `context` tokens, rounded up to a whole batch."""
+    m, chip = get_model(p["model"]), get_chip(p["chip"])
+    peak, bw = chip.peak_flops_per_s("bf16"), chip.hbm_bytes_per_s
+    per_sequence_s = 2 * m.matmul_params / peak - p["context"] * _kv_token(p, dtype_bytes=2) / bw
+    return math.ceil(2 * m.params / bw / per_sequence_s)
+
+
 register(
     Exercise(
         id="serve-compute-turn-h200",
@@ -86,11 +99,17 @@ register(
         params={"model": "Llama 3 8B", "chip": "H200", "context": 16},
         tolerance=0.02,
         hints=(
-            "A step does 2 FLOPs per weight per sequence and reads each weight (2 bytes) once.",
+            "A step does 2 FLOPs per matmul weight per sequence and reads each weight (2 bytes) "
+            "once, except the input embedding table, of which it looks up one row per token.",
             "Math time = weight time when B = peak / bandwidth, near the chip's ridge point.",
         ),
         mistakes=lambda p: [
             Mistake(2 * _compute_turn(p), "That is the fp8 ridge; the math runs in bf16."),
+            Mistake(
+                _turn_reading_the_table(p),
+                "That reads the input embedding table (vocab x D) too: a decode step only "
+                "looks up one row of it per token, so leave it out of the bytes read.",
+            ),
         ],
     )
 )

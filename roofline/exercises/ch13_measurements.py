@@ -2,6 +2,7 @@
 
 from .. import get_chip, mfu
 from ..collectives import collective_time
+from ..models import get_model
 from ..serving import serving_estimate
 from .core import Exercise, Mistake, register
 
@@ -96,6 +97,15 @@ def _decode_ratio(p):
     return bound.t_decode_step / p["measured_s"]
 
 
+def _decode_ratio_reading_the_table(p):
+    """The slip: the bound if the step also read the input embedding table (vocab x D), i.e.
+    every weight (2 bytes each in bf16) plus the batch-1 cache of `context` tokens, over the
+    chip's HBM bandwidth, against the measured time."""
+    m = get_model(p["model"])
+    read = m.weight_bytes(p["dtype"]) + p["context"] * m.kv_cache_bytes_per_token(p["dtype"])
+    return read / get_chip(p["chip"]).hbm_bytes_per_s / p["measured_s"]
+
+
 register(
     Exercise(
         id="held-decode-fraction",
@@ -103,7 +113,8 @@ register(
         title="How close is a batch-1 decode? (chapter 13)",
         question="A server decodes Llama 3 8B in bf16 on one H200 at batch 1, with a 128-token "
         "context, and measures 9.0 ms per output token. What fraction of the roofline's "
-        "bound is that (bound time / measured time, at most 1)?",
+        "bound is that (bound time / measured time, at most 1)? The input embedding table is "
+        "looked up (one row per token), not read.",
         answer=_decode_ratio,
         params={
             "model": "Llama 3 8B",
@@ -125,6 +136,11 @@ register(
                 * get_chip("H200").hbm_bytes_per_s
                 / get_chip("H100 SXM").hbm_bytes_per_s,
                 "That uses the H100's 3.35 TB/s; the H200 has 4.8 TB/s.",
+            ),
+            Mistake(
+                _decode_ratio_reading_the_table(p),
+                "That reads the input embedding table (vocab x D) too: a decode step only "
+                "looks up one row of it per token, so leave it out of the bytes read.",
             ),
         ],
     )

@@ -322,9 +322,8 @@ _register(
         "FSDP": "Not FSDP: the all-gathers of the weights and the reduce-scatter of the "
         "gradients over the FSDP group are not the longest of q1's times here (with no FSDP "
         "they take no time at all); compare each resource's time.",
-        "DP": "Not DP: the all-reduce of the gradients over the data-parallel replicas is not "
-        "the longest of q1's times here (with one replica it takes no time at all); compare "
-        "each resource's time.",
+        "DP": "Not DP: the all-reduce of the gradients over the data-parallel replicas, its "
+        "whole time, is not the longest of q1's times here; compare each resource's time.",
     },
     hints=("The resource whose time is the largest in q1.",),
 )

@@ -152,6 +152,19 @@ ADD_UNIT_MESSAGE = (
 )
 
 
+#: Said instead for a bare number that no unit prefix would make right: the number is wrong,
+#: not only its unit (a unit hint there would send the reader after the wrong slip).
+NO_UNIT_FITS_MESSAGE = (
+    "Not the answer in any unit: a number alone is read in {base}, and no prefix (m, µ, k, G, "
+    "...) makes it right. Check the arithmetic, then write the unit you mean, e.g. {example}."
+)
+
+
+#: The factors a unit prefix can stand for (n, µ, m, k, M, G, T, ...): a bare number times one
+#: of them that matches the answer was right in another unit.
+UNIT_PREFIX_FACTORS = tuple(10.0 ** (3 * k) for k in range(-5, 6) if k)
+
+
 ADD_UNIT_EXAMPLES = {
     "time": "'1.01 ms'",
     "rate": "'989.5 TFLOP/s'",

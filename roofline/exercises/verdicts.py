@@ -20,7 +20,9 @@ from .mistakes import (
     BASE_UNIT_NAMES,
     CHOICE_NEUTRAL,
     KIND_WORDS,
+    NO_UNIT_FITS_MESSAGE,
     REGIME_REASONS,
+    UNIT_PREFIX_FACTORS,
     _close,
     _show,
     accepts,
@@ -189,12 +191,14 @@ def _numeric_verdict(exercise, details, expected, params, mistakes) -> tuple:
         if _close(value, float(mistake.value), exercise.tolerance):
             return mistake.tag == ACCEPTED, mistake.message, mistake.message
     if bare and value != 0 and wanted is not None:  # bare already implies a unit is wanted
+        # "add a unit" only where some unit would make the number right (33.4 for 33.4 ms);
+        # otherwise the number itself is wrong, and the message says so
+        fits = any(accepts(value * f, expected, exercise.tolerance) for f in UNIT_PREFIX_FACTORS)
+        message = ADD_UNIT_MESSAGE if fits else NO_UNIT_FITS_MESSAGE
         return (
             False,
-            ADD_UNIT_MESSAGE.format(
-                base=BASE_UNIT_NAMES[wanted], example=ADD_UNIT_EXAMPLES[wanted]
-            ),
-            "add a unit",
+            message.format(base=BASE_UNIT_NAMES[wanted], example=ADD_UNIT_EXAMPLES[wanted]),
+            "add a unit" if fits else None,
         )
     if value == 0:
         return False, "That is zero; the answer is not.", None

@@ -352,8 +352,12 @@
       if (P.mistakes[i][2] === "percent" && d.factor === 0.01) { continue; }  // typed with "%"
       if (close(value, num(P.mistakes[i][0]), P.tolerance)) { return [P.mistakes[i][2] === "accepted", P.mistakes[i][1]]; }
     }
-    if (bare && value !== 0) {
-      return [false, S.add_unit.replace("{base}", S.base_units[wanted]).replace("{example}", S.unit_examples[wanted])];
+    if (bare && value !== 0) {  // core: "add a unit" only where some unit prefix makes it right
+      var fits = false;
+      for (var u = 0; u < S.unit_factors.length; u++) {
+        if (accepts(value * S.unit_factors[u], expected, P.tolerance)) { fits = true; }
+      }
+      return [false, (fits ? S.add_unit : S.no_unit_fits).replace("{base}", S.base_units[wanted]).replace("{example}", S.unit_examples[wanted])];
     }
     if (value === 0) { return [false, "That is zero; the answer is not."]; }
     var ratio = value / expected;
