@@ -13,7 +13,7 @@ import contextvars
 import difflib
 import re
 
-from .hardware import V4_TORUS_SHAPES, Chip, Link, Peak, Source
+from .hardware import Chip, Link, Peak, Source
 
 __all__ = ["CATALOG", "chip_for_device", "get_chip", "list_chips", "register_chip"]
 
@@ -226,12 +226,8 @@ _TPUS = [
             ),
             count=6,
             topology="torus",
-            wraparound_multiple=4,  # every axis a multiple of 4 (whole 4x4x4 cubes) ...
-            # ... and, Google's v4 page (the `vendor` quote), only the shapes 2A=B=C or 2A=2B=C
-            # (4x4x8, 4x8x8, 8x8x16, 8x16x16, 12x12x24, ...); every other v4 slice, 4x4x4 and
-            # 16x16x16 included, is a 3D mesh. _SCALING says instead "Any multiple of a full
-            # cube (e.g. 4x4x4 or 4x4x8) will have wraparounds": Google's page is followed.
-            wraparound_shapes=V4_TORUS_SHAPES,
+            wraparound_multiple=4,  # _SCALING: "Any multiple of a full cube (e.g. 4x4x4 or
+            # 4x4x8) will have wraparounds"; smaller slices (2x2x1, 2x2x2, 2x2x4) have none
             axis_chips=16,  # _SCALING: superpod "16x16x16 for TPU v4"
             domain_chips=4096,
             vendor=Source(
@@ -239,8 +235,12 @@ _TPUS = [
                 "Interconnect topology | 3D mesh; The connections can be configured as a 3D "
                 "torus on slices where the topology, AxBxC, is either 2A=B=C or 2A=2B=C, where "
                 "each dimension is a multiple of 4. For example, 4x4x8, 4x8x8, or 12x12x24.",
-                derivation="read with A <= B <= C (the page's three examples are written so); "
-                "Google quotes no per-chip ICI bandwidth for v4",
+                derivation="the sentence names the slices that may also be wired as a twisted "
+                "torus (its next words: 'see Twisted tori topologies'; the types-topologies "
+                "page: such topologies 'also have topology variants optimized for all-to-all'); "
+                "every slice of whole 4x4x4 cubes wraps round, as _SCALING says and Jouppi et "
+                "al. 2023 call the 16x16x16 system a 3D torus. Google quotes no per-chip ICI "
+                "bandwidth for v4",
             ),
         ),
         host_link=Link(

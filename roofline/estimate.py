@@ -468,9 +468,8 @@ def sharded_topology(chip, n=2, topology=None) -> str:
     TPU ICI ("torus"): two chips share one link ("ring"); n >= 3 chips along one torus axis
     form a "bidirectional-ring" only where that axis has a wraparound link (the catalog's
     `wraparound_multiple`: on v5e/v6e only the full axis of 16; on v5p a multiple of 4 in a
-    slice of whole 4x4x4 cubes, which this assumes: pass topology="line" for a 2x2x4 slice;
-    on v4 only in Google's torus shapes, 2A=B=C or 2A=2B=C, also assumed: pass "line" for a
-    v4 3D mesh such as 4x4x4 or 12x16x16);
+    slice of whole 4x4x4 cubes (v5p and v4), which this assumes: pass topology="line" for a
+    2x2x4 slice);
     otherwise a "line". n above one axis's length raises (see `multi_axis_collective_time`).
     NVLink with NVSwitch or a bridge: "switch" (all the chip's links at once). AMD Infinity
     Fabric: "mesh". No chip-to-chip link: a "ring" over PCIe. Pass `topology` to choose another.

@@ -81,10 +81,6 @@ class Peak:
             _require_positive(f"peak {self.dtype} sparse FLOP/s", self.sparse_flops_per_s)
 
 
-#: Google's v4 rule for which slices are 3D tori (`Link.wraparound_shapes`), in its words.
-V4_TORUS_SHAPES = "2A=B=C or 2A=2B=C"
-
-
 @dataclass(frozen=True)
 class Link:
     """A kind of link out of the chip: `count` links, each `one_way_bytes_per_s` per direction.
@@ -109,11 +105,6 @@ class Link:
     """Torus only: an axis of n chips has a wraparound link (is a ring, not a line) only when
     n is a multiple of this: 16 on TPU v5e/v6e (only the full axis of 16 wraps), 4 on v4/v5p
     (slices built of whole 4x4x4 cubes). None: every axis wraps."""
-    wraparound_shapes: str | None = None
-    """3D torus only, where the vendor names the slice shapes that wrap round: `V4_TORUS_SHAPES`
-    (Google's v4 page: a slice AxBxC, A <= B <= C, is a 3D torus only when 2A=B=C or 2A=2B=C,
-    every axis a multiple of 4; any other slice is a 3D mesh, no axis wraps). None: the
-    `wraparound_multiple` rule alone."""
     axis_chips: int | None = None
     """Torus only: the most chips on one axis (16 on a 16x16 v5e/v6e pod); a collective over
     more chips spans several axes (`roofline.multi_axis_collective_time`)."""

@@ -449,6 +449,9 @@ class Layer:
     attention: Attention
     mlp: MLP
     norm_params: int = 0
+    parallel_block: bool = False
+    """PaLM's parallel layer: attention and MLP read one normalised input (one norm, one fused
+    input matmul), so the layer keeps that norm's input and the shared input once."""
 
     @property
     def params(self) -> int:
@@ -473,7 +476,11 @@ class Layer:
         attention = self.attention.activation_bytes_per_token(
             seq_len, tp, sequence_parallel, keep_scores
         )
-        return attention + self.mlp.activation_bytes_per_token(tp, sequence_parallel)
+        kept = attention + self.mlp.activation_bytes_per_token(tp, sequence_parallel)
+        if self.parallel_block:  # the norm's input and the matmuls' input counted once, not twice
+            shared = 2 * _ACT_BYTES * self.attention.d_model
+            kept -= _per_chip(shared, 0, tp, sequence_parallel)
+        return kept
 
 
 @dataclass(frozen=True)
@@ -728,7 +735,7 @@ class ModelConfig:
         mlps = [g.block for g in groups if isinstance(g.block, MLP)]
         attention = attns[self.sliding_window if self._is_sliding(i) else None]
         mlp = mlps[0] if i < self.dense_layers else mlps[-1]
-        return Layer(i, attention, mlp, self.norm_params_per_layer)
+        return Layer(i, attention, mlp, self.norm_params_per_layer, self.parallel_block)
 
     def _sum(self, what):
         """Sum over every layer's blocks of what(block) (exact for whole numbers)."""

@@ -235,7 +235,9 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         ),
         "fp8 matmuls run well below 1979 TFLOP/s, and attention, norms and the optimizer run "
         "in bf16 or fp32; the bound already pays the interleaved schedule's small bubble "
-        "(7 / (4 x 72) of the math) and the distributed optimizer's gathers",
+        "(7 / (4 x 72) of the math) and the distributed optimizer's gathers; memory counts "
+        "Korthikanti's dropout masks (the catalog's GPT-3), while MLPerf's reference trains with "
+        "dropout 0.0 (about 3 GB less per GPU; it fits either way)",
         bound_config="tp 4 x pp 8 x dp 16, fp8, 72 micro-batches of 2, interleaved (4 chunks per stage), ZeRO-1",
     ),
     Measurement(
@@ -308,7 +310,11 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "x ep 64, the group its gradients are reduced over; an inference: the report says only 'ZeRO-1') but the memory does not: activations "
         "counted block by block, 16-bit and none recomputed (no dropout masks: DeepSeek-V3 "
         "trains without dropout), take 112 GB on the busiest stage, which overstates "
-        "DeepSeek's (it recomputes norms and up-projections and stores fp8 activations)",
+        "DeepSeek's (it recomputes norms and up-projections and stores fp8 activations). "
+        "Memory is counted for a 1F1B schedule (a stage keeps up to pp micro-batches); "
+        "DualPipe, which the run used, keeps two copies of the parameters and pp + 1 "
+        "micro-batches (the report's Table 2), and state at 16 bytes a parameter, while "
+        "DeepSeek keeps bf16 Adam moments and fp32 master weights and gradients",
         bound_config="H100 stand-in for H800, pp 16 x ep 64 x dp 2, fp8, ZeRO-1 (dense part "
         "over dp x ep, experts over dp), 120 micro-batches, each token to at most 4 nodes, no "
         "pipeline bubble counted",

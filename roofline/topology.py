@@ -13,12 +13,10 @@ serving replica. `route(chip, size, stride, slice_chips)` says what the group oc
   16x16x24 = 6144, Google's v5p table). The layout's axes take the slice's axes innermost first
   (the shortest physical axis first), as a mesh maps onto devices: an axis of the group that
   spans a whole slice axis wraps round (a **bidirectional ring**) when the catalog's rule says
-  that axis has wraparound links (v5e/v6e: only an axis of 16; v5p/TPU7x: only a slice of
-  whole cubes, every axis a multiple of 4; v4: only such a slice AxBxC with 2A=B=C or
-  2A=2B=C, 4x4x8, 4x8x8, ..., any other a 3D mesh; Google: "smaller topologies ... without
-  wraps on dims <16", "all 4x4x4 and larger slices have full 3D torus connectivity" (v5p)
-  and "configured as a 3D torus on slices where the topology, AxBxC, is either 2A=B=C or
-  2A=2B=C" (v4)); otherwise the
+  that axis has wraparound links (v5e/v6e: only an axis of 16; v4/v5p/TPU7x: only a slice of
+  whole cubes, every axis a multiple of 4; Google: "smaller topologies ... without wraps on
+  dims <16" and "all 4x4x4 and larger slices have full 3D torus connectivity"; v4's
+  2A=B=C / 2A=2B=C shapes may *also* be wired as twisted tori, not modelled); otherwise the
   group's chips along it are a **line** (two chips: one link, a "ring" of two). A group whose
   chips sit `step` apart along an axis (an outer layout axis) shares each link with the `step`
   groups interleaved with it: each gets 1/step of the link (all of them run at once).
@@ -55,7 +53,6 @@ import math
 from dataclasses import dataclass
 
 from .catalog import get_chip
-from .hardware import V4_TORUS_SHAPES
 from .validate import is_symbolic
 
 __all__ = [
@@ -193,7 +190,7 @@ def parse_slice_shape(chip, shape, n_chips=None) -> tuple:
     run asks for), checked against the chip's torus and returned shortest axis first, axes
     of 1 dropped. Each axis wraps round by the catalog's rule (`_wraps`: v5e/v6e only an
     axis of 16; v5p/TPU7x every axis when all three are multiples of 4, whole cubes, else
-    none; v4 every axis only when, besides, 2A=B=C or 2A=2B=C, else none: a 3D mesh).
+    none; v4 likewise).
 
     Raises ValueError, saying what to pass, when the chip is not a torus, the shape has more
     axes than its torus (2 on v5e/v6e, 3 on v4/v5p), a 3D slice above one 4x4x4 cube is not
@@ -277,24 +274,12 @@ def _sold_or_none(chip, n) -> tuple | None:
 
 
 def _wraps(chip, shape, length) -> bool:
-    """Whether a whole slice axis of `length` chips in a slice of `shape` has wraparound.
-
-    2D torus (v5e/v6e): only an axis whose length is a multiple of `wraparound_multiple` (16).
-    3D torus: every axis or none. v5p/TPU7x: every slice of whole 4x4x4 cubes (Google's v5p
-    page: "all 4x4x4 and larger slices have full 3D torus connectivity"). v4
-    (`wraparound_shapes`): only a slice AxBxC, A <= B <= C, every axis a multiple of 4, with
-    2A=B=C or 2A=2B=C (Google's v4 page: 4x4x8, 4x8x8, 12x12x24); any other v4 slice
-    (4x4x4, 8x8x8, 12x16x16, 16x16x16) is a 3D mesh."""
-    link = chip.interconnect
-    m = link.wraparound_multiple
+    """Whether a whole slice axis of `length` chips in a slice of `shape` has wraparound."""
+    m = chip.interconnect.wraparound_multiple
     if not m:
         return True
     if _torus_dims(chip) == 3:
-        whole = len(shape) == 3 and all(a % m == 0 for a in shape)
-        if whole and link.wraparound_shapes == V4_TORUS_SHAPES:
-            a, b, c = sorted(shape)
-            return 2 * a == b == c or 2 * a == 2 * b == c
-        return whole  # whole cubes: every axis wraps
+        return all(a % m == 0 for a in shape)  # whole cubes: every axis wraps
     return length % m == 0
 
 

@@ -241,12 +241,14 @@ def test_partial_recomputation_palm():
     full = rl.training_flops_per_token(palm, 2048, recompute="full")
     assert full / model == pytest.approx(1 + (2 * layer_weights + attn) / model)
     # activations: a share f keeps only the layer input (2 s b h / t), the rest all of its
-    # bytes per token / t: d_model-wide 2 x 4 x 18432 (no dropout masks: PaLM trained without
-    # dropout), Q and O input 2 x 2 x 12288 (48 heads of 256), multi-query K and V
-    # 2 x 2 x 256, gated MLP 3 x 2 x 73728: 147,456 + 49,152 + 1,024 + 442,368 = 640,000
+    # bytes per token / t: d_model-wide 2 x 2 x 18432 (PaLM's parallel layer: ONE LayerNorm,
+    # whose input and whose output - the fused attention+MLP input matmul's input - are kept
+    # once each; no dropout masks: PaLM trained without dropout), Q and O input
+    # 2 x 2 x 12288 (48 heads of 256), multi-query K and V 2 x 2 x 256, gated MLP
+    # 3 x 2 x 73728: 73,728 + 49,152 + 1,024 + 442,368 = 566,272
     s, h = 2048, 18432
-    per_token = 2 * 4 * 18432 + 2 * 2 * 12288 + 2 * 2 * 256 + 3 * 2 * 73728
-    assert per_token == 640_000
+    per_token = 2 * 2 * 18432 + 2 * 2 * 12288 + 2 * 2 * 256 + 3 * 2 * 73728
+    assert per_token == 566_272
     acts = rl.activation_bytes_per_layer(palm, s, 1, 12, recompute=f)
     assert acts == pytest.approx(f * 2 * s * h / 12 + (1 - f) * per_token * s / 12)
     with pytest.raises(ValueError, match="a number from 0 to 1"):

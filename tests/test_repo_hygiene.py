@@ -101,3 +101,17 @@ def test_the_package_has_no_dead_code(tmp_path):
     assert not dead, (
         "dead code in the package (remove it, or whitelist it with why):\n" + "\n".join(dead)
     )
+
+
+def test_book_sources_hold_no_control_characters():
+    """A tab or other control character in a MyST source is almost always a mangled escape (a
+    Python string's "\\t" written into "\\text{link}" left a tab in chapter 6's formula, and the
+    page showed it). Only newlines belong in the prose."""
+    sources = [*ROOT.glob("chapters/*.md"), *ROOT.glob("exercises/*.md"), *ROOT.glob("*.md")]
+    found = []
+    for path in sources:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            bad = [c for c in line if ord(c) < 32 or ord(c) == 127]
+            if bad:
+                found.append(f"{path.relative_to(ROOT)}:{number}: {bad!r}")
+    assert not found, "control characters (write \\t as a backslash and t): " + "; ".join(found)

@@ -181,19 +181,16 @@ def test_palm_layout_on_tpu_v4_torus_and_dcn():
     )
     W = 4.5e10  # one ICI link, one way
     V = 2 * P / 12  # bf16 weights (and gradients) of one tensor-parallel slice
-    # each pod's 3072 chips are a 12 x 16 x 16 slice: whole cubes but neither 2A=B=C nor
-    # 2A=2B=C, so a 3D mesh by Google's v4 page (no axis wraps); fsdp 256 = the 16 x 16 plane
-    # of two lines: all-gather (N-1)/N V / (k W), k = 2 axes (was / (2 k W) when it wrapped)
-    gather = 255 / 256 * V / (2 * W)
+    # fsdp 256 = a 16 x 16 slice of wrapped axes: all-gather (N-1)/N V / (2 k W), k = 2 axes
+    gather = 255 / 256 * V / (4 * W)
     assert step.times["FSDP"] == pytest.approx(3 * gather)  # gather, gather, reduce-scatter
     # dp 2 across the two pods over DCN (2.5e10 B/s per 4-chip host): 2 (n-1)/n V' / W
     assert step.times["DP"] == pytest.approx(V / 256 / (2.5e10 / 4))
-    # tp 12 on the axis of 12, a line (the mesh above): all-reduce 2 (n-1)/n V / W (a wrapped
-    # axis would give (n-1)/n V / W); PaLM's parallel block (attention and MLP summed before
-    # one all-reduce) needs 1 per layer in each pass: forward, backward and the recomputed
-    # forward = 3 (a serial block: 6)
+    # tp 12 on one wrapped axis: all-reduce (n-1)/n V / W; PaLM's parallel block (attention
+    # and MLP summed before one all-reduce) needs 1 per layer in each pass: forward,
+    # backward and the recomputed forward = 3 (a serial block: 6)
     act = 4 * 2048 * 18432 * 2  # 4 sequences per replica, one micro-batch
-    assert step.times["TP"] == pytest.approx(118 * 3 * 2 * 11 / 12 * act / W)
+    assert step.times["TP"] == pytest.approx(118 * 3 * 11 / 12 * act / W)
     # full recomputation keeps each layer's input, split 12 ways by sequence parallelism
     assert step.memory["activations"] == pytest.approx(2 * 2048 * 4 * 18432 / 12 * 118)
     assert step.memory["weights"] == pytest.approx(2 * P / 12 / 256)
@@ -268,14 +265,13 @@ def test_published_runs_take_longer_than_the_bound():
 
 def test_fsdp_group_larger_than_a_pod_runs_in_two_levels():
     # fsdp 512 x tp 12 on TPU v4: 256 fsdp chips (x 12 = 3072) fit a 4096-chip pod, so two
-    # pods: gather inside each over the 16 x 16 plane of a 12 x 16 x 16 slice (a 3D mesh by
-    # Google's v4 page: two lines, 2 x 4.5e10 B/s), then across over DCN
+    # pods: gather inside each over a 16 x 16 slice of wrapped axes, then across over DCN
     P = rl.get_model("PaLM 540B").params
     step = rl.training_step(
         "PaLM 540B", "TPU v4", 6144, 2 * 2048 * 2048, 2048, "fsdp=512,tp=12", microbatches=1
     )
     V = 2 * P / 12
-    inside = 255 / 256 * V / (2 * 4.5e10)
+    inside = 255 / 256 * V / (4 * 4.5e10)
     across = 1 / 2 * (V / 256) / (2.5e10 / 4)
     assert step.times["FSDP"] == pytest.approx(3 * (inside + across))
 
