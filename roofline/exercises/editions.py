@@ -151,9 +151,10 @@ def differences(set_id: str, edition: str | None = None) -> list[str]:
     return changed
 
 
-#: What names, offers or cites an entry: a new alias, explorer choice, source quote or note
-#: changes no figure a set reads (an edition's objects are found by the live index's names).
-_NOT_FIGURES = frozenset({"aliases", "explorers", "source", "notes"})
+#: What names, offers or cites an entry: a new alias, explorer choice, source quote (`source`,
+#: `memory_source`, a link's `vendor` quote, ...) or note changes no figure a set reads (an
+#: edition's objects are found by the live index's names).
+_NOT_FIGURES = frozenset({"aliases", "explorers", "source", "notes", "vendor"})
 
 
 def _figures(obj) -> dict:
@@ -164,7 +165,11 @@ def _figures(obj) -> dict:
 
 def _strip(value):
     if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items() if k not in _NOT_FIGURES}
+        return {
+            k: _strip(v)
+            for k, v in value.items()
+            if k not in _NOT_FIGURES and not k.endswith("_source")
+        }
     if isinstance(value, list):
         return [_strip(v) for v in value]
     return value
