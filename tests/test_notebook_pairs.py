@@ -111,7 +111,7 @@ def test_twin_solutions_are_closed_markdown_that_run_all_skips(md):
     assert len(blocks) == solutions
     for block in blocks:
         assert "<details open" not in block and block.rstrip().endswith("</details>")
-        assert re.search(r"<summary><b>Solution to Exercise \d+", block)
+        assert re.search(r"<summary><b>Solution to Exercise (?:[A-Z]|\d+)\.\d+", block)
     shown = "\n".join(blocks)
     for body in inside:  # the solution's code is there to read (and copy)
         code_lines = [line for line in body if line.strip() and not line.startswith(":")]
