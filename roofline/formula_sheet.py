@@ -285,7 +285,7 @@ FORMULAS: tuple[Formula, ...] = (
         r"\frac{B}{n}",
         _ch(11),
         "roofline.training_step",
-        latex=r"> \frac{n-1}{n}\cdot\frac{P}{\mathrm{BW}_{\text{link}}}",
+        latex=r"> \frac{n-1}{n}\cdot\frac{P}{\mathrm{BW}}",
         unit="tokens per replica",
     ),
     Formula(
@@ -293,7 +293,7 @@ FORMULAS: tuple[Formula, ...] = (
         "F",
         _ch(11),
         "roofline.collectives.megatron_mlp_times",
-        latex=r"> \frac{2}{3}\,(n_{\text{tp}}-1)\,\frac{P}{\mathrm{BW}_{\text{link}}}",
+        latex=r"> \frac{2}{3}\,(n_{\text{tp}}-1)\,\frac{P}{\mathrm{BW}}",
     ),
     Formula(
         "pipeline bubble, share of the step (1F1B, M micro-batches)",
@@ -364,7 +364,9 @@ Every formula of the book on one page, with the chapter that derives it and the 
 `roofline` package that computes it (`rl.` is `import roofline as rl`). The letters are those of
 the notation table in {doc}`intro`: $P$ a chip's dense peak FLOP/s in the dtype the math runs in,
 $\\mathrm{BW}_{\\text{mem}}$ its memory bandwidth, $\\mathrm{BW}_{\\text{link}}$ one link's
-bandwidth one way, $B, D, F$ a matmul's sizes, $\\Psi$ a model's parameters, $L$ its layers, $H$
+bandwidth one way, $\\mathrm{BW}$ a chip's one-way bandwidth into a collective (all its links
+through a switch, the total bandwidth $\\mathrm{BW}_{\\text{total}}$; one link on a torus
+axis), $B, D, F$ a matmul's sizes, $\\Psi$ a model's parameters, $L$ its layers, $H$
 its query heads of $d_h$ numbers, $H_{kv}$ its key/value heads, $T$ a context in tokens, $n$ a
 number of chips, $w$ bytes per number. Unless a line says otherwise: times are lower bounds at
 the datasheet peaks, a matmul counts 2 FLOPs per multiply-add, bytes are bf16 (2 per number), and
