@@ -157,6 +157,14 @@ def _load(driver, url: str) -> None:
     """)
 
 
+def _open_optional_sections(driver) -> None:
+    """Open every "Going further" section, as a reader does before working its exercises
+    (tests/test_going_further.py tests the closed state and the keyboard)."""
+    driver.execute_script(
+        "document.querySelectorAll('details.rx-going-further').forEach(d => { d.open = true; });"
+    )
+
+
 def _wait_for_math(driver) -> dict:
     """Wait for MathJax (if the page loads it) to finish; count formulas and typeset ones."""
     return driver.execute_async_script("""
@@ -802,6 +810,7 @@ def test_every_answer_box_accepts_the_right_answer_and_diagnoses_a_prefix_slip(
     problems, counts = [], Counter()
     for page in pages:
         _load(browser, f"{site}/{page}")
+        _open_optional_sections(browser)
         for box in browser.find_elements("css selector", ".roofline-answer-box"):
             ident = box.get_attribute("data-exercise")
             exercise = get_exercise(ident)
@@ -878,6 +887,7 @@ def test_solution_opens_from_anywhere_on_its_title(browser, site, book_html):
     problems, opened = [], 0
     for page in pages:
         _load(browser, f"{site}/{page}")
+        _open_optional_sections(browser)
         for solution in browser.find_elements("css selector", ".solution.dropdown"):
             body = solution.find_elements("css selector", ".admonition-title ~ *")
             if not body:
