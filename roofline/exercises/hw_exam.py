@@ -102,11 +102,16 @@ def make_parameters(draw: Draw) -> dict:
     return draw_until(draw, _draw_once, _accept)
 
 
+#: Significant digits of the peak the handout prints: all the catalog holds (MI300X's
+#: 1.3074 PFLOP/s), so that q2's four significant digits follow from the printed figure.
+PEAK_DIGITS = 5
+
+
 def _chip_row(p: dict):
     chip = get_chip(p["chip"])
     return (
         "chip",
-        f"{chip.name}: {format_flops_rate(chip.peak_flops_per_s('bf16'))} dense bf16, "
+        f"{chip.name}: {format_flops_rate(chip.peak_flops_per_s('bf16'), PEAK_DIGITS)} dense bf16, "
         f"{format_bandwidth(chip.hbm_bytes_per_s)} memory bandwidth",
     )
 
@@ -196,7 +201,7 @@ def _solve_q1(p) -> tuple[list[str], float]:
         f"FLOPs = 2 B D F = 2 x {B} x {D} x {F} = {flops:,}",
         f"bytes = 2 (B D + D F + B F) = 2 x ({B * D:,} + {D * F:,} + {B * F:,}) = {nbytes:,} "
         "(bf16: 2 bytes per element; X and W read once, Y written once)",
-        f"t_math = FLOPs / P = {flops:,} / {format_flops_rate(peak)} = {format_time(t_math)}",
+        f"t_math = FLOPs / P = {flops:,} / {format_flops_rate(peak, PEAK_DIGITS)} = {format_time(t_math)}",
         f"t_comms = bytes / BW_mem = {nbytes:,} B / {format_bandwidth(bw)} = "
         f"{format_time(t_comms)}",
         f"t_lower = max(t_math, t_comms) = {format_time(max(t_math, t_comms))}: {bound}",
@@ -209,7 +214,7 @@ def _solve_q2(p) -> tuple[list[str], float]:
     ridge = peak / bw
     batch = ridge * D * F / (D * F - ridge * (D + F))
     return [
-        f"I* = P / BW_mem = {format_flops_rate(peak)} / {format_bandwidth(bw)} = "
+        f"I* = P / BW_mem = {format_flops_rate(peak, PEAK_DIGITS)} / {format_bandwidth(bw)} = "
         f"{ridge:.4g} FLOPs/B",
         "t_math = t_comms: 2 B D F / P = 2 (B D + D F + B F) / BW_mem; multiply by P / 2 and "
         "collect the terms in B: B (D F - I* (D + F)) = I* D F",
@@ -256,7 +261,7 @@ def _solve_q5(p) -> tuple[list[str], float]:
         f"achieved = FLOPs per token x tokens/s = {per_token:,} x {R:,.0f} = "
         f"{format_flops_rate(achieved)}",
         f"MFU = achieved / (n x P) = {format_flops_rate(achieved)} / ({n} x "
-        f"{format_flops_rate(peak)}) = {achieved / (n * peak):.1%}",
+        f"{format_flops_rate(peak, PEAK_DIGITS)}) = {achieved / (n * peak):.1%}",
     ], achieved / (n * peak)
 
 
@@ -396,8 +401,8 @@ QUESTION_TEXT = {
     "q2": "Critical batch (chapter 4). Keep D and F: above which batch size B is the matmul "
     "compute-bound? Solve t_math = t_comms exactly (no B << D, F approximation), to 4 "
     "significant digits.",
-    "q3": "A collective (chapter 6). How long does a ring all-reduce of your message take over "
-    "your chips, with the latency per step and the one-way link bandwidth given?",
+    "q3": "A collective (chapter 6). How long does a one-way ring all-reduce of your message take "
+    "over your chips, with the latency per step and the one-way link bandwidth given?",
     "q4": "The KV cache (chapter 7). How many bytes does the KV cache of one sequence of your "
     "model take at your context length and dtype?",
     "q5": "MFU (chapter 10). Your training run measures the tokens/s given. What model FLOPs "
