@@ -59,6 +59,15 @@ def test_code_math_roles_and_urls_are_not_prose():
     assert not unlinked_first_uses(page, entries)
 
 
+def test_an_indented_code_block_is_not_prose_but_a_list_continuation_is():
+    # the worked exam's teacher box once had "python -m {term}`roofline` exam" in one
+    entries = glossary_entries(SAMPLE_GLOSSARY)
+    code = "Run this:\n\n    hbm = read('HBM')\n    print(hbm)\n\nDone.\n"
+    assert not unlinked_first_uses(code, entries)
+    in_a_list = "- first item\n  goes on\n\n    HBM in the item's second paragraph.\n"
+    assert [u.line for u in unlinked_first_uses(in_a_list, entries)] == [4]
+
+
 def test_going_further_sections_are_read_on_their_own_terms():
     entries = glossary_entries(SAMPLE_GLOSSARY)
     page = (

@@ -141,6 +141,22 @@ def _mask(text: str, pattern: re.Pattern[str]) -> str:
     return pattern.sub(lambda m: " " * len(m.group(0)), text)
 
 
+_INDENTED_CODE = re.compile(r"^ {4,}(?![-*+] |\d+[.)] )\S")
+
+
+def _list_item_before(lines: list[str], index: int) -> bool:
+    """Whether the paragraph before lines[index] (a blank line) belongs to a list, so that
+    an indented line after it continues the item rather than starting a code block."""
+    j = index - 1
+    while j >= 0 and not lines[j].strip():
+        j -= 1
+    while j >= 0 and lines[j].strip():
+        if re.match(r"^\s*([-*+]|\d+[.)])\s", lines[j]):
+            return True
+        j -= 1
+    return False
+
+
 def prose_lines(text: str) -> list[tuple[int, str]]:
     """(line number, the line with everything that is not prose blanked out, columns kept)."""
     lines = text.split("\n")
@@ -153,9 +169,18 @@ def prose_lines(text: str) -> list[tuple[int, str]]:
     in_comment = False
     in_display_math = False
     in_inline_math = False  # a $...$ that goes on over a line break
+    indented_code = False  # a block of lines indented 4 spaces after a blank line: code
     while i < len(lines):
         line, number = lines[i], i + 1
         i += 1
+        previous_blank = i < 2 or not lines[i - 2].strip()
+        if not stack or not stack[-1][1]:
+            starts_code = previous_blank and _INDENTED_CODE.match(line) is not None
+            indented_code = (indented_code and (not line.strip() or line.startswith("    "))) or (
+                starts_code and not _list_item_before(lines, i - 2)
+            )
+            if indented_code:
+                continue
         fence = _FENCE.match(line)
         if stack and stack[-1][1]:  # inside code: only its closing fence matters
             if line.strip() == stack[-1][0]:
