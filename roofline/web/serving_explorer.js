@@ -2,7 +2,8 @@
  *
  * No dependencies, no network. Each card (class roofline-serving-explorer) carries, as JSON in
  * a script element of class rx-serving-data, the constants the package exported
- * (roofline.serving_explorer.web_constants): each model's counts, each chip's dense bf16 peak,
+ * (roofline.serving_explorer.web_constants): each model's counts and attention groups (a
+ * sliding-window group meets and caches at most its window), each chip's dense bf16 peak,
  * HBM bandwidth and capacity, and each tensor-parallel all-reduce as seconds per byte plus a
  * fixed latency. This script mirrors roofline.serving.serving_estimate for one replica of tp
  * chips (bf16 matmuls and KV cache, the weights in the chosen dtype, a prompt as long as the
