@@ -1476,6 +1476,7 @@ _MODELS = [
         sliding_window=4096,
         name="Mistral 7B",
         aliases=("Mistral-7B-v0.1",),
+        explorers=("serving",),
         trains_with_dropout=False,
         max_context=32768,
         source=Source(

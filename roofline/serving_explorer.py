@@ -228,18 +228,40 @@ def serving_explorer(
     )
 
 
+def _attention_groups(m) -> list:
+    """The model's attention blocks as the page's mirror reads them (`web_constants`): per
+    group of like layers, the FLOPs of one query against one key (decode from the cache,
+    prefill from the fresh keys) and the bf16 cache bytes of one token in one layer; the
+    page multiplies them by the keys a query meets, min(context, window)."""
+    from .models import Attention
+
+    return [
+        {
+            "layers": g.count,
+            "window": g.block.window,
+            "decode": g.block.core_flops_per_token(1, causal=False, from_cache=True),
+            "prefill": g.block.core_flops_per_token(1, causal=False),
+            "kv": g.block.kv_cache_bytes_per_token("bf16"),
+        }
+        for g in m.blocks()
+        if isinstance(g.block, Attention)
+    ]
+
+
 def web_constants() -> dict:
     """What the page's formula mirror needs, computed by the package (SI base units).
 
-    models: {name: {N: matmul weights per token, L, width: attention width, D: d_model,
-    attn_decode / attn_prefill: attention FLOPs per token per context token, from the model's
-    attention blocks (decode against the whole context; prefill under the causal mask: half),
-    kv_heads: cached heads TP splits, kv_bytes: bf16 KV cache bytes per token (all layers),
-    params, untied: the
-    input embedding table's parameters when it is not tied (not read by a step), experts,
-    k: experts per token, expert_params}}; chips: {name: {peak: dense bf16 FLOP/s, hbm: B/s,
-    capacity: bytes, all_reduce: {tp: [seconds per byte, fixed seconds]}}}; dtype_bytes;
-    hop and reserve: the package's defaults."""
+    models: {name: {N: matmul weights per token, L, D: d_model, attention: the model's
+    attention blocks, one group per kind (`ModelConfig.blocks`), each {layers: how many,
+    window: its sliding window in tokens or null, decode: FLOPs per query per key against
+    the cache (latent attention: against its latent), prefill: FLOPs per query per key,
+    kv: bf16 cache bytes per token per layer}; the page counts the keys a query meets as
+    `_keys_per_query` does (at most the window: a windowed layer's math and cache stop
+    growing there), kv_heads: cached heads TP splits, params, untied: the input embedding
+    table's parameters when it is not tied (not read by a step), experts, k: experts per
+    token, expert_params}}; chips: {name: {peak: dense bf16 FLOP/s, hbm: B/s, capacity:
+    bytes, all_reduce: {tp: [seconds per byte, fixed seconds]}}}; dtype_bytes; hop and
+    reserve: the package's defaults."""
     from .catalog import get_chip
     from .dtypes import bytes_per_element
     from .models import get_model
@@ -248,8 +270,6 @@ def web_constants() -> dict:
     models = {}
     for name in MODELS:
         m = get_model(name)
-        if m.sliding_window is not None:  # the page scales attention linearly with context
-            raise ValueError(f"{name}: the page's formula has no sliding windows")
         if m.max_context is not None and m.max_context < max(CONTEXTS):
             raise ValueError(
                 f"{name}: trained for {m.max_context:,} tokens, and the page offers contexts up "
@@ -258,12 +278,9 @@ def web_constants() -> dict:
         models[name] = {
             "N": m.matmul_params,
             "L": m.layers,
-            "width": m.attention_width,
-            "attn_decode": m.attention_flops_per_token(1, causal=False, from_cache=True),
-            "attn_prefill": m.attention_flops_per_token(2, causal=True) / 2,
             "D": m.d_model,
+            "attention": _attention_groups(m),
             "kv_heads": m.kv_cache_heads,
-            "kv_bytes": m.kv_cache_bytes(1, "bf16"),
             "params": m.params,
             "untied": 0 if m.tied_embeddings else m.vocab * m.d_model,
             "experts": m.experts,

@@ -86,3 +86,25 @@ def test_page_mirror_writes_the_package_readout(tmp_path):
         assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     finally:
         driver.quit()
+
+
+def test_sliding_window_caps_cache_and_attention_by_hand():
+    """Mistral 7B (config.json: 32 layers, 32 heads of 4096 / 32 = 128, 8 KV heads,
+    sliding_window 4096) at a context of 16,384 tokens, 2-byte cache: every layer keeps only
+    the last 4096 tokens, so one sequence's cache is
+    32 layers x 2 (K, V) x 8 heads x 128 x 2 B x 4096 = 536,870,912 B, not x 16,384.
+    Decode attention per token: 32 layers x 2 x 32 heads x (128 + 128) x 4096 keys =
+    2,147,483,648 FLOPs; prefill (causal) meets 4096 - 4096^2 / (2 x 16,384) = 3584 keys
+    per query on average: 32 x 16,384 x 3584 = 1,879,048,192 FLOPs per token.
+    Matmul weights: per layer 2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 14,336 = 218,103,808,
+    x 32 + the output head 32,000 x 4096 = 7,110,393,856."""
+    est = sx.estimate("Mistral 7B", "H100 SXM", 1, 1, 16_384, "bf16")
+    assert est.memory["KV cache"] == 536_870_912
+    assert est.hbm_parts["KV cache"] == pytest.approx(536_870_912 / 3.35e12, rel=1e-12)
+    peak = rl.get_chip("H100 SXM").peak_flops_per_s("bf16")
+    n = 7_110_393_856
+    assert est.times["math"] == pytest.approx((2 * n + 2_147_483_648) / peak, rel=1e-12)
+    prefill = (2 * n + 1_879_048_192) * 16_384 / peak
+    assert est.prefill_times["math"] == pytest.approx(prefill, rel=1e-12)
+    ex = sx.serving_explorer("Mistral 7B", "H100 SXM", tp=1, batch=1, context=16_384)
+    assert f"KV cache {rl.format_bytes(536_870_912)}, reserve" in ex.text

@@ -113,6 +113,15 @@ def test_serving_mirror_writes_the_package_readout():
         for c in sx.CHIPS
         for t in sx.TP_DEGREES
     ]
+    # models with sliding-window layers at every context, below and beyond their window
+    windowed = [m for m in sx.MODELS if rl.get_model(m).sliding_window is not None]
+    combos += [
+        (m, sx.CHIPS[0], t, b, ctx, "bf16")
+        for m in windowed
+        for t in (1, 8)
+        for b in (1, 64)
+        for ctx in sx.CONTEXTS
+    ]
     calls = [["RooflineServingExplorer.compute", data, dict(zip(names, c))] for c in combos]
     got = _node("serving_explorer.js", calls)
     problems = []
@@ -120,7 +129,23 @@ def test_serving_mirror_writes_the_package_readout():
         want = sx.readout(sx.numbers(sx.estimate(*combo)), sx.title(*combo))
         if state["text"] != want:
             problems.append(f"{combo}:\n  page    {state['text']!r}\n  package {want!r}")
-    assert len(combos) >= 20 and not problems, "\n".join(problems[:5])
+    assert len(combos) >= 20 and windowed and not problems, "\n".join(problems[:5])
+
+
+def test_serving_mirror_caps_windowed_layers_by_hand():
+    """Mistral 7B at 16,384 tokens of context on one H100 SXM: the page keeps
+    32 layers x 2 (K, V) x 8 KV heads x 128 x 2 B x 4096 (its window) = 536,870,912 B per
+    sequence, not x 16,384 (config.json: sliding_window 4096); at 2048 tokens, inside the
+    window, 32 x 2 x 8 x 128 x 2 B x 2048 = 268,435,456 B."""
+    data = {"controls": {}, **sx.web_constants()}
+    values = {"model": "Mistral 7B", "chip": "H100 SXM", "tp": 1, "weights": "bf16"}
+    calls = [
+        ["RooflineServingExplorer.compute", data, {**values, "batch": 1, "context": ctx}]
+        for ctx in (16_384, 2_048)
+    ]
+    long, short = _node("serving_explorer.js", calls)
+    assert long["memory"]["KV cache"] == 536_870_912
+    assert short["memory"]["KV cache"] == 268_435_456
 
 
 def test_step_mirror_writes_the_package_readout():

@@ -2,7 +2,8 @@
  *
  * No dependencies, no network. Each card (class roofline-serving-explorer) carries, as JSON in
  * a script element of class rx-serving-data, the constants the package exported
- * (roofline.serving_explorer.web_constants): each model's counts, each chip's dense bf16 peak,
+ * (roofline.serving_explorer.web_constants): each model's counts and attention groups (a
+ * sliding-window group meets and caches at most its window), each chip's dense bf16 peak,
  * HBM bandwidth and capacity, and each tensor-parallel all-reduce as seconds per byte plus a
  * fixed latency. This script mirrors roofline.serving.serving_estimate for one replica of tp
  * chips (bf16 matmuls and KV cache, the weights in the chosen dtype, a prompt as long as the
@@ -25,17 +26,37 @@
     return v >= 100 ? v.toLocaleString("en-US", {maximumFractionDigits: 0}) : String(v);
   }
 
-  // roofline.serving: one pass over `tokens` tokens, each attending over ctx (prefill: causal);
-  // the attention FLOPs per context token come from the model's attention blocks
+  // roofline.models._keys_per_query: the keys one query meets, averaged over a sequence of
+  // seq tokens; a sliding-window layer meets at most its window (null: no window)
+  function keysPerQuery(seq, window, causal) {
+    var w = window === null ? seq : Math.min(window, seq);
+    return causal ? w - w * w / (2 * seq) : w;
+  }
+  // roofline.models.ModelConfig.attention_flops_per_token: every attention group's FLOPs per
+  // query per key times the keys it meets (decode: against the cache; prefill: causal)
+  function attentionFlops(m, ctx, prefill) {
+    return m.attention.reduce(function (sum, g) {
+      return sum + g.layers * ((prefill ? g.prefill : g.decode) * keysPerQuery(ctx, g.window, prefill));
+    }, 0);
+  }
+  // ModelConfig.kv_cache_bytes: one sequence of ctx tokens, bf16; a windowed layer keeps at
+  // most its window
+  function kvBytes(m, ctx) {
+    return m.attention.reduce(function (sum, g) {
+      return sum + g.layers * (g.kv * (g.window === null ? ctx : Math.min(ctx, g.window)));
+    }, 0);
+  }
+
+  // roofline.serving: one pass over `tokens` tokens, each attending over ctx (prefill: causal)
   function pass(m, chip, tp, tokens, ctx, wbytes, prefill, share) {
-    var attention = (prefill ? m.attn_prefill : m.attn_decode) * ctx;
+    var attention = attentionFlops(m, ctx, prefill);
     var flops = (2 * m.N + attention) * tokens / tp;
     var read = m.params - m.untied;
     if (m.experts > 1) {  // the experts the tokens route to: E (1 - (1 - k/E)^tokens)
       var distinct = m.experts * (1 - Math.pow(1 - m.k / m.experts, tokens));
       read = m.params - m.expert_params - m.untied + m.expert_params * distinct / m.experts;
     }
-    var kv = (prefill ? tokens : tokens * ctx) * m.kv_bytes * share;
+    var kv = (prefill ? 1 : tokens) * kvBytes(m, ctx) * share;  // prefill writes one prompt's
     var parts = {weights: read * wbytes / tp / chip.hbm, kv: kv / chip.hbm};
     var times = {math: flops / chip.peak, HBM: parts.weights + parts.kv};
     if (tp > 1) {
@@ -74,7 +95,7 @@
     var prefill = pass(m, chip, tp, v.context, v.context, wbytes, true, share);
     var key = slowest(decode.times), step = decode.times[key];
     var ttft = prefill.times[slowest(prefill.times)];
-    var kvSeq = v.context * m.kv_bytes * share;
+    var kvSeq = kvBytes(m, v.context) * share;
     var memory = {weights: m.params * wbytes / tp, "KV cache": v.batch * kvSeq,
                   reserve: data.reserve * chip.capacity};
     var total = memory.weights + memory["KV cache"] + memory.reserve;
