@@ -130,3 +130,33 @@ def test_page_asks_every_question_with_a_solution():
         assert f"{{solution-start}} exam-{q}" in page
     toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
     assert toc.index("exercises/homework_part4") < toc.index("exercises/exam")
+
+
+def test_handout_key_and_worked_solutions_use_the_frozen_edition(monkeypatch):
+    """A catalog fix after the exam was set moves no student's handout, key or worked value
+    (issue 33): they read the exam's edition, as the checker and the grader do."""
+    import dataclasses
+
+    from roofline import catalog, get_chip
+    from roofline.exercises import editions
+
+    sid = next(
+        f"s{i}"
+        for i in range(200)
+        if homework.parameters("exam", f"s{i}", quiet=True)["chip"] == "H100 SXM"
+    )
+    params = homework.parameters("exam", sid, quiet=True)
+    before = exam.handout(sid, solutions=True)
+    assert f"(edition {editions.current('exam')})" in before
+    live = get_chip("H100 SXM")
+    # The fix: the H100's memory bandwidth quoted 10 % higher (any figure q1 reads would do).
+    fixed = dataclasses.replace(live, hbm_bytes_per_s=live.hbm_bytes_per_s * 1.1)
+    monkeypatch.setitem(catalog.CATALOG, "H100 SXM", fixed)
+    assert get_chip("H100 SXM").hbm_bytes_per_s == live.hbm_bytes_per_s * 1.1  # canary
+    assert exam.handout(sid, solutions=True) == before
+    for q in exam.QUESTIONS:
+        assert homework.check(sid, "exam", q, exam.worked(q, params)[1]).correct, q
+    # Canary: with the live catalog, q1's worked value moves (t_comms is 1.1x shorter), and
+    # q2's exact batch too (I* = P / BW_mem is 1.1x smaller).
+    with editions.frozen("exam", editions.LIVE):
+        assert exam.SOLVERS["q2"](params)[1] != pytest.approx(exam.worked("q2", params)[1])
