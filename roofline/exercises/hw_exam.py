@@ -389,7 +389,11 @@ _register(
     hints=("MFU = model FLOPs per token x tokens/s / (chips x dense peak).",),
 )
 
-define_set(HomeworkSet(SET_ID, "The worked exam", make_parameters, QUESTIONS, describe))
+define_set(
+    HomeworkSet(
+        SET_ID, "The worked exam", make_parameters, QUESTIONS, describe, notebook="exam.ipynb"
+    )
+)
 
 QUESTION_TEXT = {
     "q1": "Matmul time (chapters 1 to 4). What is the lower bound on the time of your matmul "
