@@ -22,8 +22,8 @@ from pathlib import Path
 from .report import match_key, named_in_file, safe_cell, visible
 
 SUMMARY_FIELDS = ("student_id", "score", "max_score", "status", "file", "notes")
-ID_COLUMNS = ("student_id", "student id", "studentid", "sis user id", "sis_user_id", "id")
-ID_COLUMNS += ("id number", "username", "email address")  # Moodle's export, in lms.py's order
+ID_COLUMNS: tuple[str, ...] = ("student_id", "student id", "studentid", "sis user id")
+ID_COLUMNS += ("sis_user_id", "id", "id number", "username", "email address")  # Moodle's last
 
 
 def read_roster_table(path) -> tuple[list[str], list[str]]:
