@@ -160,3 +160,17 @@ def test_handout_key_and_worked_solutions_use_the_frozen_edition(monkeypatch):
     # q2's exact batch too (I* = P / BW_mem is 1.1x smaller).
     with editions.frozen("exam", editions.LIVE):
         assert exam.SOLVERS["q2"](params)[1] != pytest.approx(exam.worked("q2", params)[1])
+
+
+def test_the_exam_notebook_names_its_set_for_the_grader():
+    """The grader reads a handed-in notebook's set from its metadata, as for the homework: a
+    notebook handed in to another assignment is then refused by name (issue 33: the exam's twin
+    had no set, so only its code hinted at it)."""
+    import json
+
+    from roofline.exercises.grader import report
+
+    metadata = json.loads((ROOT / "exercises" / "exam.ipynb").read_text())["metadata"]
+    assert report.notebook_set(metadata) == "exam"
+    set_id, why = report.which_set({"set": report.notebook_set(metadata)}, "part1")
+    assert set_id is None and "homework exam" in why
