@@ -283,3 +283,23 @@ def test_exam_graded_by_prairielearns_entrypoint(tmp_path):
     assert scores["s2002"]["score"] == pytest.approx(1 / 5)  # q3 only
     points = {t["name"]: t["points"] for t in scores["s2002"]["tests"]}
     assert points == {"q1": 0, "q2": 0, "q3": 1, "q4": 0, "q5": 0}
+
+
+@pytest.mark.slow
+def test_exam_graded_by_gradescopes_autograder(tmp_path):
+    from roofline.exercises.grader import gradescope
+
+    for sid, answers in (("s2001", ADA), ("s2002", BOB)):
+        root = tmp_path / sid / "autograder"  # as Gradescope lays it out
+        (root / "source").mkdir(parents=True)
+        (root / "submission").mkdir()
+        config = {"set": "exam", "weights": "", "visibility": "after_due_date"}
+        (root / "source" / "config.json").write_text(json.dumps(config))
+        metadata = {"users": [{"email": "x@uni.edu", "name": "X", "sid": sid}]}
+        (root / "submission_metadata.json").write_text(json.dumps(metadata))
+        make_samples.make(root / "submission" / "exam.ipynb", sid, answers, notebook=EXAM, work="")
+        result = gradescope.run(root)
+        assert result["score"] == SCORES[sid], result
+        right = {t["name"]: t["score"] for t in result["tests"]}
+        expected = {q: float(v[1] == "yes") for q, v in EXPECTED[sid].items()}
+        assert right == expected, result
