@@ -174,3 +174,17 @@ def test_the_exam_notebook_names_its_set_for_the_grader():
     assert report.notebook_set(metadata) == "exam"
     set_id, why = report.which_set({"set": report.notebook_set(metadata)}, "part1")
     assert set_id is None and "homework exam" in why
+
+
+def test_a_flop_count_without_its_factor_2_is_named_where_it_shows():
+    # s2002: H100 SXM (989.5 TFLOP/s dense bf16, 3.35 TB/s), B = 2048, D = F = 16384.
+    # t_math = 2 x 2048 x 16384^2 / 989.5e12 = 1.111 ms > t_comms = 671,088,640 / 3.35e12 =
+    # 200 us; B D F / P = 0.556 ms is still above t_comms, so the lost 2 is the answer's half.
+    assert homework.parameters("exam", "s2002", quiet=True)["chip"] == "H100 SXM"
+    feedback = homework.check("s2002", "exam", "q1", 2048 * 16384**2 / 989.5e12)
+    assert not feedback.correct and "lost its factor 2" in feedback.message
+    assert "bytes per element" not in feedback.message  # the bytes cannot halve this answer
+    # Canary: the demo's memory-bound matmul (t_comms = 25.72 us): half of t_comms is a byte
+    # slip, the generic factor-2 message, not the FLOP count.
+    half = homework.check("", "exam", "q1", 136_314_880 / 5.3e12 / 2)
+    assert "lost its factor 2" not in half.message and "half the answer" in half.message

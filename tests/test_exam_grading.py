@@ -28,7 +28,7 @@ chips, 450 GB/s, 1 us a step; Llama 3.1 405B, 4,096 tokens, fp8; Llama 3 70B, T 
 
 - q1: FLOPs 2 x 2048 x 16384^2 = 1,099,511,627,776 -> t_math = 1.111 ms > t_comms =
   671,088,640 B / 3.35 TB/s = 200 us: 1.111 ms. The slip: the FLOP count without its factor 2,
-  2048 x 16384^2 / 989.5e12 = 0.5556 ms, half: wrong, the feedback names the multiply-add.
+  2048 x 16384^2 / 989.5e12 = 0.5556 ms, half: wrong, the feedback names the lost factor 2.
 - q2: the answer cell raises NameError (`ridge` was never defined): no answer; its feedback
   line names the raise.
 - q3: 2 x 31 x 1 us + 2 x 31/32 x 268,435,456 B / 450 GB/s = 62 us + 1.156 ms = 1.218 ms.
@@ -127,7 +127,7 @@ EXPECTED = {
         "q5": ("0.35", "yes", "is right"),
     },
     "s2002": {
-        "q1": (None, "no", "a multiply-add counted as 1 FLOP"),
+        "q1": (None, "no", "the FLOP count lost its factor 2"),
         "q2": ("", "no", "code cell 5 raised NameError: name 'ridge' is not defined"),
         "q3": ("1.2 ms", "yes", "is right"),
         "q4": ("1.06 MB", "no", "1000 times too small: a unit prefix slipped"),

@@ -281,7 +281,7 @@ def solution(question: str, params: dict) -> str:
 
 def _q1_mistakes(p):
     e = _est(p)
-    return [
+    listed = [
         Mistake(
             e.t_upper,
             "That is t_math + t_comms, the time with no overlap; the lower "
@@ -292,6 +292,16 @@ def _q1_mistakes(p):
             "That is the shorter of the two times; the longer one sets the lower bound.",
         ),
     ]
+    if e.t_math / 2 > e.t_comms:  # compute-bound even at half the FLOPs: the slip shows
+        listed.append(
+            Mistake(
+                e.t_math / 2,
+                "That is half of t_math: the FLOP count lost its factor 2 (a matmul does "
+                "2 B D F FLOPs, a multiply and an add per term of each sum), or the 2:4-sparse "
+                "peak stands where the dense one belongs.",
+            )
+        )
+    return listed
 
 
 def _q3_mistakes(p):
