@@ -108,7 +108,8 @@ def _add_grade_input_arguments(grade: argparse.ArgumentParser, d) -> None:
         "--roster",
         type=Path,
         default=None,
-        help="student ids, one a line, or a CSV with a column student_id, id or SIS User ID: "
+        help="student ids, one a line, or a CSV with a column student_id, id, SIS User ID "
+        "or ID number (Moodle): "
         "flags ids not on it, roster students with no submission, and files named for "
         "another student",
     )

@@ -130,3 +130,61 @@ def test_page_asks_every_question_with_a_solution():
         assert f"{{solution-start}} exam-{q}" in page
     toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
     assert toc.index("exercises/homework_part4") < toc.index("exercises/exam")
+
+
+def test_handout_key_and_worked_solutions_use_the_frozen_edition(monkeypatch):
+    """A catalog fix after the exam was set moves no student's handout, key or worked value
+    (issue 33): they read the exam's edition, as the checker and the grader do."""
+    import dataclasses
+
+    from roofline import catalog, get_chip
+    from roofline.exercises import editions
+
+    sid = next(
+        f"s{i}"
+        for i in range(200)
+        if homework.parameters("exam", f"s{i}", quiet=True)["chip"] == "H100 SXM"
+    )
+    params = homework.parameters("exam", sid, quiet=True)
+    before = exam.handout(sid, solutions=True)
+    assert f"(edition {editions.current('exam')})" in before
+    live = get_chip("H100 SXM")
+    # The fix: the H100's memory bandwidth quoted 10 % higher (any figure q1 reads would do).
+    fixed = dataclasses.replace(live, hbm_bytes_per_s=live.hbm_bytes_per_s * 1.1)
+    monkeypatch.setitem(catalog.CATALOG, "H100 SXM", fixed)
+    assert get_chip("H100 SXM").hbm_bytes_per_s == live.hbm_bytes_per_s * 1.1  # canary
+    assert exam.handout(sid, solutions=True) == before
+    for q in exam.QUESTIONS:
+        assert homework.check(sid, "exam", q, exam.worked(q, params)[1]).correct, q
+    # Canary: with the live catalog, q1's worked value moves (t_comms is 1.1x shorter), and
+    # q2's exact batch too (I* = P / BW_mem is 1.1x smaller).
+    with editions.frozen("exam", editions.LIVE):
+        assert exam.SOLVERS["q2"](params)[1] != pytest.approx(exam.worked("q2", params)[1])
+
+
+def test_the_exam_notebook_names_its_set_for_the_grader():
+    """The grader reads a handed-in notebook's set from its metadata, as for the homework: a
+    notebook handed in to another assignment is then refused by name (issue 33: the exam's twin
+    had no set, so only its code hinted at it)."""
+    import json
+
+    from roofline.exercises.grader import report
+
+    metadata = json.loads((ROOT / "exercises" / "exam.ipynb").read_text())["metadata"]
+    assert report.notebook_set(metadata) == "exam"
+    set_id, why = report.which_set({"set": report.notebook_set(metadata)}, "part1")
+    assert set_id is None and "homework exam" in why
+
+
+def test_a_flop_count_without_its_factor_2_is_named_where_it_shows():
+    # s2002: H100 SXM (989.5 TFLOP/s dense bf16, 3.35 TB/s), B = 2048, D = F = 16384.
+    # t_math = 2 x 2048 x 16384^2 / 989.5e12 = 1.111 ms > t_comms = 671,088,640 / 3.35e12 =
+    # 200 us; B D F / P = 0.556 ms is still above t_comms, so the lost 2 is the answer's half.
+    assert homework.parameters("exam", "s2002", quiet=True)["chip"] == "H100 SXM"
+    feedback = homework.check("s2002", "exam", "q1", 2048 * 16384**2 / 989.5e12)
+    assert not feedback.correct and "lost its factor 2" in feedback.message
+    assert "bytes per element" not in feedback.message  # the bytes cannot halve this answer
+    # Canary: the demo's memory-bound matmul (t_comms = 25.72 us): half of t_comms is a byte
+    # slip, the generic factor-2 message, not the FLOP count.
+    half = homework.check("", "exam", "q1", 136_314_880 / 5.3e12 / 2)
+    assert "lost its factor 2" not in half.message and "half the answer" in half.message

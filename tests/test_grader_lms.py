@@ -191,3 +191,33 @@ def test_cli_writes_a_canvas_upload_from_a_folder(tmp_path):
     assert again.returncode == 0, again.stderr[-2000:]
     assert "regrade: 0 student file(s) changed, 2 unchanged" in again.stdout
     assert _read(tmp_path / "g.regrade.csv") == [list(regrade.REGRADE_FIELDS)]
+
+
+def test_a_moodle_export_is_a_roster_by_its_id_number(tmp_path):
+    """--lms-export moodle.csv is also the roster: its ids are the `ID number` column, and
+    Username / Email address name the same student (issue 33: the first column, 'First name',
+    was read as the ids, so no student matched and the Moodle upload had no row)."""
+    export = tmp_path / "moodle.csv"
+    export.write_text(
+        "First name,Last name,ID number,Institution,Department,Email address,"
+        "Assignment: Exam (Real),Last downloaded from this course\n"
+        "Ada,Lovelace,s2001,,,ada@uni.edu,-,1700000000\n"
+        "Bob,Babbage,s2002,,,bob@uni.edu,-,1700000000\n",
+        encoding="utf-8",
+    )
+    assert gradebook.read_roster_table(export) == (["s2001", "s2002"], [])
+    assert gradebook.read_roster_aliases(export) == {"ada@uni.edu": "s2001", "bob@uni.edu": "s2002"}
+    # Without ID number, Moodle's next id column (lms.MOODLE_ID_COLUMNS' order) is the id.
+    export.write_text("First name,Username,Email address\nAda,ada,ada@uni.edu\n", encoding="utf-8")
+    assert gradebook.read_roster_table(export) == (["ada"], [])
+
+
+def test_an_assignment_name_finds_moodle_s_column_too():
+    # Moodle's export heads an assignment's column 'Assignment: NAME (Real)'; Canvas 'NAME (ID)'.
+    moodle = ["First name", "ID number", "Assignment: Final exam (Real)", "Quiz: Week 1 (Real)"]
+    assert lms.assignment_column(moodle, "Final exam") == "Assignment: Final exam (Real)"
+    assert lms.assignment_column(moodle, "Assignment: Final exam") == moodle[2]
+    assert lms.assignment_column(moodle, "Final") == "Final"  # a new column, not a prefix match
+    assert (
+        lms.assignment_column(["Student", "Final exam (201)"], "Final exam") == "Final exam (201)"
+    )

@@ -535,3 +535,31 @@ def test_the_grader_queues_few_and_bounded_messages():
         socket.close()
     finally:
         context.destroy(linger=0)
+
+
+# ---------------------------------------------------------------- a raised answer cell (issue 33)
+def test_an_answer_whose_cell_raised_says_so_on_its_own_line():
+    cells = [
+        'STUDENT_ID = "s2002"',
+        'answers["q1"] = 1e-3',
+        'answers["q2"] = ridge * 2\nhomework.check(STUDENT_ID, "exam", "q2", answers["q2"])',
+        "while True:\n    pass",
+        "if answers['q3'] == 1: pass",  # compares, sets nothing
+    ]
+    notes = {
+        3: "code cell 3 raised NameError: name 'ridge' is not defined",
+        4: "code cell 4 ran longer than 4 s and was stopped",
+        5: "code cell 5 raised KeyError: 'q3'",
+        7: "its kernel was restarted 3 times; the cells after the last failure were not run",
+    }
+    assert report.answer_notes(cells, notes) == {"q2": notes[3]}  # only q2's cell sets it
+    graded = report.grade_submission(
+        Path("bob.ipynb"),
+        {**_report("exam"), "student_id": "s2002", "answers": {}, "answer_notes": {"q2": notes[3]}},
+    )
+    feedback = {r["exercise"]: r["feedback"] for r in graded}
+    assert feedback["exam/q2"] == (
+        "unanswered: code cell 3 raised NameError: name 'ridge' is not defined "
+        '(the cell that sets answers["q2"])'
+    )
+    assert feedback["exam/q1"] == 'unanswered: there is no answers["q1"] in the notebook'  # canary

@@ -309,6 +309,18 @@ def test_prairielearn_export_is_a_course_layout(tmp_path):
     assert bad.returncode == 2 and "no homework set 'part9'" in bad.stderr
 
 
+def test_prairielearn_exam_question_takes_the_exam_notebook(tmp_path):
+    # The exam is handed out as exercises/exam.ipynb, and Colab downloads it as exam.ipynb:
+    # the upload must ask for that name (it asked for homework_exam.ipynb, issue 33).
+    from roofline.exercises.grader import prairielearn
+
+    out = prairielearn.export("exam", tmp_path / "pl")
+    question = out / "questions" / "roofline_exam"
+    assert 'file-names="exam.ipynb"' in (question / "question.html").read_text()
+    assert json.loads((question / "info.json").read_text())["title"] == "Rooflines: The worked exam"
+    assert json.loads((question / "tests" / "config.json").read_text())["set"] == "exam"
+
+
 def _prairielearn_job(tmp_path, student_id: str, notebook_set: str = "part1") -> Path:
     """/grade as PrairieLearn lays it out, from the export: tests/ and serverFilesCourse/
     copied, the upload in student/, the question's data in data/data.json."""

@@ -599,7 +599,7 @@ def expected_ipynb_text(md_path: Path, glue: dict[str, str] | None = None) -> st
     notebook.metadata["colab"] = {"provenance": []}
     notebook.metadata[GLUE_KEY] = dict(sorted(glue.items()))
     homework_set = re.search(r"""homework\.parameters\(\s*["']([A-Za-z0-9_-]+)["']""", text)
-    if md_path.stem.startswith("homework_") and homework_set:  # the grader reads the set here
+    if md_path.parent.name == "exercises" and homework_set:  # handed in: the grader reads it
         notebook.metadata[SET_KEY] = homework_set.group(1)
     notebook.cells = twin_cells(notebook, md_path.relative_to(ROOT).as_posix(), glue)
     for position, cell in enumerate(notebook.cells):

@@ -98,9 +98,15 @@ class HomeworkSet:
     questions: tuple[str, ...]
     describe: Callable[[dict], list]
     """(label, formatted value) rows that show a student's numbers."""
+    notebook: str = ""
+    """The notebook the book hands out (exercises/<notebook>); "" is homework_<id>.ipynb."""
 
     def exercise_id(self, question: str) -> str:
         return f"hw-{self.id}-{question}"
+
+    def notebook_name(self) -> str:
+        """The file name a student downloads and hands in ("homework_part1.ipynb")."""
+        return self.notebook or f"homework_{self.id}.ipynb"
 
 
 _SETS: dict[str, HomeworkSet] = {}

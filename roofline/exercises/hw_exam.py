@@ -32,6 +32,7 @@ from .. import (
 )
 from ..transformer import kv_cache_bytes
 from ..units import format_bandwidth, format_bytes, format_flops_rate, format_time
+from . import editions
 from .core import Mistake, distinct_mistakes
 from .homework import (
     DEMO_ID,
@@ -40,11 +41,11 @@ from .homework import (
     HomeworkSet,
     define_set,
     draw_until,
-    get_set,
     parameters,
     register_question,
     tie_ratio,
 )
+from .homework import given as homework_given
 
 SET_ID = "exam"
 CHIPS = ("A100 SXM", "H100 SXM", "H200", "B200", "MI300X", "TPU v5e", "TPU v5p", "TPU v6e")
@@ -273,7 +274,8 @@ def worked(question: str, params: dict) -> tuple[str, float]:
     its arithmetic arrives at (computed from the formula shown, not by the checker's code)."""
     if question not in SOLVERS:
         raise KeyError(f"the exam has no question {question!r}; it has {', '.join(QUESTIONS)}")
-    lines, value = SOLVERS[question](params)
+    with editions.frozen(SET_ID):  # the figures the checker and the grader use, not the live
+        lines, value = SOLVERS[question](params)  # catalog (a catalog fix moves no one's key)
     return "\n".join(lines), value
 
 
@@ -284,7 +286,7 @@ def solution(question: str, params: dict) -> str:
 
 def _q1_mistakes(p):
     e = _est(p)
-    return [
+    listed = [
         Mistake(
             e.t_upper,
             "That is t_math + t_comms, the time with no overlap; the lower "
@@ -295,6 +297,16 @@ def _q1_mistakes(p):
             "That is the shorter of the two times; the longer one sets the lower bound.",
         ),
     ]
+    if e.t_math / 2 > e.t_comms:  # compute-bound even at half the FLOPs: the slip shows
+        listed.append(
+            Mistake(
+                e.t_math / 2,
+                "That is half of t_math: the FLOP count lost its factor 2 (a matmul does "
+                "2 B D F FLOPs, a multiply and an add per term of each sum), or the 2:4-sparse "
+                "peak stands where the dense one belongs.",
+            )
+        )
+    return listed
 
 
 def _q3_mistakes(p):
@@ -392,7 +404,11 @@ _register(
     hints=("MFU = model FLOPs per token x tokens/s / (chips x dense peak).",),
 )
 
-define_set(HomeworkSet(SET_ID, "The worked exam", make_parameters, QUESTIONS, describe))
+define_set(
+    HomeworkSet(
+        SET_ID, "The worked exam", make_parameters, QUESTIONS, describe, notebook="exam.ipynb"
+    )
+)
 
 QUESTION_TEXT = {
     "q1": "Matmul time (chapters 1 to 4). What is the lower bound on the time of your matmul "
@@ -414,8 +430,9 @@ def handout(student_id: str, solutions: bool = False) -> str:
     """The exam with `student_id`'s numbers as Markdown (with the worked solutions: the key)."""
     params = parameters(SET_ID, student_id, quiet=True)
     shown = student_id.strip() or DEMO_ID
-    rows = get_set(SET_ID).describe(params)
-    lines = [f"# The worked exam: student {shown}", "", "Your numbers:", ""]
+    given = homework_given(SET_ID, params)  # the set's frozen edition, named as in the notebook
+    lines = [f"# The worked exam: student {shown}", "", given.title, ""]
+    rows = given.rows
     lines += [f"- {label}: {value}" for label, value in rows]
     lines += [
         "",

@@ -9,7 +9,7 @@ it follow. Who handed a file in counts where it is known (see `summary_rows`): n
 from one student to another. A student with several graded files: the newest (modification
 time) counts, the others are named in `notes`. Scores are plain decimals (never "8/8", which a spreadsheet
 reads as a date). A roster is a list of ids, one a line, or a CSV whose header names a column
-student_id, id or SIS User ID.
+student_id, id or SIS User ID (Canvas), or ID number, Username or Email address (Moodle).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from pathlib import Path
 from .report import match_key, named_in_file, safe_cell, visible
 
 SUMMARY_FIELDS = ("student_id", "score", "max_score", "status", "file", "notes")
-ID_COLUMNS = ("student_id", "student id", "studentid", "sis user id", "sis_user_id", "id")
+ID_COLUMNS: tuple[str, ...] = ("student_id", "student id", "studentid", "sis user id")
+ID_COLUMNS += ("sis_user_id", "id", "id number", "username", "email address")  # Moodle's last
 
 
 def read_roster_table(path) -> tuple[list[str], list[str]]:
@@ -40,8 +41,8 @@ def read_roster_table(path) -> tuple[list[str], list[str]]:
     warnings = []
     if len(rows[0]) >= 3:
         warnings.append(
-            f"the roster {path} has {len(rows[0])} columns and none is named student_id, id or "
-            f"SIS User ID: it looks like a gradebook export, whose first column "
+            f"the roster {path} has {len(rows[0])} columns and none is named student_id, id, "
+            f"SIS User ID or ID number: it looks like a gradebook export, whose first column "
             f"({rows[0][0].strip()[:40]!r}) was read as the ids; name the id column"
         )
     return [r[0].strip() for r in rows if r[0].strip()], warnings

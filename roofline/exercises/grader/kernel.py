@@ -23,7 +23,7 @@ import threading
 import time
 from pathlib import Path
 
-from .report import clean_text, code_set, notebook_set
+from .report import answer_notes, clean_text, code_set, notebook_set
 from .sandbox import MIB, Limits, Sandbox, kill_uid, process_limit
 
 MAX_MESSAGE_BYTES = 8 * MIB  # larger messages from a kernel are dropped by zmq
@@ -438,7 +438,7 @@ def _result(run: NotebookRun, sets: dict) -> dict:
         if run.transient:
             result["transient"] = True
         return result
-    return {**sets, "notes": ordered, **run.report}
+    return {**sets, "notes": ordered, **run.report, "answer_notes": answer_notes(cells, run.notes)}
 
 
 #: The limits a notebook runs under unless the caller gives its own (frozen: safe to share).

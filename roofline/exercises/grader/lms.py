@@ -47,11 +47,12 @@ def read_export(path) -> tuple[list[str], list[dict]]:
 
 
 def assignment_column(header: list[str], name: str) -> str:
-    """The export's own column for `name` ('Homework 1' finds 'Homework 1 (12345)'), else
-    `name` itself (a new assignment)."""
+    """The export's own column for `name` ('Homework 1' finds Canvas's 'Homework 1 (12345)'
+    and Moodle's 'Assignment: Homework 1 (Real)'), else `name` itself (a new assignment)."""
     for column in header:
-        if column == name or (column.startswith(name + " (") and column.endswith(")")):
-            return column
+        for form in (column, column.partition(": ")[2]):  # Moodle: 'ACTIVITY TYPE: name (...)'
+            if form == name or (form.startswith(name + " (") and form.endswith(")")):
+                return column
     return name
 
 

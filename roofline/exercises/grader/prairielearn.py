@@ -63,7 +63,7 @@ RUN python3 -m pip install --no-cache-dir "/tmp/{wheel}[grade]" && rm /tmp/{whee
 """
 
 QUESTION_HTML = """<pl-question-panel>
-  <p>Upload your homework notebook <code>{notebook}</code> (in Colab: File &gt; Download &gt;
+  <p>Upload your notebook <code>{notebook}</code> (in Colab: File &gt; Download &gt;
   Download .ipynb) after typing your student id in its first cell and running all cells.
   Each question is graded from your own numbers.</p>
 </pl-question-panel>
@@ -103,7 +103,7 @@ def export(set_id: str, out, weights: str | None = None, image: str = DEFAULT_IM
     _write(grader / "Dockerfile", DOCKERFILE.format(wheel=wheel.name))
     info = {
         "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"roofline-homework-{set_id}")),
-        "title": f"Rooflines homework {set_id}",
+        "title": f"Rooflines: {homework.get_set(set_id).title}",
         "topic": "Rooflines",
         "type": "v3",
         "singleVariant": True,
@@ -117,7 +117,7 @@ def export(set_id: str, out, weights: str | None = None, image: str = DEFAULT_IM
         },
     }
     _write(question / "info.json", json.dumps(info, indent=2) + "\n")
-    notebook = f"homework_{set_id}.ipynb"
+    notebook = homework.get_set(set_id).notebook_name()  # the file the students download
     _write(question / "question.html", QUESTION_HTML.format(notebook=notebook))
     config = {"set": set_id, "weights": weights or ""}
     _write(question / "tests" / "config.json", json.dumps(config, indent=1) + "\n")

@@ -49,6 +49,21 @@ def code_set(cells: list[str]) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+_ANSWER_SET = re.compile(r"""\banswers\[\s*["'](?P<q>[A-Za-z0-9_-]{1,20})["']\s*\]\s*=(?!=)""")
+
+
+def answer_notes(cells: list[str], notes: dict[int, str]) -> dict[str, str]:
+    """{question: the note of the code cell that sets answers[question]} for the cells that
+    raised, were stopped or killed their kernel (`notes` by cell number, from 1): why an
+    answer may be missing, for its own feedback line, not only a NOTE row."""
+    found: dict[str, str] = {}
+    for number, note in sorted(notes.items()):
+        if 1 <= number <= len(cells):
+            for match in _ANSWER_SET.finditer(cells[number - 1]):
+                found.setdefault(match.group("q"), note)
+    return found
+
+
 def decode(encoded):
     kind = encoded.get("type")
     value = encoded.get("value")
@@ -140,18 +155,28 @@ def _id_problem(report: dict) -> str | None:
     return None
 
 
-def _verdict(sid: str, set_id: str, q: str, answers: dict) -> tuple[str, str, str]:
-    """(submitted, correct, feedback) for one question, recomputed with `roofline`."""
+def _verdict(
+    sid: str, set_id: str, q: str, answers: dict, why: str | None = None
+) -> tuple[str, str, str]:
+    """(submitted, correct, feedback) for one question, recomputed with `roofline`. `why`: the
+    note of the cell that sets answers[q], when it raised or was stopped (`answer_notes`)."""
     from .. import homework
 
+    because = f': {why} (the cell that sets answers["{q}"])' if isinstance(why, str) else ""
     if q not in answers:
-        return "", "no", f'unanswered: there is no answers["{q}"] in the notebook'
+        return (
+            "",
+            "no",
+            f"unanswered{because}"
+            if because
+            else (f'unanswered: there is no answers["{q}"] in the notebook'),
+        )
     try:
         value, shown = decode(answers[q])
     except (ValueError, TypeError, OverflowError, IndexError, AttributeError) as error:
         return str(answers[q].get("value", "")), "no", f"cannot be graded: {error}"
     if value is None:
-        return "", "no", "unanswered"
+        return "", "no", f"unanswered{because}"
     feedback = homework.check(sid, set_id, q, value)
     return shown, "yes" if feedback.correct else "no", feedback.message
 
@@ -188,7 +213,8 @@ def grade_submission(
     rows, right = [], 0
     questions = homework.questions(set_id)
     for q in questions:
-        submitted, correct, feedback = _verdict(sid, set_id, q, report["answers"])
+        why = (report.get("answer_notes") or {}).get(q)
+        submitted, correct, feedback = _verdict(sid, set_id, q, report["answers"], why)
         right += correct == "yes"
         expected = expected_text(sid, set_id, q)
         rows.append(_row(sid_text, file, f"{set_id}/{q}", submitted, correct, feedback, expected))

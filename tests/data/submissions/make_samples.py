@@ -51,17 +51,21 @@ def make(
     answers: dict,
     extra_cells: dict | None = None,
     set_id_line: str | None = None,
+    notebook: Path = HOMEWORK,
+    work: str = WORK,
 ) -> Path:
     """Write a submission: `answers` maps q -> Python expression text (None: left unanswered).
-    `extra_cells` maps q -> source of a cell inserted before that question's cell."""
-    nb = nbformat.read(str(HOMEWORK), as_version=4)
+    `extra_cells` maps q -> source of a cell inserted before that question's cell. `notebook`
+    is the handed-out twin it starts from (default part 1), `work` the student's own lines
+    appended to its parameters cell."""
+    nb = nbformat.read(str(notebook), as_version=4)
     cells = []
     for cell in nb.cells:
         source = cell.source
         if cell.cell_type == "code" and source.startswith("STUDENT_ID ="):
             cell.source = f"STUDENT_ID = {student_id!r}"
         if cell.cell_type == "code" and "homework.parameters(" in source:
-            cell.source = source + "\n" + WORK
+            cell.source = source + "\n" + work
         for q, expression in answers.items():
             if cell.cell_type == "code" and source.startswith(f'answers["{q}"] = None'):
                 if extra_cells and q in extra_cells:
