@@ -1,0 +1,163 @@
+"""The training step's HBM traffic and FSDP / data-parallel collectives are the busiest
+pipeline stage's own (issue 31): each stage moves and reduces its own parameters (the first
+holds the embedding, the last the output head, DeepSeek-V3's middle stages four MoE layers),
+and every expected value below is derived by hand from the model's published shape."""
+
+import pytest
+
+import roofline as rl
+from roofline.parallelism import _stage_params, _stage_slices
+
+H100_NIC = 50e9  # bytes/s one way per GPU, passed explicitly (400 Gb/s ConnectX-7)
+H100_HBM = 3.35e12  # bytes/s, the H100 SXM datasheet's 3.35 TB/s
+
+# Llama 3 8B (config.json: hidden 4096, intermediate 14336, 32 layers, 32 heads, 8 KV heads
+# of 128, vocab 128,256, untied embeddings). One layer:
+#   attention q 4096 x 4096 + k, v 2 x 4096 x 1024 + o 4096 x 4096 = 41,943,040
+#   MLP (gated) 3 x 4096 x 14336                                   = 176,160,768
+#   two RMSNorms 2 x 4096                                          = 8,192
+#   layer                                                          = 218,112,000
+LLAMA8_LAYER = 4096 * 4096 * 2 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096
+assert LLAMA8_LAYER == 218_112_000
+# pp = 8: 4 layers a stage; stage 0 adds the embedding 128,256 x 4096 = 525,336,576, the last
+# stage the output head (the same size) and the final norm 4096:
+LLAMA8_STAGE0 = 4 * LLAMA8_LAYER + 128_256 * 4096  # 1,397,784,576
+LLAMA8_LAST = 4 * LLAMA8_LAYER + 128_256 * 4096 + 4096  # 1,397,788,672: the most
+
+
+def _llama8(layout, n_chips, **kw):
+    # 32 sequences of 4096, dp 2 -> 16 per replica, 16 micro-batches of one sequence
+    return rl.training_step(
+        "Llama 3 8B",
+        "H100 SXM",
+        n_chips,
+        tokens_per_step=4096 * 32,
+        seq_len=4096,
+        layout=layout,
+        microbatches=16,
+        network_bytes_per_s=H100_NIC,
+        **kw,
+    )
+
+
+def test_llama3_8b_stages_hold_their_own_parameters():
+    stages = _stage_params(rl.get_model("Llama 3 8B"), 8)
+    assert stages[0] == (LLAMA8_STAGE0, 0)
+    assert stages[-1] == (LLAMA8_LAST, 0)
+    assert all(dense == 4 * LLAMA8_LAYER for dense, _ in stages[1:-1])
+
+
+def test_llama3_8b_data_parallel_all_reduce_is_the_last_stages():
+    # tp 8 x pp 8 x dp 2 on 128 H100: the dp pair sits 64 GPUs apart, in two nodes: the
+    # network (a switch, one NIC per GPU). The last stage holds the most parameters, per GPU
+    # 1,397,788,672 / 8 = 174,723,584, bf16 gradients 349,447,168 bytes; a ring all-reduce
+    # over n = 2 moves 2 (n - 1) / n = 1 x the bytes: 349,447,168 / 50e9 = 6.989 ms
+    # (the average stage's P / 64 = 8,030,261,248 / 64 gave 5.019 ms)
+    step = _llama8("tp=8,pp=8,dp=2", 128)
+    per_gpu = LLAMA8_LAST / 8
+    assert step.times["DP"] == pytest.approx(2 * (2 - 1) / 2 * 2 * per_gpu / H100_NIC, rel=1e-12)
+    assert step.times["DP"] == pytest.approx(6.98894336e-3, rel=1e-9)
+
+
+def test_llama3_8b_fsdp_gathers_the_last_stages_weights():
+    # tp 8 x fsdp 2 x pp 8: the fsdp pair sits 8 GPUs apart (two nodes: the network). Per
+    # micro-batch the bf16 weights are all-gathered twice (forward and backward) and the
+    # bf16 gradients reduce-scattered once, each moving (n - 1) / n = 1/2 of the slice's
+    # 2 x 174,723,584 bytes: 3 x 174,723,584 / 50e9 per micro-batch, x 16 micro-batches
+    step = _llama8("tp=8,fsdp=2,pp=8", 128)
+    per_gpu = LLAMA8_LAST / 8
+    assert step.times["FSDP"] == pytest.approx(16 * 3 * 0.5 * 2 * per_gpu / H100_NIC, rel=1e-12)
+
+
+def test_llama3_8b_hbm_traffic_is_the_last_stages():
+    # The GPT-layer convention keeps 34 s b h / t bytes a layer (sequence parallel, fused
+    # attention): 34 x 4096 x 1 x 4096 / 8 = 71,303,168, 4 layers on every stage. Per
+    # micro-batch the last stage (P = 174,723,584 parameters a GPU) reads its bf16 weights
+    # twice (2 x 2P), writes and reads back its bf16 gradients (2 x 2P), writes and reads its
+    # activations (2 x 4 x 71,303,168); once a step Adam moves 28 bytes a parameter:
+    # 16 x (8P + 570,425,344) + 28P = 36,383,684,608 bytes / 3.35e12 B/s = 10.861 ms
+    step = _llama8("tp=8,pp=8,dp=2", 128, activations="gpt-layer")
+    p = LLAMA8_LAST / 8
+    acts = 4 * 34 * 4096 * 1 * 4096 / 8
+    expected = 16 * (8 * p + 2 * acts) + 28 * p
+    assert expected == 36_383_684_608
+    assert step.times["HBM"] == pytest.approx(expected / H100_HBM, rel=1e-12)
+
+
+# DeepSeek-V3 (its config.json: hidden 7168, 61 layers of which the first 3 dense
+# (intermediate 18432), 256 routed experts and 1 shared of 2048, MLA with q_lora 1536,
+# kv_lora 512, 128 heads, qk 128 + rope 64, v 128; one multi-token-prediction depth).
+# One MoE layer's routed experts: 256 x 3 x 7168 x 2048 = 11,274,289,152. Its other
+# parameters: MLA 7168 x 1536 + 1536 + 1536 x 128 x 192 + 7168 x 576 + 512
+#   + 512 x 128 x 256 + 128 x 128 x 7168 = 187,107,328; shared expert 3 x 7168 x 2048 =
+# 44,040,192; router 256 x 7168 = 1,835,008; norms 2 x 7168: 232,996,864.
+DSV3_EXPERTS = 256 * 3 * 7168 * 2048
+DSV3_MLA = (
+    7168 * 1536 + 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 + 512 * 128 * 256 + 128 * 128 * 7168
+)
+DSV3_MOE_DENSE = DSV3_MLA + 3 * 7168 * 2048 + 256 * 7168 + 2 * 7168
+assert (DSV3_EXPERTS, DSV3_MLA, DSV3_MOE_DENSE) == (11_274_289_152, 187_107_328, 232_996_864)
+
+
+def test_deepseek_v3_busiest_stage_is_one_of_four_moe_layers():
+    # 61 layers + 1 MTP depth = 62 units on 16 stages: 14 of 4, 2 of 3. Stage 0 holds the
+    # 3 dense layers and one MoE layer, stages 1 to 13 four MoE layers each: the most
+    # expert parameters, 4 x 11,274,289,152 = 45,097,156,608
+    stages = _stage_params(rl.get_model("DeepSeek-V3"), 16)
+    assert stages[1] == (4 * DSV3_MOE_DENSE, 4 * DSV3_EXPERTS)
+    assert max(expert for _, expert in stages) == 4 * DSV3_EXPERTS
+    assert stages[0][1] == DSV3_EXPERTS
+
+
+def test_deepseek_v3_data_parallel_reduce_is_the_moe_stages():
+    # tp 8 x pp 16 x dp 4 on 512 H100 (no ep: every GPU of a stage holds all its experts,
+    # split tp ways). The dp group sits 128 GPUs apart: the network. Stage 1 holds
+    # 4 x (232,996,864 + 11,274,289,152) = 46,029,144,064 parameters, 5,753,643,008 a GPU;
+    # its dense part and its experts are each all-reduced over dp = 4, a ring moving
+    # 2 (n - 1) / n = 1.5 x the bf16 bytes: 1.5 x 2 x 5,753,643,008 / 50e9 = 345.2 ms
+    # (the average stage's (671.0e9 params) / 128 a GPU gave about 1.5 x 2 x 5.24e9 / 50e9)
+    step = rl.training_step(
+        "DeepSeek-V3",
+        "H100 SXM",
+        512,
+        tokens_per_step=4096 * 64,
+        seq_len=4096,
+        layout="tp=8,pp=16,dp=4",
+        microbatches=16,
+        network_bytes_per_s=H100_NIC,
+    )
+    per_gpu = 4 * (DSV3_MOE_DENSE + DSV3_EXPERTS) / 8
+    assert per_gpu == 5_753_643_008
+    assert step.times["DP"] == pytest.approx(1.5 * 2 * per_gpu / H100_NIC, rel=1e-12)
+
+
+def _step_without_pipeline(model, layout, n, zero_stage=0):
+    return rl.training_step(
+        model,
+        "H100 SXM",
+        n,
+        tokens_per_step=4096 * 256,
+        seq_len=4096,
+        layout=layout,
+        zero_stage=zero_stage,
+        network_bytes_per_s=H100_NIC,
+    )
+
+
+@pytest.mark.parametrize(
+    "model", [name for name in rl.list_models() if not rl.get_model(name).mtp_layers]
+)
+def test_without_a_pipeline_the_one_stage_is_the_whole_model(model):
+    # pp = 1: the one stage's parameters are the model's own (dense + routed experts), split
+    # exactly as the whole-model slice params / tp + experts / (tp x ep) was, to the last float
+    m = rl.get_model(model)
+    ((dense, expert),) = _stage_params(m, 1)
+    assert (dense, expert) == (m.params - m.expert_params, m.expert_params)
+    ep = 8 if m.is_moe and m.experts % 8 == 0 else 1
+    step = _step_without_pipeline(m, {"tp": 8, "ep": ep, "dp": 2}, 16 * ep)
+    from roofline.parallelism import _Plan
+
+    plan = _Plan(m, step.layout, 4096, "none", step.microbatches, step.micro_batch, True)
+    ((d, e),) = _stage_slices(plan)
+    assert d == (m.params - m.expert_params) / 8
+    assert e == m.expert_params / (8 * ep)
