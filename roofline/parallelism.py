@@ -438,11 +438,64 @@ class _Plan:
         return self.layout["dp"] * self.layout["cp"] * self.layout["ep"]
 
     def stage_activation_bytes(self) -> list[float]:
-        """Bytes of activations each pipeline stage keeps at once (one chip of it): what it
-        keeps per micro-batch (`stage_activations_per_microbatch`) x the micro-batches 1F1B
-        keeps on it (`stage_microbatches_held`)."""
-        per_mb = self.stage_activations_per_microbatch()
-        return [acts * held for acts, held in zip(per_mb, self.stage_microbatches_held())]
+        """Bytes of activations each pipeline stage keeps at once (one chip of it): its
+        layers' and the first stage's embedding's per micro-batch x the micro-batches 1F1B
+        keeps on it (`stage_microbatches_held`), and on the last stage the output layer's
+        for one micro-batch (`output_layer_bytes`: the last stage runs each micro-batch's
+        backward straight after its forward, so no two micro-batches' logits coexist)."""
+        layers = self.stage_layer_activations_per_microbatch()
+        held = self.stage_microbatches_held()
+        embedding, output = self.embedding_bytes(), self.output_layer_bytes()
+        out = [acts * n for acts, n in zip(layers, held)]
+        if embedding:
+            out[0] += embedding * held[0]
+        if output:
+            out[-1] += output
+        return out
+
+    def stage_activations_per_microbatch(self) -> list[float]:
+        """Bytes of activations each stage (one chip of it) writes in the forward and reads
+        in the backward per micro-batch: its layers' (`stage_layer_activations_per_microbatch`),
+        the first stage's embedding dropout mask and the last stage's output layer."""
+        out = self.stage_layer_activations_per_microbatch()
+        out[0] += self.embedding_bytes()
+        out[-1] += self.output_layer_bytes()
+        return out
+
+    def _tokens_here(self) -> int:
+        """Tokens of one micro-batch on one chip of the context-parallel group: s x b."""
+        return self.seq_len // self.layout["cp"] * self.micro_batch
+
+    def output_layer_bytes(self) -> float:
+        """Bytes the output layer keeps for the backward pass per micro-batch, on one chip of
+        the last stage (Korthikanti et al. 2022, section 4.3; Megatron-LM's
+        `theoretical_memory_usage.py` counts the same 4 s b h (1 + v / h) / t): the final
+        norm's input and the output projection's input, 2 bytes each of s x b x h stored
+        sequence-parallel (2 s b h / t each), and the logits of the cross-entropy in fp32,
+        4 s b v / t (the projection is split over the vocabulary, t ways). Assumed: bf16
+        activations and an fp32 softmax kept for the backward (Megatron's vocabulary-parallel
+        cross-entropy); a fused or chunked cross-entropy (Liger, Apple's Cut Cross-Entropy)
+        keeps far less. Kept under any recomputation (only the layers are recomputed).
+        Counted with the "blocks" convention only: "gpt-layer" is Korthikanti's per-layer
+        formula alone, as homework part 4 states it. s = seq_len / cp, b the micro-batch.
+        DeepSeek-V3's multi-token-prediction depths each end in the shared head and its own
+        cross-entropy (its report, section 2.2): 1 + mtp_layers such sets."""
+        if self.activations != "blocks":
+            return 0.0
+        sb = self._tokens_here()
+        one = (4 * sb * self.m.d_model + 4 * sb * self.m.vocab) / self.layout["tp"]
+        return one * (1 + self.m.mtp_layers)
+
+    def embedding_bytes(self) -> float:
+        """Bytes the input embedding keeps per micro-batch on one chip of the first stage:
+        its dropout mask, 1 byte per element of s x b x h, split t ways by sequence
+        parallelism (Korthikanti et al. 2022, section 4.3; Megatron-LM's estimate counts it
+        too), only for a model trained with dropout (`trains_with_dropout`); the embedding's
+        output itself is the first layer's input, which that layer counts. The token ids
+        (8 bytes a token in Megatron-LM's estimate) are left out. "blocks" convention only."""
+        if self.activations != "blocks" or not self.m.trains_with_dropout:
+            return 0.0
+        return self._tokens_here() * self.m.d_model / self.layout["tp"]
 
     def stage_microbatches_held(self) -> list[float]:
         """Micro-batches whose activations stage i keeps at once: min(pp - i, microbatches)
@@ -451,8 +504,8 @@ class _Plan:
         pp, micro = self.layout["pp"], self.microbatches
         return [min(pp - i, micro) / min(pp, micro) * self.in_flight() for i in range(pp)]
 
-    def stage_activations_per_microbatch(self) -> list[float]:
-        """Bytes of activations each pipeline stage (one chip of it) keeps for one
+    def stage_layer_activations_per_microbatch(self) -> list[float]:
+        """Bytes of activations each pipeline stage's layers (one chip of it) keep for one
         micro-batch: its own units (`_stage_units`: layers, and DeepSeek-V3's
         multi-token-prediction depths counted as one more layer like the last), each
         `activation_bytes_per_layer` (Korthikanti et al.'s terms, block by block, for this
@@ -1053,5 +1106,8 @@ _ASSUMPTIONS = (
     "bytes), divided by fsdp (ZeRO-3) and, with zero_stage, the optimizer state (1) and "
     "gradients (2) by dp x cp x ep (dense part) or dp x cp (experts); activations block "
     "by block after Korthikanti et al. 2022, with sequence parallelism, on the pipeline "
-    "stage that holds the most; logits, workspace and fragmentation not counted",
+    "stage that holds the most; the last stage also keeps one micro-batch's output layer "
+    "(final norm and projection inputs, 2 s b h / t each, and fp32 logits 4 s b v / t: "
+    "Korthikanti et al. section 4.3, an unfused cross-entropy), the first the embedding's "
+    "dropout mask; workspace and fragmentation not counted",
 )

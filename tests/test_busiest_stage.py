@@ -161,3 +161,76 @@ def test_without_a_pipeline_the_one_stage_is_the_whole_model(model):
     ((d, e),) = _stage_slices(plan)
     assert d == (m.params - m.expert_params) / 8
     assert e == m.expert_params / (8 * ep)
+
+
+# The last stage's output layer (Korthikanti et al. 2022, section 4.3: the final norm's and
+# the output projection's inputs, 2 bytes of s b h each stored sequence-parallel, and the
+# cross-entropy's logits in fp32, 4 s b v, all split t ways), for one micro-batch.
+
+
+def _plan(model, layout, seq_len, microbatches, micro_batch=1, activations="blocks"):
+    from roofline.parallelism import _Plan, parse_layout
+
+    lay = parse_layout(layout)
+    m = rl.get_model(model)
+    return _Plan(m, lay, seq_len, "none", microbatches, micro_batch, True, activations=activations)
+
+
+def test_output_layer_bytes_by_hand():
+    # Llama 3 8B, s 8192, b 1, t 8: 4 x 8192 x (4096 + 128,256) / 8 = 542,113,792 bytes
+    plan = _plan("Llama 3 8B", "tp=8,pp=8", 8192, 8)
+    assert plan.output_layer_bytes() == 542_113_792
+    # DeepSeek-V3 (v 129,280, h 7168), t 1: its multi-token-prediction depth ends in the
+    # shared head and its own cross-entropy too: 2 x 4 x 8192 x (7168 + 129,280)
+    plan = _plan("DeepSeek-V3", "pp=16", 8192, 16)
+    assert plan.output_layer_bytes() == 2 * 4 * 8192 * (7168 + 129_280) == 8_942_256_128
+    # the GPT-layer convention (homework part 4's stated formula) counts the layers alone
+    assert _plan("Llama 3 8B", "tp=8", 8192, 1, activations="gpt-layer").output_layer_bytes() == 0
+
+
+def test_embedding_dropout_mask_only_with_dropout():
+    # GPT-3 trains with dropout: its embedding's mask, 1 byte of s b h / t = 2048 x 2 x
+    # 12288 / 4 = 12,582,912 bytes a micro-batch; Llama 3 trains without dropout: none
+    assert _plan("GPT-3 175B", "tp=4,pp=8", 2048, 8, 2).embedding_bytes() == 12_582_912
+    assert _plan("Llama 3 8B", "tp=8,pp=8", 8192, 8).embedding_bytes() == 0
+
+
+def test_llama3_8b_without_a_pipeline_keeps_one_micro_batchs_logits():
+    # pp = 1: the one stage is also the last; 32 layers each keeping A bytes a micro-batch
+    # (activation_bytes_per_layer, tested on its own) + the output layer 542,113,792 bytes
+    step = rl.training_step("Llama 3 8B", "H100 SXM", 8, 8192, 8192, "tp=8", microbatches=1)
+    a = rl.training.activation_bytes_per_layer("Llama 3 8B", 8192, 1, 8)
+    assert step.memory["activations"] == pytest.approx(32 * a + 542_113_792, rel=1e-12)
+
+
+def test_llama3_8b_last_stage_is_the_busiest_with_few_layers_a_stage():
+    # tp 1 x pp 16, 2 micro-batches of one 8192-token sequence: 2 layers a stage. Stage 0:
+    # 2 layers + the embedding (16 bytes a parameter), 2 micro-batches of 2 layers'
+    # activations A; stage 15: 2 layers + the head + the final norm, 1 micro-batch of 2
+    # layers + the output layer 4 x 8192 x (4096 + 128,256) = 4,336,910,336 bytes, more
+    # than the 2 A = 2.28 GB stage 0 keeps besides: the last stage holds the most
+    step = rl.training_step("Llama 3 8B", "H100 SXM", 16, 2 * 8192, 8192, "pp=16", microbatches=2)
+    a = rl.training.activation_bytes_per_layer("Llama 3 8B", 8192, 1, 1)
+    logits = 4 * 8192 * (4096 + 128_256)
+    assert logits == 4_336_910_336 and logits > 2 * a
+    last = 2 * LLAMA8_LAYER + 128_256 * 4096 + 4096
+    assert step.memory["weights"] == 2 * last
+    assert step.memory["activations"] == pytest.approx(2 * a + logits, rel=1e-12)
+    first = 16 * (2 * LLAMA8_LAYER + 128_256 * 4096) + 2 * 2 * a
+    assert step.memory_bytes > first
+
+
+def test_deepseek_v3_logits_do_not_make_the_last_stage_the_busiest():
+    # pp 16 x ep 64 x dp 2 (its own layout), 16 micro-batches of one 4096-token sequence:
+    # the last stage adds 2 x 4 x 4096 x (7168 + 129,280) = 4.47 GB of logits (main head and
+    # the MTP depth's), but the first stage holds the most: the embedding 129,280 x 7168, 3
+    # dense layers and one MoE layer (2,910,126,080 dense + 11,274,289,152 / 64 experts a
+    # GPU) and keeps 16 micro-batches in flight (1F1B) against the last stage's 1
+    step = rl.training_step(
+        "DeepSeek-V3", "H100 SXM", 2048, 4096 * 2048, 4096, "pp=16,ep=64,dp=2", microbatches=16
+    )
+    dense0 = 129_280 * 7168 + 3 * (DSV3_MLA + 3 * 7168 * 18432 + 2 * 7168) + DSV3_MOE_DENSE
+    assert dense0 == 2_910_126_080
+    assert step.memory["weights"] == 2 * (dense0 + DSV3_EXPERTS / 64)
+    plan = _plan("DeepSeek-V3", "pp=16,ep=64,dp=2", 4096, 16)
+    assert plan.output_layer_bytes() == 2 * 4 * 4096 * (7168 + 129_280)
