@@ -498,11 +498,22 @@ class _Plan:
         return self._tokens_here() * self.m.d_model / self.layout["tp"]
 
     def stage_microbatches_held(self) -> list[float]:
-        """Micro-batches whose activations stage i keeps at once: min(pp - i, microbatches)
-        in 1F1B (the first stage `in_flight()`, the last one: its backward follows each
-        forward at once), scaled by the interleaved schedule's factor like the first."""
-        pp, micro = self.layout["pp"], self.microbatches
-        return [min(pp - i, micro) / min(pp, micro) * self.in_flight() for i in range(pp)]
+        """Micro-batches' worth of its layers' activations stage i keeps at once, as
+        Megatron-LM's schedules run (`megatron/core/pipeline_parallel/schedules.py`): 1F1B
+        runs pp - i - 1 warm-up forwards, then one forward and one backward at a time, so
+        stage i keeps min(pp - i, microbatches) (the last stage 1: each backward follows its
+        forward at once). The interleaved schedule (v = virtual_stages model chunks a stage,
+        each 1/v of its layers) runs 2 (pp - i - 1) + (v - 1) pp warm-up chunk forwards (all
+        m v when microbatches m = pp), so it keeps min(that + 1, m v) chunks, / v in whole
+        stages: pp + (pp - 1) / v on the first stage (Korthikanti et al. 2022, section 4.2.3:
+        pp x (1 + (pp - 1) / (pp v))), pp - (pp - 1) / v on the last, not 1."""
+        pp, micro, v = self.layout["pp"], self.microbatches, self.virtual_stages
+        if v == 1:
+            return [float(min(pp - i, micro)) for i in range(pp)]
+        if micro == pp:  # Megatron-LM runs every forward first, then every backward
+            return [float(micro)] * pp
+        warmup = [2 * (pp - i - 1) + (v - 1) * pp for i in range(pp)]
+        return [min(w + 1, micro * v) / v for w in warmup]
 
     def stage_layer_activations_per_microbatch(self) -> list[float]:
         """Bytes of activations each pipeline stage's layers (one chip of it) keep for one
@@ -537,16 +548,6 @@ class _Plan:
             own = [layers[min(i, self.m.layers - 1)] for i in units]
             out.append(per_layer(own) * len(own))
         return out
-
-    def in_flight(self) -> float:
-        """Micro-batches whose activations the first pipeline stage holds at once: 1F1B
-        keeps min(pp, microbatches); the interleaved schedule multiplies this by
-        1 + (pp - 1) / (pp x virtual_stages) (Korthikanti et al. 2022, section 4.2.3)."""
-        pp = self.layout["pp"]
-        if pp == 1:
-            return 1
-        extra = 1 + (pp - 1) / (pp * self.virtual_stages) if self.virtual_stages > 1 else 1
-        return min(pp, self.microbatches) * extra
 
 
 def _moe_layers_on_a_stage(m: ModelConfig, pp: int) -> int:

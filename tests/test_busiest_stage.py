@@ -234,3 +234,22 @@ def test_deepseek_v3_logits_do_not_make_the_last_stage_the_busiest():
     assert step.memory["weights"] == 2 * (dense0 + DSV3_EXPERTS / 64)
     plan = _plan("DeepSeek-V3", "pp=16,ep=64,dp=2", 4096, 16)
     assert plan.output_layer_bytes() == 2 * 4 * 4096 * (7168 + 129_280)
+
+
+def test_interleaved_schedule_keeps_megatron_lms_warm_up_on_every_stage():
+    # Megatron-LM's interleaved 1F1B (schedules.py): stage r runs 2 (pp - r - 1) + (v - 1) pp
+    # warm-up chunk forwards, then one forward and one backward at a time: it keeps that + 1
+    # chunks of 1/v of its layers. MLPerf's GPT-3 layout, pp 8, v 4, 72 micro-batches:
+    # stage 0 (14 + 24 + 1) / 4 = 9.75 = Korthikanti's 8 x (1 + 7 / 32); the last stage
+    # (0 + 24 + 1) / 4 = 6.25, not 1
+    plan = _plan("GPT-3 175B", "tp=4,pp=8,dp=16", 2048, 72, 2)
+    plan = type(plan)(**{**plan.__dict__, "virtual_stages": 4})
+    held = plan.stage_microbatches_held()
+    assert held == [(2 * (7 - r) + 24 + 1) / 4 for r in range(8)]
+    assert held[0] == 8 * (1 + 7 / 32) == 9.75 and held[-1] == 6.25
+    # with as many micro-batches as stages Megatron-LM runs every forward first: all 8
+    plan8 = type(plan)(**{**plan.__dict__, "microbatches": 8})
+    assert plan8.stage_microbatches_held() == [8.0] * 8
+    # plain 1F1B: min(pp - r, m)
+    plain = _plan("GPT-3 175B", "tp=4,pp=8,dp=16", 2048, 72, 2)
+    assert plain.stage_microbatches_held() == [8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0]
