@@ -30,8 +30,10 @@ degrees {"dp", "fsdp", "tp", "cp", "pp", "ep"} (missing ones are 1; their produc
   model chunks per stage (which sends v x as many activations); the math time is the
   busiest stage's (the last stage also runs the output head), and so is the memory: the
   stage with the most bytes, each holding its own layers' weights, gradients, optimizer
-  state and activations (the first also the embedding, the last the output head and
-  DeepSeek-V3's multi-token-prediction module);
+  state and activations (the first also the embedding and its dropout mask, the last the
+  output head, one micro-batch's fp32 logits and DeepSeek-V3's multi-token-prediction
+  module), stage i keeping min(pp - i, microbatches) micro-batches (interleaved: Megatron-LM's
+  warm-up count, `_Plan.stage_microbatches_held`);
 - ep: expert parallel (mixture of experts only): the experts are divided ep ways, each chip
   sees different tokens (so the non-expert gradients are reduced over dp x ep), and every
   MoE layer does an all-to-all of the routed tokens to their experts and back, forward and
