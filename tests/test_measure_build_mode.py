@@ -67,3 +67,25 @@ def test_build_mode_leaves_the_accelerator_out_and_says_why(monkeypatch):
     assert result.settings["mode"] == "build" and result.accelerator is None
     message = result.accelerator_message
     assert "book's build" in message and "Runtime > Change runtime type" in message
+
+
+
+def test_the_web_page_shows_the_reference_run_and_a_notebook_its_own(tmp_path):
+    # issue 33: the page's cells display the run its prose quotes. A build-mode run is swapped
+    # for the stored reference; a reader's run (quick, full) is shown as measured; without a
+    # reference file the build's own run is shown (and the prose names it as such).
+    from roofline.measure import MeasureResult
+    from roofline.measure.reference import REFERENCE_FILE, page_example, page_run
+
+    def run(mode):
+        return MeasureResult(host="here", date="today", cpu="cpu", settings={"mode": mode})
+
+    build = run("build")
+    shown = page_run(build)
+    assert REFERENCE_FILE.is_file() and shown is not build
+    assert shown.host == page_example(build)[0].host != "here"
+    assert shown.settings["mode"] == "full"  # the stored reference is a full run
+    for mode in ("quick", "full"):
+        own = run(mode)
+        assert page_run(own) is own
+    assert page_run(build, reference=tmp_path / "absent.json") is build

@@ -1,5 +1,6 @@
 """The reference run chapter 9 quotes: `reference_run.json` (taken by
 `tools/measure_reference.py` on a quiet machine) or, without it, the run that built the page.
+`page_run` chooses the run the chapter's cells display (the reference on the web page).
 
 Part of `roofline.measure` (the run is in `runner`, which re-exports these names).
 """
@@ -37,3 +38,16 @@ def page_example(own: MeasureResult, reference=REFERENCE_FILE) -> tuple[MeasureR
         f"thread{'s' if own.threads > 1 else ''}, measured while building, "
         f"{own.settings.get('mode', 'full')} mode" + (f"; {busy}" if busy else "") + ")"
     )
+
+
+def page_run(own: MeasureResult, reference=REFERENCE_FILE) -> MeasureResult:
+    """The run chapter 9's cells display: the stored reference run when `own` was measured in
+    the book's build (mode "build", a few seconds on a machine running other jobs) and the
+    reference file exists, so that the web page's outputs show the figures its prose quotes;
+    otherwise `own` (a reader's notebook shows the reader's own run).
+
+    The build's own run still executes (it proves the code works there); the chapter
+    summarises it in a sentence."""
+    if own.settings.get("mode") != "build" or not Path(reference).is_file():
+        return own
+    return page_example(own, reference)[0]
