@@ -85,6 +85,8 @@ def test_the_web_page_shows_the_reference_run_and_a_notebook_its_own(tmp_path):
     assert REFERENCE_FILE.is_file() and shown is not build
     assert shown.host == page_example(build)[0].host != "here"
     assert shown.settings["mode"] == "full"  # the stored reference is a full run
+    # the accelerator cell prints the reference's answer, never an empty line
+    assert shown.accelerator is None and "CPU only" in shown.accelerator_message
     for mode in ("quick", "full"):
         own = run(mode)
         assert page_run(own) is own

@@ -50,4 +50,14 @@ def page_run(own: MeasureResult, reference=REFERENCE_FILE) -> MeasureResult:
     summarises it in a sentence."""
     if own.settings.get("mode") != "build" or not Path(reference).is_file():
         return own
-    return page_example(own, reference)[0]
+    shown = page_example(own, reference)[0]
+    if shown.accelerator is None and not shown.accelerator_message:
+        shown.accelerator_message = REFERENCE_HAS_NO_ACCELERATOR
+    return shown
+
+
+#: What chapter 9's accelerator cell prints on the web page (the reference run measured a CPU).
+REFERENCE_HAS_NO_ACCELERATOR = (
+    "The reference run measured a CPU only: no GPU or TPU. In Colab, Runtime > Change runtime "
+    "type > a GPU or a TPU, then Run all, measures one."
+)
