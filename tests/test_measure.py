@@ -166,6 +166,21 @@ def test_a_plateau_slower_than_a_level_further_out_is_a_dip_not_a_level():
     assert memory_levels(sizes, hierarchy_curve(LEVELS, sizes)).dips == ()
 
 
+def test_a_short_last_run_close_to_the_last_plateau_continues_it():
+    # a quick run on the build machine ended 35 GB/s at 64-181 MiB, then one point at 256 MiB
+    # cut off by the run rule: that point is main memory still, not a level of its own (nor
+    # does it make the plateau before it a dip). Raw bandwidths (GB/s), one size per octave:
+    # smoothed (running median of 3), ... 43, 43, 35, 35, 35, then (35 + 32.2) / 2 = 33.6:
+    # the run 43..35 (43 / 35 = 1.23 <= 1.25) cannot take 33.6 (43 / 33.6 = 1.28), so the last
+    # run is one point, 32.2, within 1.25 of the plateau's median 35: it continues it
+    bw = [165] * 6 + [104] * 6 + [60, 43, 43, 35, 35, 35, 32.2]
+    sizes = [2**k * MiB / 64 for k in range(len(bw))]
+    levels = memory_levels(sizes, [b * 1e9 for b in bw])
+    assert levels.main_memory_reached and levels.dips == ()
+    assert [p.bytes_per_s for p in levels.plateaus] == pytest.approx([165e9, 104e9, 35e9])
+    assert levels.main_memory.max_working_set == sizes[-1]
+
+
 def test_the_reference_run_counts_three_levels_and_shows_its_dip():
     # the stored reference run (roofline/measure/reference_run.json): its curve, read by eye
     # from the per-kernel timings, has fast plateaus up to ~1.2 MiB (~85 GB/s) and ~64 MiB

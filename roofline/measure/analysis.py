@@ -15,7 +15,9 @@ How the plateaus are found (`find_plateaus`):
    smallest bandwidths stay within a factor ``1 + tolerance`` of each other.
 4. A run of at least ``min_points`` points is a plateau; shorter runs are the
    slopes between levels. Neighbouring plateaus whose medians are within the
-   tolerance are merged. A plateau's bandwidth is the median of its raw points.
+   tolerance are merged, and a short last run within the tolerance of the plateau
+   just before it continues that plateau. A plateau's bandwidth is the median of its
+   raw points.
 
 The plateau at the largest sizes is main memory, if the last run is long enough
 to be a plateau (otherwise the sweep stopped before the caches ran out and
@@ -205,6 +207,7 @@ def memory_levels(sizes, bandwidths, tolerance: float = 0.25, min_points: int = 
                 merged[-1] = [pi, j]
                 continue
         merged.append([i, j])
+    _extend_to_the_end(merged, runs, bandwidths, tolerance)
     plateaus = [Plateau(_median(bandwidths[i:j]), sizes[i], sizes[j - 1], j - i) for i, j in merged]
     last_run = runs[-1]
     reached = bool(merged) and merged[-1][1] == len(sizes)
@@ -222,6 +225,20 @@ def memory_levels(sizes, bandwidths, tolerance: float = 0.25, min_points: int = 
         )
     levels, dips = _split_dips(caches, main)
     return Levels(levels, main, reached, top, dips)
+
+
+def _extend_to_the_end(merged: list, runs: list, bandwidths, tolerance: float) -> None:
+    """A last run too short to be a plateau, right after the last plateau and within the
+    tolerance of it, continues that plateau: the sweep's largest sizes are still on it (a
+    noisy point cut the run), so main memory was reached."""
+    if not merged or merged[-1][1] == len(bandwidths):
+        return
+    i, j = runs[-1]
+    if merged[-1][1] != i:
+        return
+    a, b = _median(bandwidths[merged[-1][0] : merged[-1][1]]), _median(bandwidths[i:j])
+    if max(a, b) <= min(a, b) * (1 + tolerance):
+        merged[-1][1] = j
 
 
 def _split_dips(caches, main: Plateau) -> tuple[tuple, tuple]:
