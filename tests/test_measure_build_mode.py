@@ -69,7 +69,6 @@ def test_build_mode_leaves_the_accelerator_out_and_says_why(monkeypatch):
     assert "book's build" in message and "Runtime > Change runtime type" in message
 
 
-
 def test_the_web_page_shows_the_reference_run_and_a_notebook_its_own(tmp_path):
     # issue 33: the page's cells display the run its prose quotes. A build-mode run is swapped
     # for the stored reference; a reader's run (quick, full) is shown as measured; without a
