@@ -90,3 +90,19 @@ def test_the_web_page_shows_the_reference_run_and_a_notebook_its_own(tmp_path):
         own = run(mode)
         assert page_run(own) is own
     assert page_run(build, reference=tmp_path / "absent.json") is build
+
+
+def test_chapter_9_swaps_the_run_in_a_removed_cell_and_keeps_the_readers_cell_plain():
+    # issue 33: the reader's first cell is still `result = measure(quick=True, ...)`; the swap to
+    # the reference run (web page only) happens in a remove-cell right after it, before any
+    # cell that prints a result
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "chapters" / "09_measuring_a_roofline.md").read_text(
+        encoding="utf-8"
+    )
+    cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, re.S)[1:]  # after the setup
+    assert "result = measure(quick=True" in cells[0] and "print(" not in cells[0]
+    assert cells[1].startswith(":tags: [remove-cell]") and "result = page_run(" in cells[1]
+    assert "print(result.table())" in cells[2]
