@@ -9,8 +9,9 @@ serving replica. `route(chip, size, stride, slice_chips)` says what the group oc
 - **TPU (ICI, a torus)**: the job's chips form one slice of the shape Google sells
   (`slice_shape`): on a 2D torus (v5e, v6e: 4 ICI ports) 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16
   (the v5e page's topologies); on a 3D torus (v4, v5p: 6 ports) 2x2x1, 2x2x2, 2x2x4, 2x4x4 and
-  above 64 chips whole 4x4x4 cubes, as cubic as they come (4x4x4, 4x4x8, 4x8x8, 8x8x8, ...,
-  16x16x24 = 6144, Google's v5p table). The layout's axes take the slice's axes innermost first
+  above 64 chips whole 4x4x4 cubes, as cubic as they come (4x4x4, 4x4x8, 4x8x8, 8x8x8,
+  8x8x16 for 1024 chips, ..., 16x16x24 = 6144: Google's v5p table, and for v4 the shapes
+  Google's cluster tool xpk lists, up to 8x16x16). The layout's axes take the slice's axes innermost first
   (the shortest physical axis first), as a mesh maps onto devices: an axis of the group that
   spans a whole slice axis wraps round (a **bidirectional ring**) when the catalog's rule says
   that axis has wraparound links (v5e/v6e: only an axis of 16; v4/v5p/TPU7x: only a slice of
@@ -143,15 +144,18 @@ def _torus_dims(chip) -> int:
 
 
 def _cube_shape(n) -> tuple | None:
-    """Whole 4x4x4 cubes, as cubic as possible (Google's v5p table: 4x4x8, 4x8x8, ...,
-    16x16x24); None when n is not a multiple of 64."""
+    """Whole 4x4x4 cubes, as cubic as possible: the shortest longest axis, and among shapes
+    that tie on it the longest shortest axis (Google's v5p table: 4x4x8, 4x8x8, 8x8x8,
+    8x8x16 for 1024 chips, 8x16x16, 16x16x16, 16x16x24; xpk's v4 list: 8x8x12, 8x8x16,
+    8x16x16; never 4x16x16, which ties 8x8x16 on its longest axis); None when n is not a
+    multiple of 64."""
     if n % 64:
         return None
     cubes, best = n // 64, None
     for a in range(1, cubes + 1):
         for b in range(a, cubes // a + 1):
             c, rest = divmod(cubes, a * b)
-            if rest == 0 and c >= b and (best is None or c < best[2]):
+            if rest == 0 and c >= b and (best is None or (c, -a) < (best[2], -best[0])):
                 best = (a, b, c)
     return tuple(4 * x for x in best) if best else None
 

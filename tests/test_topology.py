@@ -96,8 +96,55 @@ def test_slice_shapes_are_googles():
     ]
     v5p = {4: (2, 2), 8: (2, 2, 2), 32: (2, 4, 4), 64: (4, 4, 4), 128: (4, 4, 8)}
     v5p |= {256: (4, 8, 8), 512: (8, 8, 8), 2048: (8, 16, 16), 6144: (16, 16, 24)}
+    # the v5p table's row "8x8x16 | 2048 | 1024 | 256 | 16" (topology, cores, chips, hosts,
+    # cubes): 1024 chips are 8x8x16, not 4x16x16 (the same longest axis, less cubic)
+    v5p |= {1024: (8, 8, 16), 4096: (16, 16, 16)}
     for n, shape in v5p.items():
         assert slice_shape("TPU v5p", n) == shape, n
+
+
+# Google's v4 page prints no table of slice shapes. Google's cluster tool xpk
+# (github.com/AI-Hypercomputer/xpk, commit 367c8382, src/xpk/core/system_characteristics.py)
+# lists, for prefix 'v4', the default topology of each size it sells, in these words:
+# "default_topologies=set(['2x2x1', '2x2x2', '2x2x4', '2x4x4', '4x4x4', '4x4x8', '4x8x8',
+# '8x8x8', '8x8x12', '8x8x16', '8x16x16'])" (its accelerator types v4-8 ... v4-4096 count
+# TensorCores, two per chip: v4-2048 is 8x8x16 = 1024 chips). Each row: the chips are the
+# product of the listed axes; the book's shape for that many chips is the listed one.
+V4_SOLD_SHAPES = (
+    "2x2x1",
+    "2x2x2",
+    "2x2x4",
+    "2x4x4",
+    "4x4x4",
+    "4x4x8",
+    "4x8x8",
+    "8x8x8",
+    "8x8x12",
+    "8x8x16",
+    "8x16x16",
+)
+
+
+@pytest.mark.parametrize("listed", V4_SOLD_SHAPES)
+def test_tpu_v4_slice_shapes_are_the_ones_google_lists(listed):
+    axes = tuple(int(a) for a in listed.split("x"))
+    chips = math.prod(axes)  # 2x2x1 = 4 ... 8x8x16 = 1024 ... 8x16x16 = 2048
+    assert slice_shape("TPU v4", chips) == tuple(sorted(a for a in axes if a > 1))
+
+
+def test_1024_tpu_v4_chips_are_8x8x16_and_its_axes_route_so():
+    # 1024 v4 chips = 8x8x16 (xpk's v4-2048), every axis wrapped (whole cubes). A tensor
+    # parallel axis of 8 takes the first slice axis of 8: a bidirectional ring of 8, 45 GB/s
+    # one way per link: 1 GB all-reduced in 2 x 7/8 x 1e9 / (2 x 45e9) = 19.44 ms (on the
+    # 4x16x16 the book used to pick, tp 8 would take 4 of the axis of 4 then 2 of an axis of
+    # 16: a different route). The whole 1024: three wrapped axes, 6 x 45 GB/s into a chip:
+    # 2 x 1023/1024 x 1e9 / 270e9 = 7.40 ms.
+    assert slice_shape("TPU v4", 1024) == (8, 8, 16)
+    r = route("TPU v4", 8, slice_chips=1024)
+    assert [(a.chips, a.topology) for a in r.axes] == [(8, "bidirectional-ring")]
+    assert collective_seconds("all-reduce", V, r) == pytest.approx(2 * 7 / 8 * V / (2 * 45e9))
+    whole = rl.all_reduce_time("TPU v4", V, 1024)
+    assert whole == pytest.approx(2 * 1023 / 1024 * V / 270e9)
 
 
 def test_all_reduce_by_hand():
