@@ -66,6 +66,7 @@ __all__ = [
     "job_slice_chips",
     "collective_seconds",
     "group_all_reduce_seconds",
+    "group_link_load",
     "axis_topology",
     "most_chips_on_one_axis",
 ]
@@ -531,12 +532,56 @@ def group_all_reduce_seconds(chip, nbytes, n, latency_s=0.0, network_latency_s=0
     return collective_seconds("all-reduce", nbytes, route(chip, n), latency_s, network_latency_s)
 
 
-def axis_topology(chip, n) -> str:
+def group_link_load(chip, n, slice_shape, kind="all-reduce", latency_s=0.0) -> tuple:
+    """One collective of a group of `n` chips in a TPU slice of `slice_shape` (e.g. "2x2x2",
+    "8x16x48"; `parse_slice_shape`), placed by `route` (whole slice axes whose lengths multiply
+    to n first, as jax's mesh_utils places a mesh axis), as the load on one link.
+
+    Returns (share, one_way_bytes_per_s, fixed_s, name): `share` is what the group's busiest
+    link carries one way per byte of the array (V), `one_way_bytes_per_s` that link's one-way
+    bandwidth as the group gets it, `fixed_s` the latency (`latency_s` per step, the steps of
+    every axis), `name` the route in words ("2 x 2 x 2: ring, ring, ring"). Over several axes
+    the array is split in proportion to each axis's bandwidth, so every axis's links are busy
+    for the whole collective and V x share / one_way_bytes_per_s + fixed_s is exactly
+    `collective_seconds(kind, V, route(chip, n, slice_shape=slice_shape), latency_s)`: one
+    answer, whoever asks. Raises where the group is not on the slice's links (n of 1, or more
+    chips than the slice holds)."""
+    chip = get_chip(chip)
+    r = route(chip, n, slice_shape=slice_shape)
+    if r.kind != "link" or not r.axes:
+        raise ValueError(
+            f"a group of {n} {chip.name} chips is not one collective on the links of a "
+            f"{slice_shape!r} slice: give n from 2 up to the slice's chips"
+        )
+    rate = max(a.one_way_bytes_per_s for a in r.axes)
+    per_byte_s = collective_seconds(kind, 1.0, r)
+    fixed_s = collective_seconds(kind, 1.0, r, latency_s) - per_byte_s
+    return per_byte_s * rate, rate, fixed_s, r.describe()
+
+
+def axis_topology(chip, n, slice_shape=None) -> str:
     """The topology of one layout axis of `n` chips on its own (a D-split matmul's group,
     `roofline.sharded_topology`): one torus axis of n chips (a ring of two, a bidirectional
     ring where an axis of n wraps round, else a line), the switch or mesh of a domain, a
-    PCIe ring. Raises where n is more than one axis or domain holds."""
+    PCIe ring. Raises where n is more than one axis or domain holds.
+
+    Without `slice_shape` the axis is one of a slice large enough to hold it, wrapped by the
+    catalog's rule for an axis of n (v5e/v6e: only 16; v4/v5p/TPU7x: a multiple of 4, as in
+    a slice of whole cubes). With `slice_shape` (a TPU slice the n chips sit in, e.g.
+    "8x16x48") `route` places them, as `roofline.all_reduce_time(..., slice_shape=)` does, and
+    this is the topology of the one slice axis they take (8 v5p chips of 8x16x48: its wrapped
+    axis of 8, "bidirectional-ring"); chips spread over several slice axes (8 chips as 2x2x2)
+    have no one topology: ValueError, naming `group_link_load`, which times them."""
     chip = get_chip(chip)
+    if slice_shape is not None:
+        r = route(chip, n, slice_shape=slice_shape)
+        if r.kind == "link" and len(r.axes) == 1:
+            return r.axes[0].topology
+        raise ValueError(
+            f"{n} {chip.name} chips of a {slice_shape!r} slice are not one axis "
+            f"({r.describe()}): time them with roofline.sharded_estimate(..., slice_shape=) "
+            "or roofline.all_reduce_time(..., slice_shape=) (roofline.topology.group_link_load)"
+        )
     domain, link, top, _ = _domain(chip)
     most = most_chips_on_one_axis(chip)
     if most is not None and not is_symbolic(n) and n > most:

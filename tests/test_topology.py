@@ -50,6 +50,91 @@ def test_every_caller_gives_one_answer(chip, n):
     assert collective_seconds("all-reduce", V, route(chip, n)) == pytest.approx(by_estimate)
 
 
+# The same collectives on the same chips with an explicit slice shape (issue 30): the chips sit
+# in a TPU slice of that shape, placed as jax's mesh_utils places a mesh axis (whole slice axes
+# whose lengths multiply to n first). By hand, V = 1 GB all-reduced, t = 2 (n-1)/n V / sum R_i,
+# R_i = W for a line or a ring of two (one link), 2W for a wrapped axis (a bidirectional ring);
+# W = 45 GB/s (v5e), 90 GB/s (v5p) one way per link.
+SHAPED_CASES = [
+    # v5e 4 as the sold 2x2: two rings of two, R = 2W: 2 x 3/4 x 1e9 / 90e9 = 16.67 ms
+    ("TPU v5e", 4, "2x2", 2 * 3 / 4 * V / (2 * W_V5E)),
+    # v5e 4 as one axis of a 4x4 (no wrap below 16 on v5e): a line, R = W: 33.33 ms, the
+    # answer sharded_topology gives an axis of 4 on its own
+    ("TPU v5e", 4, "4x4", 2 * 3 / 4 * V / W_V5E),
+    # v5e 8 = 2x4: a ring of two + a line of 4, R = 2W: 2 x 7/8 x 1e9 / 90e9 = 19.44 ms
+    ("TPU v5e", 8, "2x4", 2 * 7 / 8 * V / (2 * W_V5E)),
+    # v5e 16 = 4x4: two lines of 4, R = 2W: 2 x 15/16 x 1e9 / 90e9 = 20.83 ms
+    ("TPU v5e", 16, "4x4", 2 * 15 / 16 * V / (2 * W_V5E)),
+    # v5e 16 as one axis of the 16x16 pod: a wrapped ring of 16, R = 2W: the same 20.83 ms
+    ("TPU v5e", 16, "16x16", 2 * 15 / 16 * V / (2 * W_V5E)),
+    # v5e 256 = the wrapped 16x16, R = 4W: 2 x 255/256 x 1e9 / 180e9 = 11.07 ms
+    ("TPU v5e", 256, "16x16", 2 * 255 / 256 * V / (4 * W_V5E)),
+    # v5p 8 as 2x2x2: three rings of two, R = 3W: 2 x 7/8 x 1e9 / 270e9 = 6.481 ms
+    ("TPU v5p", 8, "2x2x2", 2 * 7 / 8 * V / (3 * W_V5P)),
+    # v5p 8 as the axis of 8 of 8x16x48 (whole cubes: wrapped), R = 2W: 9.722 ms
+    ("TPU v5p", 8, "8x16x48", 2 * 7 / 8 * V / (2 * W_V5P)),
+    # v5p 16 in a 4x4x4 cube: two whole axes of 4 (the 4x4 plane), both wrapped, R = 4W:
+    # 2 x 15/16 x 1e9 / 360e9 = 5.208 ms
+    ("TPU v5p", 16, "4x4x4", 2 * 15 / 16 * V / (4 * W_V5P)),
+    # v5p 64 = 4x4x4, three wrapped rings, R = 6W: 2 x 63/64 x 1e9 / 540e9 = 3.646 ms
+    ("TPU v5p", 64, "4x4x4", 2 * 63 / 64 * V / (6 * W_V5P)),
+    # v5p 128 = 4x4x8, R = 6W: 3.675 ms
+    ("TPU v5p", 128, "4x4x8", 2 * 127 / 128 * V / (6 * W_V5P)),
+    # v5p 6144 as the listed 16x16x24 or MLPerf's 8x16x48: all wrapped, R = 6W: 3.703 ms both
+    ("TPU v5p", 6144, "16x16x24", 2 * 6143 / 6144 * V / (6 * W_V5P)),
+    ("TPU v5p", 6144, "8x16x48", 2 * 6143 / 6144 * V / (6 * W_V5P)),
+]
+
+
+@pytest.mark.parametrize("chip,n,shape,by_hand", SHAPED_CASES)
+def test_every_caller_gives_one_answer_on_an_explicit_slice(chip, n, shape, by_hand):
+    """all_reduce_time, the serving replica's all-reduce, the route itself, a D-split
+    matmul's link term (sharded_estimate, its critical D, and sharded_topology where the chips
+    take one slice axis) and, where the slice is the whole job, training_step's data-parallel
+    all-reduce: one answer, the by-hand one."""
+    assert rl.all_reduce_time(chip, V, n, slice_shape=shape) == pytest.approx(by_hand, rel=1e-12)
+    r = route(chip, n, slice_shape=shape)
+    assert collective_seconds("all-reduce", V, r) == pytest.approx(by_hand, rel=1e-12)
+    assert tp_all_reduce_seconds(chip, n, V, 0.0, shape) == pytest.approx(by_hand, rel=1e-12)
+    # a D-split matmul whose [B, F] bf16 partial sums are V: B x F x 2 = 20,000 x 25,000 x 2
+    B, F, D = 20_000, 25_000, 6144 * 8
+    est = rl.sharded_estimate(B, D, F, chip, n, slice_shape=shape)
+    (link,) = [t for t in est.extra if t.kind == "link"]
+    assert link.seconds == pytest.approx(by_hand, rel=1e-12)
+    # its critical D: each chip's math 2 B D* F / (n peak) equals that link time
+    d_star = rl.sharded_critical_D(chip, n, slice_shape=shape)
+    peak = rl.get_chip(chip).peak_flops_per_s("bf16")
+    assert 2 * B * d_star * F / (n * peak) == pytest.approx(by_hand, rel=1e-12)
+    if len(r.axes) == 1:  # one slice axis: its topology is the answer sharded_topology gives
+        top = rl.sharded_topology(chip, n, slice_shape=shape)
+        w = rl.get_chip(chip).link_bytes_per_s
+        assert rl.collective_time("all-reduce", V, n, w, top) == pytest.approx(by_hand)
+    else:
+        with pytest.raises(ValueError, match="not one axis"):
+            rl.sharded_topology(chip, n, slice_shape=shape)
+    if math.prod(int(a) for a in shape.split("x")) == n:
+        step = rl.training_step("Llama 3 8B", chip, n, n * 4096, 4096, {"dp": n}, slice_shape=shape)
+        grads = STATE_BYTES_PER_PARAM["gradients"] * rl.get_model("Llama 3 8B").params
+        assert step.times["DP"] == pytest.approx(by_hand * grads / V, rel=1e-12)
+
+
+def test_an_axis_alone_is_one_axis_of_a_slice_that_holds_it():
+    """Without a slice shape sharded_topology answers for one layout axis of n chips in a
+    larger slice: the same answer as that axis of an explicit slice shape (v5e 4 of a 4x4: a
+    line; 16 of the 16x16 pod: a wrapped ring; v5p 8 of 8x16x48: a wrapped ring), not the
+    answer for a slice of only n chips (v5e 4 as 2x2, v5p 8 as 2x2x2, times above)."""
+    for chip, n, shape in (
+        ("TPU v5e", 4, "4x4"),
+        ("TPU v5e", 16, "16x16"),
+        ("TPU v5p", 8, "8x16x48"),
+    ):
+        assert rl.sharded_topology(chip, n) == rl.sharded_topology(chip, n, slice_shape=shape)
+    with pytest.raises(ValueError, match="not both"):
+        rl.sharded_estimate(64, 1024, 1024, "TPU v5p", 8, topology="line", slice_shape="2x2x2")
+    with pytest.raises(ValueError, match="slice shape is for TPU"):
+        rl.sharded_critical_D("H100 SXM", 8, slice_shape="2x2x2")
+
+
 @pytest.mark.parametrize("chip,n", [c for c in CASES if c[1] <= 8 and "TPU" not in c[0]])
 def test_step_time_uses_the_same_route(chip, n):
     """transformer.step_time's tensor-parallel all-reduces (2 per layer of B x d_model bf16)."""
