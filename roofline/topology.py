@@ -44,7 +44,11 @@ reduce-scatter + all-gather for all-reduce; a torus axis with wraparound as a bi
 ring; bandwidth at line rate, no in-switch reduction; per-hop `latency_s` and a fixed
 `collective_latency_s` per collective when given). A group over several torus axes at once
 uses them all, the array split in proportion to each axis's bandwidth
-(`roofline.collectives.multi_axis_collective_time`).
+(`roofline.collectives.multi_axis_collective_time`). `group_link_load` gives the same
+collective as the load on the group's busiest link (a D-split matmul's link term:
+`roofline.sharded_estimate(..., slice_shape=)`), and `axis_topology` the topology of one layout
+axis, alone or in an explicit slice shape: every caller asks `route`, so one collective on the
+same chips has one answer.
 """
 
 from __future__ import annotations
