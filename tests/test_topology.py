@@ -118,6 +118,21 @@ def test_every_caller_gives_one_answer_on_an_explicit_slice(chip, n, shape, by_h
         assert step.times["DP"] == pytest.approx(by_hand * grads / V, rel=1e-12)
 
 
+def test_a_sharded_matmul_counts_the_same_latency_steps_as_the_route():
+    # 1 us per step: 2x2x2 is 3 axes of 2 chips, 2 steps each (reduce-scatter + all-gather) =
+    # 6 steps; a bidirectional ring of 8 takes 2 x floor(8/2) = 8 (as the CLI test above)
+    for shape, steps, gbps in (("2x2x2", 6, 270e9), ("8x16x48", 8, 180e9)):
+        est = rl.sharded_estimate(
+            20_000, 49_152, 25_000, "TPU v5p", 8, latency_s=1e-6, slice_shape=shape
+        )
+        (link,) = [t for t in est.extra if t.kind == "link"]
+        assert link.fixed_s == pytest.approx(steps * 1e-6)
+        assert link.seconds == pytest.approx(2 * 7 / 8 * V / gbps + steps * 1e-6)
+        assert link.seconds == pytest.approx(
+            rl.all_reduce_time("TPU v5p", V, 8, latency_s=1e-6, slice_shape=shape)
+        )
+
+
 def test_an_axis_alone_is_one_axis_of_a_slice_that_holds_it():
     """Without a slice shape sharded_topology answers for one layout axis of n chips in a
     larger slice: the same answer as that axis of an explicit slice shape (v5e 4 of a 4x4: a
