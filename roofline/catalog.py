@@ -1028,6 +1028,12 @@ _NVIDIA.append(
 #   board). A chip without a printed bf16 peak cannot join the chapters' every-chip tables.
 # - A10G (AWS G5): NVIDIA prints figures for the A10 only; AWS prints "NVIDIA A10G" with 24 GiB
 #   per GPU and no FLOP/s or memory bandwidth. The A10's figures would be a guess for the A10G.
+# Searched again (issue 30, fourth session; the search tool's pages and docs corpora): "B300
+# datasheet dense FP8 TFLOPS", "Blackwell Ultra HGX B300 specifications", "DGX B300 datasheet",
+# "GB300 NVL72 specifications INT8", "A10G tensor core TFLOPS AWS g5", "NVIDIA A10 datasheet".
+# Found only the same NVIDIA blog ("15 PetaFLOPS dense NVFP4" in the text reached) and third-
+# party tables that still disagree on B300 int8 (0.15 / 0.319 POPS dense, "2 POPS*" per HGX
+# board); no nvidia.com or aws.amazon.com page printing B300, A10 or A10G rates.
 
 # -- AWS Trainium: the Neuron documentation prints per-chip figures -------------------------
 _AWS = [

@@ -461,7 +461,7 @@ def _link(chip, link_bytes_per_s):
     return chip.link_bytes_per_s
 
 
-def sharded_topology(chip, n=2, topology=None) -> str:
+def sharded_topology(chip, n=2, topology=None, slice_shape=None) -> str:
     """The collective topology a D-split matmul on `n` chips of `chip` uses by default: one
     layout axis of n chips, as `roofline.topology.axis_topology` places it.
 
@@ -473,13 +473,27 @@ def sharded_topology(chip, n=2, topology=None) -> str:
     otherwise a "line". n above one axis's length raises (see `multi_axis_collective_time`).
     NVLink with NVSwitch or a bridge: "switch" (all the chip's links at once). AMD Infinity
     Fabric: "mesh". No chip-to-chip link: a "ring" over PCIe. Pass `topology` to choose another.
+    slice_shape: the TPU slice the n chips sit in (e.g. "8x16x48"): the topology of the one
+    slice axis `roofline.topology.route` gives them, the one `all_reduce_time(...,
+    slice_shape=)` uses (8 v5p chips of 8x16x48: "bidirectional-ring"); chips spread over
+    several slice axes (2x2x2) raise: `sharded_estimate(..., slice_shape=)` times them.
     """
     from .collectives import canonical_topology
     from .topology import axis_topology
 
     if topology is not None:
+        _one_of(topology, slice_shape)
         return canonical_topology(topology)
-    return axis_topology(get_chip(chip), n)
+    return axis_topology(get_chip(chip), n, slice_shape)
+
+
+def _one_of(topology, slice_shape, link_bytes_per_s=None):
+    """A slice shape decides the links itself: it takes no topology or link figure too."""
+    if slice_shape is not None and (topology is not None or link_bytes_per_s is not None):
+        raise ValueError(
+            "slice_shape places the chips on the slice's own links: pass slice_shape, or "
+            "topology / link_bytes_per_s, not both"
+        )
 
 
 def all_reduce_time(
@@ -511,9 +525,18 @@ def all_reduce_time(
     return collective_seconds("all-reduce", nbytes, r, latency_s, network_latency_s)
 
 
-def _link_term(chip, plan, n, link_bytes_per_s, topology, latency_s):
+def _link_term(chip, plan, n, link_bytes_per_s, topology, latency_s, slice_shape=None):
     from .collectives import collective_bytes_per_link, collective_steps
 
+    if slice_shape is not None:
+        from .topology import group_link_load
+
+        _one_of(topology, slice_shape, link_bytes_per_s)
+        share, rate, fixed_s, where = group_link_load(chip, n, slice_shape, "all-reduce", latency_s)
+        name = chip.interconnect.name
+        return Term(
+            f"{name} all-reduce ({where})", "link", plan.partial_sum_bytes * share, rate, fixed_s
+        )
     link = _link(chip, link_bytes_per_s)
     chosen = sharded_topology(chip, n, topology)
     links = chip.link_count or 1
@@ -529,7 +552,16 @@ def _link_term(chip, plan, n, link_bytes_per_s, topology, latency_s):
 
 
 def sharded_estimate(
-    B, D, F, chip, n=2, dtype="bf16", link_bytes_per_s=None, topology=None, latency_s=0.0
+    B,
+    D,
+    F,
+    chip,
+    n=2,
+    dtype="bf16",
+    link_bytes_per_s=None,
+    topology=None,
+    latency_s=0.0,
+    slice_shape=None,
 ) -> Estimate:
     """Time on each chip for X[B, D] @ W[D, F] with D split over n chips: math, HBM and link.
 
@@ -539,16 +571,24 @@ def sharded_estimate(
     `sharded_topology(chip, n)`): bytes on the busiest link, one way, / one-way bandwidth of
     one link (`link_bytes_per_s` replaces the catalog's per-link figure), plus
     steps x `latency_s`. The all-reduce's own HBM reads and writes are not counted.
+    slice_shape: the TPU slice the n chips sit in (e.g. "2x2x2", "8x16x48"): the all-reduce
+    runs where `roofline.topology.route` places them, on one slice axis or several (the array
+    split by bandwidth, `roofline.topology.group_link_load`): the same time as
+    `all_reduce_time(chip, partial-sum bytes, n, slice_shape=slice_shape)`.
     """
     chip = get_chip(chip)
     plan: ShardedMatmul = sharded_matmul(B, D, F, n=n, dtype=dtype)
     est = estimate(plan.per_chip, chip, dtype=dtype)
     single = not is_symbolic(n) and n == 1
-    extra = () if single else (_link_term(chip, plan, n, link_bytes_per_s, topology, latency_s),)
-    return replace(est, extra=extra)
+    if single:
+        return replace(est, extra=())
+    link = _link_term(chip, plan, n, link_bytes_per_s, topology, latency_s, slice_shape)
+    return replace(est, extra=(link,))
 
 
-def sharded_critical_D(chip, n=2, dtype="bf16", link_bytes_per_s=None, topology=None):
+def sharded_critical_D(
+    chip, n=2, dtype="bf16", link_bytes_per_s=None, topology=None, slice_shape=None
+):
     """The contraction size D above which each chip's math outlasts its all-reduce (link only).
 
     Solves 2BDF/(n * peak) = (bytes on the busiest link) / link for D; B and F cancel. On a
@@ -557,11 +597,21 @@ def sharded_critical_D(chip, n=2, dtype="bf16", link_bytes_per_s=None, topology=
     half that; on a switch the link is all the chip's links together.
     This is the **link** condition only: each chip is compute-bound only if its math also
     outlasts its HBM traffic (B above `exact_critical_batch_size(chip, D/n, F)`).
+    slice_shape: the TPU slice the n chips sit in, as in `sharded_estimate`: the bytes on the
+    busiest link per element and that link's bandwidth come from
+    `roofline.topology.group_link_load`.
     """
     from .collectives import collective_bytes_per_link
 
     chip = get_chip(chip)
     check_size("n", n)
+    if slice_shape is not None:
+        from .topology import group_link_load
+
+        _one_of(topology, slice_shape, link_bytes_per_s)
+        share, rate, _, _ = group_link_load(chip, n, slice_shape)
+        peak = chip.peak_flops_per_s(dtype)
+        return n * bytes_per_element(dtype) * share * peak / (2 * rate)
     link = _link(chip, link_bytes_per_s)
     chosen = sharded_topology(chip, n, topology)
     per_element = collective_bytes_per_link(

@@ -30,8 +30,10 @@ degrees {"dp", "fsdp", "tp", "cp", "pp", "ep"} (missing ones are 1; their produc
   model chunks per stage (which sends v x as many activations); the math time is the
   busiest stage's (the last stage also runs the output head), and so is the memory: the
   stage with the most bytes, each holding its own layers' weights, gradients, optimizer
-  state and activations (the first also the embedding, the last the output head and
-  DeepSeek-V3's multi-token-prediction module);
+  state and activations (the first also the embedding and its dropout mask, the last the
+  output head, one micro-batch's fp32 logits and DeepSeek-V3's multi-token-prediction
+  module), stage i keeping min(pp - i, microbatches) micro-batches (interleaved: Megatron-LM's
+  warm-up count, `_Plan.stage_microbatches_held`);
 - ep: expert parallel (mixture of experts only): the experts are divided ep ways, each chip
   sees different tokens (so the non-expert gradients are reduced over dp x ep), and every
   MoE layer does an all-to-all of the routed tokens to their experts and back, forward and
@@ -56,6 +58,14 @@ bound).
 
 Times are per step and per chip, at the datasheet's dense peak (FLOPs counted as in
 `roofline.training`, including recomputation: hardware FLOPs) and full memory bandwidth.
+With a pipeline each resource's time is the busiest stage's for that resource: the math the
+stage with the most FLOPs, the HBM traffic and the FSDP / data-parallel collectives the stage
+with the most parameters and activations of its own (`_stage_slices`: the first holds the
+embedding, the last the output head, DeepSeek-V3's middle stages four MoE layers), the TP,
+CP and EP collectives the stage with the most (MoE) layers. Every stage must finish its own
+work before the step ends, so the step is at least the largest of these; and since the
+overlapped bound takes the largest resource, it equals the largest, over the stages, of each
+stage's own largest resource (maxima commute): no stage has to be chosen.
 Overlap (`t_lower`): every resource runs at the same time as every other, except the
 pipeline bubble, which nothing fills, and the data-parallel reduction beyond what it can
 hide behind: the last micro-batch's backward (the first pipeline stage finishes its
@@ -429,21 +439,92 @@ class _Plan:
         (fsdp apart: it shards instead)."""
         return self.layout["dp"] * self.layout["cp"] * self.layout["ep"]
 
-    def activations_per_layer(self) -> float:
-        """Bytes one layer keeps for this chip's seq_len / cp tokens of each sequence
-        (`activation_bytes_per_layer`: Korthikanti et al.'s terms, block by block), scaled so
-        that x layers_here x in_flight() it is the pipeline stage that keeps the most
-        activations (`stage_activation_bytes`: a DeepSeek-V3 stage of 4 MoE layers holds more
-        than the first, whose 3 dense layers keep less). Layers all alike, no pipeline, or
-        interleaved chunks: the model's average layer."""
-        return max(self.stage_activation_bytes()) / (self.layers_here * self.in_flight())
-
     def stage_activation_bytes(self) -> list[float]:
-        """Bytes of activations each pipeline stage keeps at once (one chip of it): its own
-        units (`_stage_units`: layers, and DeepSeek-V3's multi-token-prediction depths
-        counted as one more layer like the last) x the micro-batches 1F1B keeps on it,
-        min(pp - i, microbatches) for stage i (`in_flight()` for the first). Layers all
-        alike, interleaved chunks or the GPT-layer convention: the model's average layer."""
+        """Bytes of activations each pipeline stage keeps at once (one chip of it): its
+        layers' and the first stage's embedding's per micro-batch x the micro-batches 1F1B
+        keeps on it (`stage_microbatches_held`), and on the last stage the output layer's
+        for one micro-batch (`output_layer_bytes`: the last stage runs each micro-batch's
+        backward straight after its forward, so no two micro-batches' logits coexist)."""
+        layers = self.stage_layer_activations_per_microbatch()
+        held = self.stage_microbatches_held()
+        embedding, output = self.embedding_bytes(), self.output_layer_bytes()
+        out = [acts * n for acts, n in zip(layers, held)]
+        if embedding:
+            out[0] += embedding * held[0]
+        if output:
+            out[-1] += output
+        return out
+
+    def stage_activations_per_microbatch(self) -> list[float]:
+        """Bytes of activations each stage (one chip of it) writes in the forward and reads
+        in the backward per micro-batch: its layers' (`stage_layer_activations_per_microbatch`),
+        the first stage's embedding dropout mask and the last stage's output layer."""
+        out = self.stage_layer_activations_per_microbatch()
+        out[0] += self.embedding_bytes()
+        out[-1] += self.output_layer_bytes()
+        return out
+
+    def _tokens_here(self) -> int:
+        """Tokens of one micro-batch on one chip of the context-parallel group: s x b."""
+        return self.seq_len // self.layout["cp"] * self.micro_batch
+
+    def output_layer_bytes(self) -> float:
+        """Bytes the output layer keeps for the backward pass per micro-batch, on one chip of
+        the last stage (Korthikanti et al. 2022, section 4.3; Megatron-LM's
+        `theoretical_memory_usage.py` counts the same 4 s b h (1 + v / h) / t): the final
+        norm's input and the output projection's input, 2 bytes each of s x b x h stored
+        sequence-parallel (2 s b h / t each), and the logits of the cross-entropy in fp32,
+        4 s b v / t (the projection is split over the vocabulary, t ways). Assumed: bf16
+        activations and an fp32 softmax kept for the backward (Megatron's vocabulary-parallel
+        cross-entropy); a fused or chunked cross-entropy (Liger, Apple's Cut Cross-Entropy)
+        keeps far less. Kept under any recomputation (only the layers are recomputed).
+        Counted with the "blocks" convention only: "gpt-layer" is Korthikanti's per-layer
+        formula alone, as homework part 4 states it. s = seq_len / cp, b the micro-batch.
+        DeepSeek-V3's multi-token-prediction depths each end in the shared head and its own
+        cross-entropy (its report, section 2.2): 1 + mtp_layers such sets."""
+        if self.activations != "blocks":
+            return 0.0
+        sb = self._tokens_here()
+        one = (4 * sb * self.m.d_model + 4 * sb * self.m.vocab) / self.layout["tp"]
+        return one * (1 + self.m.mtp_layers)
+
+    def embedding_bytes(self) -> float:
+        """Bytes the input embedding keeps per micro-batch on one chip of the first stage:
+        its dropout mask, 1 byte per element of s x b x h, split t ways by sequence
+        parallelism (Korthikanti et al. 2022, section 4.3; Megatron-LM's estimate counts it
+        too), only for a model trained with dropout (`trains_with_dropout`); the embedding's
+        output itself is the first layer's input, which that layer counts. The token ids
+        (8 bytes a token in Megatron-LM's estimate) are left out. "blocks" convention only."""
+        if self.activations != "blocks" or not self.m.trains_with_dropout:
+            return 0.0
+        return self._tokens_here() * self.m.d_model / self.layout["tp"]
+
+    def stage_microbatches_held(self) -> list[float]:
+        """Micro-batches' worth of its layers' activations stage i keeps at once, as
+        Megatron-LM's schedules run (`megatron/core/pipeline_parallel/schedules.py`): 1F1B
+        runs pp - i - 1 warm-up forwards, then one forward and one backward at a time, so
+        stage i keeps min(pp - i, microbatches) (the last stage 1: each backward follows its
+        forward at once). The interleaved schedule (v = virtual_stages model chunks a stage,
+        each 1/v of its layers) runs 2 (pp - i - 1) + (v - 1) pp warm-up chunk forwards (all
+        m v when microbatches m = pp), so it keeps min(that + 1, m v) chunks, / v in whole
+        stages: pp + (pp - 1) / v on the first stage (Korthikanti et al. 2022, section 4.2.3:
+        pp x (1 + (pp - 1) / (pp v))), pp - (pp - 1) / v on the last, not 1."""
+        pp, micro, v = self.layout["pp"], self.microbatches, self.virtual_stages
+        if v == 1:
+            return [float(min(pp - i, micro)) for i in range(pp)]
+        if micro == pp:  # Megatron-LM runs every forward first, then every backward
+            return [float(micro)] * pp
+        warmup = [2 * (pp - i - 1) + (v - 1) * pp for i in range(pp)]
+        return [min(w + 1, micro * v) / v for w in warmup]
+
+    def stage_layer_activations_per_microbatch(self) -> list[float]:
+        """Bytes of activations each pipeline stage's layers (one chip of it) keep for one
+        micro-batch: its own units (`_stage_units`: layers, and DeepSeek-V3's
+        multi-token-prediction depths counted as one more layer like the last), each
+        `activation_bytes_per_layer` (Korthikanti et al.'s terms, block by block, for this
+        chip's seq_len / cp tokens of each sequence: a DeepSeek-V3 stage of 4 MoE layers
+        keeps more than the first, whose 3 dense layers keep less). Layers all alike,
+        interleaved chunks or the GPT-layer convention: the model's average layer."""
 
         def per_layer(layers=None):
             return activation_bytes_per_layer(
@@ -457,29 +538,18 @@ class _Plan:
                 convention=self.activations,
             )
 
-        layers, pp, micro = self.m.layers_in_order(), self.layout["pp"], self.microbatches
+        layers = self.m.layers_in_order()
         alike = len({(x.attention, x.mlp) for x in layers}) == 1
         average = alike or self.virtual_stages > 1 or self.activations != "blocks"
         mean = per_layer() if average else 0.0
         out = []
-        for stage, units in enumerate(_stage_units(self.m, pp)):
-            held = min(pp - stage, micro) / min(pp, micro) * self.in_flight()
+        for units in _stage_units(self.m, self.layout["pp"]):
             if average:
-                out.append(mean * len(units) * held)
+                out.append(mean * len(units))
                 continue
             own = [layers[min(i, self.m.layers - 1)] for i in units]
-            out.append(per_layer(own) * len(own) * held)
+            out.append(per_layer(own) * len(own))
         return out
-
-    def in_flight(self) -> float:
-        """Micro-batches whose activations the first pipeline stage holds at once: 1F1B
-        keeps min(pp, microbatches); the interleaved schedule multiplies this by
-        1 + (pp - 1) / (pp x virtual_stages) (Korthikanti et al. 2022, section 4.2.3)."""
-        pp = self.layout["pp"]
-        if pp == 1:
-            return 1
-        extra = 1 + (pp - 1) / (pp * self.virtual_stages) if self.virtual_stages > 1 else 1
-        return min(pp, self.microbatches) * extra
 
 
 def _moe_layers_on_a_stage(m: ModelConfig, pp: int) -> int:
@@ -497,32 +567,17 @@ def _moe_layers_on_a_stage(m: ModelConfig, pp: int) -> int:
     return most
 
 
-def _slice_params(m: ModelConfig, layout) -> float:
-    """Parameters in the average stage's model-parallel slice: the dense part divided by
-    tp x pp, the experts by tp x pp x ep (embeddings split like the rest), what the HBM
-    traffic and the FSDP/DP collectives are counted on (a simplification); memory counts the
-    busiest stage's own parameters (`_stage_params`, `_memory`)."""
-    dense = m.params - m.expert_params
-    return dense / (layout["tp"] * layout["pp"]) + m.expert_params / (
-        layout["tp"] * layout["pp"] * layout["ep"]
-    )
-
-
-def _zero_sharded_params(p: _Plan, stage=(1, 2), parts=None) -> float:
+def _zero_sharded_params(p: _Plan, parts, stage=(1, 2)) -> float:
     """Parameters of one chip's slice that it keeps ZeRO state for when `p.zero_stage` is in
     `stage` (else its whole slice), before fsdp: each part sharded over the chips that hold
     the same part and see different tokens, the ones its gradients are reduced over
     (`_link_times`): the dense part over dp x cp x ep (experts apart, the ep chips are data
     parallel for it: taken to be how DeepSeek-V3's ZeRO-1 spans the 128 dense replicas of its
-    PP16 x EP64 x DP2 layout, an inference, the report says only "ZeRO-1"), the experts over dp x cp (Megatron's expert data-parallel
-    group). `parts`: one chip's (dense, expert) parameters (default: the average stage's,
-    `_slice_params`)."""
-    m, lay = p.m, p.layout
-    model_parallel = lay["tp"] * lay["pp"]
-    dense, expert = parts or (
-        (m.params - m.expert_params) / model_parallel,
-        m.expert_params / (model_parallel * lay["ep"]),
-    )
+    PP16 x EP64 x DP2 layout, an inference, the report says only "ZeRO-1"), the experts over
+    dp x cp (Megatron's expert data-parallel group). `parts`: one chip's (dense, expert)
+    parameters on its pipeline stage (`_stage_slices`)."""
+    lay = p.layout
+    dense, expert = parts
     if p.zero_stage not in stage:
         return dense + expert
     return dense / (lay["dp"] * lay["cp"] * lay["ep"]) + expert / (lay["dp"] * lay["cp"])
@@ -568,27 +623,35 @@ def _stage_params(m: ModelConfig, pp: int) -> list[tuple[int, int]]:
     return [(dense, expert) for dense, expert in out]
 
 
+def _stage_slices(p: _Plan) -> list[tuple[float, float]]:
+    """One chip's (dense, routed-expert) parameters on each pipeline stage, before fsdp: the
+    stage's own parameters (`_stage_params`: the first stage also the embedding, the last the
+    output head, the final norm and DeepSeek-V3's multi-token-prediction module), the dense
+    part split tp ways and the routed experts tp x ep ways. The one count that the memory
+    (`_memory`), the HBM traffic (`_hbm_bytes`) and the FSDP / data-parallel collectives
+    (`_link_times`) all use, stage by stage."""
+    tp, ep = p.layout["tp"], p.layout["ep"]
+    return [
+        (dense / tp, expert / (tp * ep)) for dense, expert in _stage_params(p.m, p.layout["pp"])
+    ]
+
+
 def _memory(p: _Plan) -> dict:
     """Bytes per chip on the pipeline stage that holds the most: model state (2 bytes of
     weights, `grad_bytes` of gradients and 12 of optimizer state per parameter of its slice
-    of the stage's own parameters, `_stage_params`, the dense part split tp ways and the
-    routed experts tp x ep ways; fsdp shards all three (ZeRO-3), zero_stage 1 the optimizer
-    state and 2 also the gradients over each part's data-parallel group:
+    of the stage's own parameters, `_stage_slices`; fsdp shards all three (ZeRO-3), zero_stage
+    1 the optimizer state and 2 also the gradients over each part's data-parallel group:
     `_zero_sharded_params`) and the activations that stage keeps in flight
     (`_Plan.stage_activation_bytes`). Stages differ: the first holds the embedding and keeps
     the most micro-batches, the last holds the output head (and DeepSeek-V3's
     multi-token-prediction module), DeepSeek-V3's first holds 3 dense-MLP layers."""
-    lay, fsdp = p.layout, p.layout["fsdp"]
+    fsdp = p.layout["fsdp"]
     best: dict = {}
-    stage_params = _stage_params(p.m, lay["pp"])
-    for (dense, expert), acts in zip(stage_params, p.stage_activation_bytes()):
-        parts = (dense / lay["tp"], expert / (lay["tp"] * lay["ep"]))
+    for parts, acts in zip(_stage_slices(p), p.stage_activation_bytes()):
         state = {
             "weights": STATE_BYTES_PER_PARAM["weights"] * sum(parts) / fsdp,
-            "gradients": p.grad_bytes * _zero_sharded_params(p, (2,), parts) / fsdp,
-            "optimizer": STATE_BYTES_PER_PARAM["optimizer"]
-            * _zero_sharded_params(p, parts=parts)
-            / fsdp,
+            "gradients": p.grad_bytes * _zero_sharded_params(p, parts, (2,)) / fsdp,
+            "optimizer": STATE_BYTES_PER_PARAM["optimizer"] * _zero_sharded_params(p, parts) / fsdp,
             "activations": acts,
         }
         if not best or sum(state.values()) > sum(best.values()):
@@ -597,7 +660,10 @@ def _memory(p: _Plan) -> dict:
 
 
 def _hbm_bytes(p: _Plan) -> float:
-    """A lower bound on each chip's memory traffic per step (bytes).
+    """A lower bound on each chip's memory traffic per step (bytes), on the pipeline stage
+    that moves the most (each stage its own parameters, `_stage_slices`, and its own
+    activations, `_Plan.stage_activations_per_microbatch`; without a pipeline, the one
+    stage: the whole model's slice).
 
     Per micro-batch: the bf16 weights of the slice read for the forward, again for the
     backward (and for the recomputed forward), gradients written (and read back to
@@ -608,12 +674,19 @@ def _hbm_bytes(p: _Plan) -> float:
     data-parallel group, `_zero_sharded_params`).
     Matmul inputs and outputs beyond the stored activations are not counted.
     """
-    params = _slice_params(p.m, p.layout)
+    stages = zip(_stage_slices(p), p.stage_activations_per_microbatch())
+    return max(_stage_hbm_bytes(p, parts, acts) for parts, acts in stages)
+
+
+def _stage_hbm_bytes(p: _Plan, parts, acts_per_microbatch) -> float:
+    """`_hbm_bytes` for one stage: one chip's (dense, expert) parameters `parts` and the
+    activations it keeps per micro-batch."""
+    params = sum(parts)
     w = STATE_BYTES_PER_PARAM["weights"] * params
     reads = (2 + recompute_share(p.recompute)) * w
     grads = p.grad_bytes * params * (2 if p.microbatches > 1 else 1)
-    acts = 2 * p.activations_per_layer() * p.layers_here
-    optimizer = 28 * _zero_sharded_params(p) / p.layout["fsdp"]
+    acts = 2 * acts_per_microbatch
+    optimizer = 28 * _zero_sharded_params(p, parts) / p.layout["fsdp"]
     return p.microbatches * (reads + grads + acts) + optimizer
 
 
@@ -731,27 +804,20 @@ def _link_times(p: _Plan, chip, network, slice_chips=None, slice_shape=None):
         a2a = 4 + 2 * recompute_share(p.recompute)  # dispatch + combine, fwd and bwd
         moe_layers = _moe_layers_on_a_stage(m, layout["pp"])  # dense layers route nothing
         times["EP"] = (moe_layers * microbatches * a2a * max(inside, across), label)
-    params = _slice_params(m, layout)
-    weights = STATE_BYTES_PER_PARAM["weights"] * params
+    # each stage reduces (and with fsdp gathers) its own parameters; the step waits for the
+    # stage with the most (`_stage_slices`: the first holds the embedding, the last the head)
+    slices = _stage_slices(p)
     if "fsdp" in routes:
         route, n = routes["fsdp"], layout["fsdp"]
-        per_mb = 2 * _collective("all-gather", weights, n, route)
-        per_mb += _collective("reduce-scatter", p.grad_bytes * params, n, route)
+        per_mb = max(
+            2 * _collective("all-gather", STATE_BYTES_PER_PARAM["weights"] * sum(parts), n, route)
+            + _collective("reduce-scatter", p.grad_bytes * sum(parts), n, route)
+            for parts in slices
+        )
         times["FSDP"] = (microbatches * per_mb, f"FSDP gathers and scatters ({route.name})")
     if p.data_group > 1:
         route = routes.get("dp") or routes.get("ep") or routes["cp"]
-        expert = m.expert_params / (layout["tp"] * layout["pp"] * layout["ep"] * layout["fsdp"])
-        dense = params / layout["fsdp"] - expert
-        zero = p.zero_stage in (1, 2)
-        cp, ep, dp = routes.get("cp"), routes.get("ep"), routes.get("dp")
-        t = _data_reduce(p.grad_bytes * dense, 2 * dense, [cp, ep, dp], zero)
-        t += _data_reduce(p.grad_bytes * expert, 2 * expert, [cp, dp], zero)
-        if p.zero_stage == 2 and microbatches > 1:
-            # ZeRO-2 keeps only its gradient shard: every micro-batch's gradients are
-            # reduce-scattered as its backward produces them (the weights gathered once)
-            rs = _data_reduce(p.grad_bytes * dense, 0, [cp, ep, dp], True)
-            rs += _data_reduce(p.grad_bytes * expert, 0, [cp, dp], True)
-            t += (microbatches - 1) * rs
+        t = max(_stage_data_reduce(p, parts, routes, microbatches) for parts in slices)
         what = {0: "all-reduce", 1: "reduce-scatter + all-gather (ZeRO-1)"}.get(
             p.zero_stage, "reduce-scatters + all-gather (ZeRO-2)"
         )
@@ -764,6 +830,25 @@ def _link_times(p: _Plan, chip, network, slice_chips=None, slice_shape=None):
         label = f"PP sends ({route.name})"
         times["PP"] = (sends / route.p2p_bytes_per_s, label)
     return times
+
+
+def _stage_data_reduce(p: _Plan, parts, routes, microbatches) -> float:
+    """Seconds of one stage's data-parallel gradient reduction per step: its (dense, expert)
+    parameters per chip `parts` (`_stage_slices`), divided by fsdp; the dense part over
+    cp, ep and dp, the experts over cp and dp (`_data_reduce`)."""
+    fsdp = p.layout["fsdp"]
+    dense, expert = parts[0] / fsdp, parts[1] / fsdp
+    zero = p.zero_stage in (1, 2)
+    cp, ep, dp = routes.get("cp"), routes.get("ep"), routes.get("dp")
+    t = _data_reduce(p.grad_bytes * dense, 2 * dense, [cp, ep, dp], zero)
+    t += _data_reduce(p.grad_bytes * expert, 2 * expert, [cp, dp], zero)
+    if p.zero_stage == 2 and microbatches > 1:
+        # ZeRO-2 keeps only its gradient shard: every micro-batch's gradients are
+        # reduce-scattered as its backward produces them (the weights gathered once)
+        rs = _data_reduce(p.grad_bytes * dense, 0, [cp, ep, dp], True)
+        rs += _data_reduce(p.grad_bytes * expert, 0, [cp, dp], True)
+        t += (microbatches - 1) * rs
+    return t
 
 
 def _stage_flops_share(m: ModelConfig, pp: int, recompute, seq_len, causal) -> float:
@@ -1017,9 +1102,15 @@ _ASSUMPTIONS = (
     "(or the slice_shape given) "
     "(roofline.topology); an axis inside one slice or NVLink domain uses its links, one that "
     "leaves it uses the network (non-blocking, one NIC per chip)",
+    "pipeline: each resource's time is the busiest stage's (math: the most FLOPs; HBM "
+    "traffic, FSDP and data-parallel collectives: the stage's own parameters, the first "
+    "holding the embedding, the last the output head)",
     "memory: bf16 weights, gradients (2 or 4 bytes), fp32 master and Adam moments (12 "
     "bytes), divided by fsdp (ZeRO-3) and, with zero_stage, the optimizer state (1) and "
     "gradients (2) by dp x cp x ep (dense part) or dp x cp (experts); activations block "
     "by block after Korthikanti et al. 2022, with sequence parallelism, on the pipeline "
-    "stage that holds the most; logits, workspace and fragmentation not counted",
+    "stage that holds the most; the last stage also keeps one micro-batch's output layer "
+    "(final norm and projection inputs, 2 s b h / t each, and fp32 logits 4 s b v / t: "
+    "Korthikanti et al. section 4.3, an unfused cross-entropy), the first the embedding's "
+    "dropout mask; workspace and fragmentation not counted",
 )

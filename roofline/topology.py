@@ -9,8 +9,9 @@ serving replica. `route(chip, size, stride, slice_chips)` says what the group oc
 - **TPU (ICI, a torus)**: the job's chips form one slice of the shape Google sells
   (`slice_shape`): on a 2D torus (v5e, v6e: 4 ICI ports) 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16
   (the v5e page's topologies); on a 3D torus (v4, v5p: 6 ports) 2x2x1, 2x2x2, 2x2x4, 2x4x4 and
-  above 64 chips whole 4x4x4 cubes, as cubic as they come (4x4x4, 4x4x8, 4x8x8, 8x8x8, ...,
-  16x16x24 = 6144, Google's v5p table). The layout's axes take the slice's axes innermost first
+  above 64 chips whole 4x4x4 cubes, as cubic as they come (4x4x4, 4x4x8, 4x8x8, 8x8x8,
+  8x8x16 for 1024 chips, ..., 16x16x24 = 6144: Google's v5p table, and for v4 the shapes
+  Google's cluster tool xpk lists, up to 8x16x16). The layout's axes take the slice's axes innermost first
   (the shortest physical axis first), as a mesh maps onto devices: an axis of the group that
   spans a whole slice axis wraps round (a **bidirectional ring**) when the catalog's rule says
   that axis has wraparound links (v5e/v6e: only an axis of 16; v4/v5p/TPU7x: only a slice of
@@ -43,7 +44,11 @@ reduce-scatter + all-gather for all-reduce; a torus axis with wraparound as a bi
 ring; bandwidth at line rate, no in-switch reduction; per-hop `latency_s` and a fixed
 `collective_latency_s` per collective when given). A group over several torus axes at once
 uses them all, the array split in proportion to each axis's bandwidth
-(`roofline.collectives.multi_axis_collective_time`).
+(`roofline.collectives.multi_axis_collective_time`). `group_link_load` gives the same
+collective as the load on the group's busiest link (a D-split matmul's link term:
+`roofline.sharded_estimate(..., slice_shape=)`), and `axis_topology` the topology of one layout
+axis, alone or in an explicit slice shape: every caller asks `route`, so one collective on the
+same chips has one answer.
 """
 
 from __future__ import annotations
@@ -65,6 +70,7 @@ __all__ = [
     "job_slice_chips",
     "collective_seconds",
     "group_all_reduce_seconds",
+    "group_link_load",
     "axis_topology",
     "most_chips_on_one_axis",
 ]
@@ -143,15 +149,18 @@ def _torus_dims(chip) -> int:
 
 
 def _cube_shape(n) -> tuple | None:
-    """Whole 4x4x4 cubes, as cubic as possible (Google's v5p table: 4x4x8, 4x8x8, ...,
-    16x16x24); None when n is not a multiple of 64."""
+    """Whole 4x4x4 cubes, as cubic as possible: the shortest longest axis, and among shapes
+    that tie on it the longest shortest axis (Google's v5p table: 4x4x8, 4x8x8, 8x8x8,
+    8x8x16 for 1024 chips, 8x16x16, 16x16x16, 16x16x24; xpk's v4 list: 8x8x12, 8x8x16,
+    8x16x16; never 4x16x16, which ties 8x8x16 on its longest axis); None when n is not a
+    multiple of 64."""
     if n % 64:
         return None
     cubes, best = n // 64, None
     for a in range(1, cubes + 1):
         for b in range(a, cubes // a + 1):
             c, rest = divmod(cubes, a * b)
-            if rest == 0 and c >= b and (best is None or c < best[2]):
+            if rest == 0 and c >= b and (best is None or (c, -a) < (best[2], -best[0])):
                 best = (a, b, c)
     return tuple(4 * x for x in best) if best else None
 
@@ -527,12 +536,56 @@ def group_all_reduce_seconds(chip, nbytes, n, latency_s=0.0, network_latency_s=0
     return collective_seconds("all-reduce", nbytes, route(chip, n), latency_s, network_latency_s)
 
 
-def axis_topology(chip, n) -> str:
+def group_link_load(chip, n, slice_shape, kind="all-reduce", latency_s=0.0) -> tuple:
+    """One collective of a group of `n` chips in a TPU slice of `slice_shape` (e.g. "2x2x2",
+    "8x16x48"; `parse_slice_shape`), placed by `route` (whole slice axes whose lengths multiply
+    to n first, as jax's mesh_utils places a mesh axis), as the load on one link.
+
+    Returns (share, one_way_bytes_per_s, fixed_s, name): `share` is what the group's busiest
+    link carries one way per byte of the array (V), `one_way_bytes_per_s` that link's one-way
+    bandwidth as the group gets it, `fixed_s` the latency (`latency_s` per step, the steps of
+    every axis), `name` the route in words ("2 x 2 x 2: ring, ring, ring"). Over several axes
+    the array is split in proportion to each axis's bandwidth, so every axis's links are busy
+    for the whole collective and V x share / one_way_bytes_per_s + fixed_s is exactly
+    `collective_seconds(kind, V, route(chip, n, slice_shape=slice_shape), latency_s)`: one
+    answer, whoever asks. Raises where the group is not on the slice's links (n of 1, or more
+    chips than the slice holds)."""
+    chip = get_chip(chip)
+    r = route(chip, n, slice_shape=slice_shape)
+    if r.kind != "link" or not r.axes:
+        raise ValueError(
+            f"a group of {n} {chip.name} chips is not one collective on the links of a "
+            f"{slice_shape!r} slice: give n from 2 up to the slice's chips"
+        )
+    rate = max(a.one_way_bytes_per_s for a in r.axes)
+    per_byte_s = collective_seconds(kind, 1.0, r)
+    fixed_s = collective_seconds(kind, 1.0, r, latency_s) - per_byte_s
+    return per_byte_s * rate, rate, fixed_s, r.describe()
+
+
+def axis_topology(chip, n, slice_shape=None) -> str:
     """The topology of one layout axis of `n` chips on its own (a D-split matmul's group,
     `roofline.sharded_topology`): one torus axis of n chips (a ring of two, a bidirectional
     ring where an axis of n wraps round, else a line), the switch or mesh of a domain, a
-    PCIe ring. Raises where n is more than one axis or domain holds."""
+    PCIe ring. Raises where n is more than one axis or domain holds.
+
+    Without `slice_shape` the axis is one of a slice large enough to hold it, wrapped by the
+    catalog's rule for an axis of n (v5e/v6e: only 16; v4/v5p/TPU7x: a multiple of 4, as in
+    a slice of whole cubes). With `slice_shape` (a TPU slice the n chips sit in, e.g.
+    "8x16x48") `route` places them, as `roofline.all_reduce_time(..., slice_shape=)` does, and
+    this is the topology of the one slice axis they take (8 v5p chips of 8x16x48: its wrapped
+    axis of 8, "bidirectional-ring"); chips spread over several slice axes (8 chips as 2x2x2)
+    have no one topology: ValueError, naming `group_link_load`, which times them."""
     chip = get_chip(chip)
+    if slice_shape is not None:
+        r = route(chip, n, slice_shape=slice_shape)
+        if r.kind == "link" and len(r.axes) == 1:
+            return r.axes[0].topology
+        raise ValueError(
+            f"{n} {chip.name} chips of a {slice_shape!r} slice are not one axis "
+            f"({r.describe()}): time them with roofline.sharded_estimate(..., slice_shape=) "
+            "or roofline.all_reduce_time(..., slice_shape=) (roofline.topology.group_link_load)"
+        )
     domain, link, top, _ = _domain(chip)
     most = most_chips_on_one_axis(chip)
     if most is not None and not is_symbolic(n) and n > most:

@@ -151,6 +151,51 @@ def test_a_sweep_that_stops_inside_the_caches_says_so():
     assert not levels.main_memory_reached
 
 
+def test_a_plateau_slower_than_a_level_further_out_is_a_dip_not_a_level():
+    # chapter 9's reference run (issue 33): the curve falls to 13 GB/s at 108-181 MiB, then
+    # levels off at 22 GB/s beyond; data further from the core never moves faster, so the
+    # slow stretch is no memory level. Injected: 200 GB/s to 1 MiB, 100 GB/s to 24 MiB, 30 GB/s
+    # to 96 MiB (two octaves, 8 points at 4 per octave: long enough to be a plateau), 40 GB/s.
+    sizes = sweep_sizes(16 * KiB, 1024 * MiB, per_octave=4)
+    curve = [(1 * MiB, 200e9), (24 * MiB, 100e9), (96 * MiB, 30e9), (math.inf, 40e9)]
+    levels = memory_levels(sizes, hierarchy_curve(curve, sizes))
+    assert [p.bytes_per_s for p in levels.plateaus] == pytest.approx([200e9, 100e9, 40e9])
+    assert [p.bytes_per_s for p in levels.dips] == pytest.approx([30e9])
+    assert levels.dips[0].min_working_set > 24 * MiB and levels.dips[0].max_working_set <= 96 * MiB
+    # a monotone hierarchy has none
+    assert memory_levels(sizes, hierarchy_curve(LEVELS, sizes)).dips == ()
+
+
+def test_a_short_last_run_close_to_the_last_plateau_continues_it():
+    # a quick run on the build machine ended 35 GB/s at 64-181 MiB, then one point at 256 MiB
+    # cut off by the run rule: that point is main memory still, not a level of its own (nor
+    # does it make the plateau before it a dip). Raw bandwidths (GB/s), one size per octave:
+    # smoothed (running median of 3), ... 43, 43, 35, 35, 35, then (35 + 32.2) / 2 = 33.6:
+    # the run 43..35 (43 / 35 = 1.23 <= 1.25) cannot take 33.6 (43 / 33.6 = 1.28), so the last
+    # run is one point, 32.2, within 1.25 of the plateau's median 35: it continues it
+    bw = [165] * 6 + [104] * 6 + [60, 43, 43, 35, 35, 35, 32.2]
+    sizes = [2**k * MiB / 64 for k in range(len(bw))]
+    levels = memory_levels(sizes, [b * 1e9 for b in bw])
+    assert levels.main_memory_reached and levels.dips == ()
+    assert [p.bytes_per_s for p in levels.plateaus] == pytest.approx([165e9, 104e9, 35e9])
+    assert levels.main_memory.max_working_set == sizes[-1]
+
+
+def test_the_reference_run_counts_three_levels_and_shows_its_dip():
+    # the stored reference run (roofline/measure/reference_run.json): its curve, read by eye
+    # from the per-kernel timings, has fast plateaus up to ~1.2 MiB (~85 GB/s) and ~64 MiB
+    # (~27 GB/s), ~13 GB/s at 108-181 MiB and ~22 GB/s from 215 MiB on (copy only)
+    from roofline.measure.reference import REFERENCE_FILE
+
+    result = load_result(REFERENCE_FILE)
+    levels = result.levels()
+    bandwidths = [p.bytes_per_s for p in levels.plateaus]
+    assert len(bandwidths) == 3 and bandwidths == sorted(bandwidths, reverse=True)
+    assert 20e9 < levels.main_memory.bytes_per_s < 25e9
+    assert len(levels.dips) == 1 and 10e9 < levels.dips[0].bytes_per_s < 16e9
+    assert "not a level: " in result.table()
+
+
 def test_plateau_input_errors_are_clear():
     with pytest.raises(ValueError, match="increasing"):
         memory_levels([2, 1], [1, 1])

@@ -67,3 +67,42 @@ def test_build_mode_leaves_the_accelerator_out_and_says_why(monkeypatch):
     assert result.settings["mode"] == "build" and result.accelerator is None
     message = result.accelerator_message
     assert "book's build" in message and "Runtime > Change runtime type" in message
+
+
+def test_the_web_page_shows_the_reference_run_and_a_notebook_its_own(tmp_path):
+    # issue 33: the page's cells display the run its prose quotes. A build-mode run is swapped
+    # for the stored reference; a reader's run (quick, full) is shown as measured; without a
+    # reference file the build's own run is shown (and the prose names it as such).
+    from roofline.measure import MeasureResult
+    from roofline.measure.reference import REFERENCE_FILE, page_example, page_run
+
+    def run(mode):
+        return MeasureResult(host="here", date="today", cpu="cpu", settings={"mode": mode})
+
+    build = run("build")
+    shown = page_run(build)
+    assert REFERENCE_FILE.is_file() and shown is not build
+    assert shown.host == page_example(build)[0].host != "here"
+    assert shown.settings["mode"] == "full"  # the stored reference is a full run
+    # the accelerator cell prints the reference's answer, never an empty line
+    assert shown.accelerator is None and "CPU only" in shown.accelerator_message
+    for mode in ("quick", "full"):
+        own = run(mode)
+        assert page_run(own) is own
+    assert page_run(build, reference=tmp_path / "absent.json") is build
+
+
+def test_chapter_9_swaps_the_run_in_a_removed_cell_and_keeps_the_readers_cell_plain():
+    # issue 33: the reader's first cell is still `result = measure(quick=True, ...)`; the swap to
+    # the reference run (web page only) happens in a remove-cell right after it, before any
+    # cell that prints a result
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "chapters" / "09_measuring_a_roofline.md").read_text(
+        encoding="utf-8"
+    )
+    cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, re.S)[1:]  # after the setup
+    assert "result = measure(quick=True" in cells[0] and "print(" not in cells[0]
+    assert cells[1].startswith(":tags: [remove-cell]") and "result = page_run(" in cells[1]
+    assert "print(result.table())" in cells[2]

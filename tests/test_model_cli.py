@@ -49,7 +49,11 @@ def test_training_step_printed_and_written(tmp_path, capsys):
     layer = 6 * (2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672) + 12 * 8192 * 8192
     head = 6 * 128256 * 8192
     math_s = (5 * layer + head) * 2048 * 8192 / 512 / 989.5e12
-    dp_s = 2 * 63 / 64 * 2 * P / 128 / 50e9  # ring over 64 nodes' 400 Gb/s NICs
+    # ring over 64 nodes' 400 Gb/s NICs of the gradients of the stage with the most
+    # parameters (the last: 5 layers of 855,654,400 + the output head + the final norm) / tp 8
+    last_stage = 5 * 855_654_400 + 128_256 * 8192 + 8192
+    assert 80 * 855_654_400 + 2 * 128_256 * 8192 + 8192 == P
+    dp_s = 2 * 63 / 64 * 2 * last_stage / 8 / 50e9
     t_lower = math_s * 47 / 32 + dp_s - 2 / 3 * math_s / 32
     model_per_chip = (80 * layer + head) * 2048 * 8192 / 8192
     ceiling = model_per_chip / (t_lower * 989.5e12)

@@ -50,6 +50,106 @@ def test_every_caller_gives_one_answer(chip, n):
     assert collective_seconds("all-reduce", V, route(chip, n)) == pytest.approx(by_estimate)
 
 
+# The same collectives on the same chips with an explicit slice shape (issue 30): the chips sit
+# in a TPU slice of that shape, placed as jax's mesh_utils places a mesh axis (whole slice axes
+# whose lengths multiply to n first). By hand, V = 1 GB all-reduced, t = 2 (n-1)/n V / sum R_i,
+# R_i = W for a line or a ring of two (one link), 2W for a wrapped axis (a bidirectional ring);
+# W = 45 GB/s (v5e), 90 GB/s (v5p) one way per link.
+SHAPED_CASES = [
+    # v5e 4 as the sold 2x2: two rings of two, R = 2W: 2 x 3/4 x 1e9 / 90e9 = 16.67 ms
+    ("TPU v5e", 4, "2x2", 2 * 3 / 4 * V / (2 * W_V5E)),
+    # v5e 4 as one axis of a 4x4 (no wrap below 16 on v5e): a line, R = W: 33.33 ms, the
+    # answer sharded_topology gives an axis of 4 on its own
+    ("TPU v5e", 4, "4x4", 2 * 3 / 4 * V / W_V5E),
+    # v5e 8 = 2x4: a ring of two + a line of 4, R = 2W: 2 x 7/8 x 1e9 / 90e9 = 19.44 ms
+    ("TPU v5e", 8, "2x4", 2 * 7 / 8 * V / (2 * W_V5E)),
+    # v5e 16 = 4x4: two lines of 4, R = 2W: 2 x 15/16 x 1e9 / 90e9 = 20.83 ms
+    ("TPU v5e", 16, "4x4", 2 * 15 / 16 * V / (2 * W_V5E)),
+    # v5e 16 as one axis of the 16x16 pod: a wrapped ring of 16, R = 2W: the same 20.83 ms
+    ("TPU v5e", 16, "16x16", 2 * 15 / 16 * V / (2 * W_V5E)),
+    # v5e 256 = the wrapped 16x16, R = 4W: 2 x 255/256 x 1e9 / 180e9 = 11.07 ms
+    ("TPU v5e", 256, "16x16", 2 * 255 / 256 * V / (4 * W_V5E)),
+    # v5p 8 as 2x2x2: three rings of two, R = 3W: 2 x 7/8 x 1e9 / 270e9 = 6.481 ms
+    ("TPU v5p", 8, "2x2x2", 2 * 7 / 8 * V / (3 * W_V5P)),
+    # v5p 8 as the axis of 8 of 8x16x48 (whole cubes: wrapped), R = 2W: 9.722 ms
+    ("TPU v5p", 8, "8x16x48", 2 * 7 / 8 * V / (2 * W_V5P)),
+    # v5p 16 in a 4x4x4 cube: two whole axes of 4 (the 4x4 plane), both wrapped, R = 4W:
+    # 2 x 15/16 x 1e9 / 360e9 = 5.208 ms
+    ("TPU v5p", 16, "4x4x4", 2 * 15 / 16 * V / (4 * W_V5P)),
+    # v5p 64 = 4x4x4, three wrapped rings, R = 6W: 2 x 63/64 x 1e9 / 540e9 = 3.646 ms
+    ("TPU v5p", 64, "4x4x4", 2 * 63 / 64 * V / (6 * W_V5P)),
+    # v5p 128 = 4x4x8, R = 6W: 3.675 ms
+    ("TPU v5p", 128, "4x4x8", 2 * 127 / 128 * V / (6 * W_V5P)),
+    # v5p 6144 as the listed 16x16x24 or MLPerf's 8x16x48: all wrapped, R = 6W: 3.703 ms both
+    ("TPU v5p", 6144, "16x16x24", 2 * 6143 / 6144 * V / (6 * W_V5P)),
+    ("TPU v5p", 6144, "8x16x48", 2 * 6143 / 6144 * V / (6 * W_V5P)),
+]
+
+
+@pytest.mark.parametrize("chip,n,shape,by_hand", SHAPED_CASES)
+def test_every_caller_gives_one_answer_on_an_explicit_slice(chip, n, shape, by_hand):
+    """all_reduce_time, the serving replica's all-reduce, the route itself, a D-split
+    matmul's link term (sharded_estimate, its critical D, and sharded_topology where the chips
+    take one slice axis) and, where the slice is the whole job, training_step's data-parallel
+    all-reduce: one answer, the by-hand one."""
+    assert rl.all_reduce_time(chip, V, n, slice_shape=shape) == pytest.approx(by_hand, rel=1e-12)
+    r = route(chip, n, slice_shape=shape)
+    assert collective_seconds("all-reduce", V, r) == pytest.approx(by_hand, rel=1e-12)
+    assert tp_all_reduce_seconds(chip, n, V, 0.0, shape) == pytest.approx(by_hand, rel=1e-12)
+    # a D-split matmul whose [B, F] bf16 partial sums are V: B x F x 2 = 20,000 x 25,000 x 2
+    B, F, D = 20_000, 25_000, 6144 * 8
+    est = rl.sharded_estimate(B, D, F, chip, n, slice_shape=shape)
+    (link,) = [t for t in est.extra if t.kind == "link"]
+    assert link.seconds == pytest.approx(by_hand, rel=1e-12)
+    # its critical D: each chip's math 2 B D* F / (n peak) equals that link time
+    d_star = rl.sharded_critical_D(chip, n, slice_shape=shape)
+    peak = rl.get_chip(chip).peak_flops_per_s("bf16")
+    assert 2 * B * d_star * F / (n * peak) == pytest.approx(by_hand, rel=1e-12)
+    if len(r.axes) == 1:  # one slice axis: its topology is the answer sharded_topology gives
+        top = rl.sharded_topology(chip, n, slice_shape=shape)
+        w = rl.get_chip(chip).link_bytes_per_s
+        assert rl.collective_time("all-reduce", V, n, w, top) == pytest.approx(by_hand)
+    else:
+        with pytest.raises(ValueError, match="not one axis"):
+            rl.sharded_topology(chip, n, slice_shape=shape)
+    if math.prod(int(a) for a in shape.split("x")) == n:
+        step = rl.training_step("Llama 3 8B", chip, n, n * 4096, 4096, {"dp": n}, slice_shape=shape)
+        grads = STATE_BYTES_PER_PARAM["gradients"] * rl.get_model("Llama 3 8B").params
+        assert step.times["DP"] == pytest.approx(by_hand * grads / V, rel=1e-12)
+
+
+def test_a_sharded_matmul_counts_the_same_latency_steps_as_the_route():
+    # 1 us per step: 2x2x2 is 3 axes of 2 chips, 2 steps each (reduce-scatter + all-gather) =
+    # 6 steps; a bidirectional ring of 8 takes 2 x floor(8/2) = 8 (as the CLI test above)
+    for shape, steps, gbps in (("2x2x2", 6, 270e9), ("8x16x48", 8, 180e9)):
+        est = rl.sharded_estimate(
+            20_000, 49_152, 25_000, "TPU v5p", 8, latency_s=1e-6, slice_shape=shape
+        )
+        (link,) = [t for t in est.extra if t.kind == "link"]
+        assert link.fixed_s == pytest.approx(steps * 1e-6)
+        assert link.seconds == pytest.approx(2 * 7 / 8 * V / gbps + steps * 1e-6)
+        assert link.seconds == pytest.approx(
+            rl.all_reduce_time("TPU v5p", V, 8, latency_s=1e-6, slice_shape=shape)
+        )
+
+
+def test_an_axis_alone_is_one_axis_of_a_slice_that_holds_it():
+    """Without a slice shape sharded_topology answers for one layout axis of n chips in a
+    larger slice: the same answer as that axis of an explicit slice shape (v5e 4 of a 4x4: a
+    line; 16 of the 16x16 pod: a wrapped ring; v5p 8 of 8x16x48: a wrapped ring), not the
+    answer for a slice of only n chips (v5e 4 as 2x2, v5p 8 as 2x2x2, times above)."""
+    for chip, n, shape in (
+        ("TPU v5e", 4, "4x4"),
+        ("TPU v5e", 16, "16x16"),
+        ("TPU v5p", 8, "8x16x48"),
+    ):
+        assert rl.sharded_topology(chip, n) == rl.sharded_topology(chip, n, slice_shape=shape)
+    with pytest.raises(ValueError, match="not both"):
+        rl.sharded_estimate(64, 1024, 1024, "TPU v5p", 8, topology="line", slice_shape="2x2x2")
+    with pytest.raises(ValueError, match="slice shape is for TPU"):
+        rl.sharded_critical_D("H100 SXM", 8, slice_shape="2x2x2")
+
+
 @pytest.mark.parametrize("chip,n", [c for c in CASES if c[1] <= 8 and "TPU" not in c[0]])
 def test_step_time_uses_the_same_route(chip, n):
     """transformer.step_time's tensor-parallel all-reduces (2 per layer of B x d_model bf16)."""
@@ -96,8 +196,55 @@ def test_slice_shapes_are_googles():
     ]
     v5p = {4: (2, 2), 8: (2, 2, 2), 32: (2, 4, 4), 64: (4, 4, 4), 128: (4, 4, 8)}
     v5p |= {256: (4, 8, 8), 512: (8, 8, 8), 2048: (8, 16, 16), 6144: (16, 16, 24)}
+    # the v5p table's row "8x8x16 | 2048 | 1024 | 256 | 16" (topology, cores, chips, hosts,
+    # cubes): 1024 chips are 8x8x16, not 4x16x16 (the same longest axis, less cubic)
+    v5p |= {1024: (8, 8, 16), 4096: (16, 16, 16)}
     for n, shape in v5p.items():
         assert slice_shape("TPU v5p", n) == shape, n
+
+
+# Google's v4 page prints no table of slice shapes. Google's cluster tool xpk
+# (github.com/AI-Hypercomputer/xpk, commit 367c8382, src/xpk/core/system_characteristics.py)
+# lists, for prefix 'v4', the default topology of each size it sells, in these words:
+# "default_topologies=set(['2x2x1', '2x2x2', '2x2x4', '2x4x4', '4x4x4', '4x4x8', '4x8x8',
+# '8x8x8', '8x8x12', '8x8x16', '8x16x16'])" (its accelerator types v4-8 ... v4-4096 count
+# TensorCores, two per chip: v4-2048 is 8x8x16 = 1024 chips). Each row: the chips are the
+# product of the listed axes; the book's shape for that many chips is the listed one.
+V4_SOLD_SHAPES = (
+    "2x2x1",
+    "2x2x2",
+    "2x2x4",
+    "2x4x4",
+    "4x4x4",
+    "4x4x8",
+    "4x8x8",
+    "8x8x8",
+    "8x8x12",
+    "8x8x16",
+    "8x16x16",
+)
+
+
+@pytest.mark.parametrize("listed", V4_SOLD_SHAPES)
+def test_tpu_v4_slice_shapes_are_the_ones_google_lists(listed):
+    axes = tuple(int(a) for a in listed.split("x"))
+    chips = math.prod(axes)  # 2x2x1 = 4 ... 8x8x16 = 1024 ... 8x16x16 = 2048
+    assert slice_shape("TPU v4", chips) == tuple(sorted(a for a in axes if a > 1))
+
+
+def test_1024_tpu_v4_chips_are_8x8x16_and_its_axes_route_so():
+    # 1024 v4 chips = 8x8x16 (xpk's v4-2048), every axis wrapped (whole cubes). A tensor
+    # parallel axis of 8 takes the first slice axis of 8: a bidirectional ring of 8, 45 GB/s
+    # one way per link: 1 GB all-reduced in 2 x 7/8 x 1e9 / (2 x 45e9) = 19.44 ms (on the
+    # 4x16x16 the book used to pick, tp 8 would take 4 of the axis of 4 then 2 of an axis of
+    # 16: a different route). The whole 1024: three wrapped axes, 6 x 45 GB/s into a chip:
+    # 2 x 1023/1024 x 1e9 / 270e9 = 7.40 ms.
+    assert slice_shape("TPU v4", 1024) == (8, 8, 16)
+    r = route("TPU v4", 8, slice_chips=1024)
+    assert [(a.chips, a.topology) for a in r.axes] == [(8, "bidirectional-ring")]
+    assert collective_seconds("all-reduce", V, r) == pytest.approx(2 * 7 / 8 * V / (2 * 45e9))
+    whole = rl.all_reduce_time("TPU v4", V, 1024)
+    assert whole == pytest.approx(2 * 1023 / 1024 * V / 270e9)
 
 
 def test_all_reduce_by_hand():

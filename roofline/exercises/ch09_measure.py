@@ -186,7 +186,7 @@ register(
         title="Fraction of peak on a GPU (chapter 9)",
         question=(
             "In Colab, a bf16 matmul on an H100 SXM reaches `achieved` FLOP/s. What fraction of "
-            "the catalog's peak is that (a number between 0 and 1)?"
+            "the catalog's dense bf16 peak is that (a number between 0 and 1)?"
         ),
         answer=lambda p: p["achieved"] / get_chip(p["chip"]).peak_flops_per_s("bf16"),
         kind="number",

@@ -15,11 +15,19 @@ How the plateaus are found (`find_plateaus`):
    smallest bandwidths stay within a factor ``1 + tolerance`` of each other.
 4. A run of at least ``min_points`` points is a plateau; shorter runs are the
    slopes between levels. Neighbouring plateaus whose medians are within the
-   tolerance are merged. A plateau's bandwidth is the median of its raw points.
+   tolerance are merged, and a short last run within the tolerance of the plateau
+   just before it continues that plateau. A plateau's bandwidth is the median of its
+   raw points.
 
 The plateau at the largest sizes is main memory, if the last run is long enough
 to be a plateau (otherwise the sweep stopped before the caches ran out and
 `Levels.main_memory_reached` is False).
+
+5. A plateau no faster than a level further out (a larger working set) is not a
+   memory level: data further from the core never moves faster. It is kept apart,
+   in `Levels.dips`, so that a table can show it and say why it is not counted.
+   (Chapter 9's reference run has one: copy, scale and add all slow to about
+   13 GB/s at 108-181 MiB, then copy alone speeds up again to 22 GB/s beyond.)
 """
 
 from __future__ import annotations
@@ -79,6 +87,7 @@ class Levels:
     main_memory: Plateau  # the last plateau, or the sweep's last run when it never levelled off
     main_memory_reached: bool
     overhead_points: int  # points dropped as call-overhead-bound at small sizes
+    dips: tuple = ()  # plateaus no faster than a level further out: not levels (step 5)
 
     @property
     def plateaus(self) -> tuple:
@@ -198,16 +207,50 @@ def memory_levels(sizes, bandwidths, tolerance: float = 0.25, min_points: int = 
                 merged[-1] = [pi, j]
                 continue
         merged.append([i, j])
+    _extend_to_the_end(merged, runs, bandwidths, tolerance)
     plateaus = [Plateau(_median(bandwidths[i:j]), sizes[i], sizes[j - 1], j - i) for i, j in merged]
     last_run = runs[-1]
     reached = bool(merged) and merged[-1][1] == len(sizes)
     if reached:
-        return Levels(tuple(plateaus[:-1]), plateaus[-1], True, top)
-    # the sweep ended on a slope: the caches had not run out yet
-    tail = Plateau(
-        _median(bandwidths[last_run[0] : last_run[1]]),
-        sizes[last_run[0]],
-        sizes[last_run[1] - 1],
-        last_run[1] - last_run[0],
-    )
-    return Levels(tuple(plateaus), tail, False, top)
+        caches, main = plateaus[:-1], plateaus[-1]
+    else:  # the sweep ended on a slope: the caches had not run out yet
+        caches, main = (
+            plateaus,
+            Plateau(
+                _median(bandwidths[last_run[0] : last_run[1]]),
+                sizes[last_run[0]],
+                sizes[last_run[1] - 1],
+                last_run[1] - last_run[0],
+            ),
+        )
+    levels, dips = _split_dips(caches, main)
+    return Levels(levels, main, reached, top, dips)
+
+
+def _extend_to_the_end(merged: list, runs: list, bandwidths, tolerance: float) -> None:
+    """A last run too short to be a plateau, right after the last plateau and within the
+    tolerance of it, continues that plateau: the sweep's largest sizes are still on it (a
+    noisy point cut the run), so main memory was reached."""
+    if not merged or merged[-1][1] == len(bandwidths):
+        return
+    i, j = runs[-1]
+    if merged[-1][1] != i:
+        return
+    a, b = _median(bandwidths[merged[-1][0] : merged[-1][1]]), _median(bandwidths[i:j])
+    if max(a, b) <= min(a, b) * (1 + tolerance):
+        merged[-1][1] = j
+
+
+def _split_dips(caches, main: Plateau) -> tuple[tuple, tuple]:
+    """(levels, dips): the cache plateaus faster than every plateau further out, and the
+    others (step 5 of the module docstring), each smallest working set first."""
+    levels: list[Plateau] = []
+    dips: list[Plateau] = []
+    floor = main.bytes_per_s  # the fastest level further out than the plateau looked at
+    for p in reversed(caches):
+        if p.bytes_per_s > floor:
+            levels.insert(0, p)
+            floor = p.bytes_per_s
+        else:
+            dips.insert(0, p)
+    return tuple(levels), tuple(dips)

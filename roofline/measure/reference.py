@@ -1,5 +1,6 @@
 """The reference run chapter 9 quotes: `reference_run.json` (taken by
 `tools/measure_reference.py` on a quiet machine) or, without it, the run that built the page.
+`page_run` chooses the run the chapter's cells display (the reference on the web page).
 
 Part of `roofline.measure` (the run is in `runner`, which re-exports these names).
 """
@@ -37,3 +38,26 @@ def page_example(own: MeasureResult, reference=REFERENCE_FILE) -> tuple[MeasureR
         f"thread{'s' if own.threads > 1 else ''}, measured while building, "
         f"{own.settings.get('mode', 'full')} mode" + (f"; {busy}" if busy else "") + ")"
     )
+
+
+def page_run(own: MeasureResult, reference=REFERENCE_FILE) -> MeasureResult:
+    """The run chapter 9's cells display: the stored reference run when `own` was measured in
+    the book's build (mode "build", a few seconds on a machine running other jobs) and the
+    reference file exists, so that the web page's outputs show the figures its prose quotes;
+    otherwise `own` (a reader's notebook shows the reader's own run).
+
+    The build's own run still executes (it proves the code works there); the chapter
+    summarises it in a sentence."""
+    if own.settings.get("mode") != "build" or not Path(reference).is_file():
+        return own
+    shown = page_example(own, reference)[0]
+    if shown.accelerator is None and not shown.accelerator_message:
+        shown.accelerator_message = REFERENCE_HAS_NO_ACCELERATOR
+    return shown
+
+
+#: What chapter 9's accelerator cell prints on the web page (the reference run measured a CPU).
+REFERENCE_HAS_NO_ACCELERATOR = (
+    "The reference run measured a CPU only: no GPU or TPU. In Colab, Runtime > Change runtime "
+    "type > a GPU or a TPU, then Run all, measures one."
+)

@@ -351,11 +351,18 @@ class MeasureResult:
             f"{format_bytes(m.min_working_set, binary=True)} - "
             f"{format_bytes(m.max_working_set, binary=True)}{note}"
         )
+        for p in levels.dips:
+            lines.append(
+                f"not a level: {format_bandwidth(p.bytes_per_s)} at "
+                f"{format_bytes(p.min_working_set, binary=True)} - "
+                f"{format_bytes(p.max_working_set, binary=True)} (slower than a level further out)"
+            )
         for kernel, (sizes, bws) in self.curves().items():
             kl = memory_levels(sizes, bws)
             lines.append(
-                f"  {kernel:<6} plateaus: "
+                f"  {kernel:<6} levels: "
                 + ", ".join(format_bandwidth(p.bytes_per_s) for p in kl.plateaus)
+                + (" (the last: main memory)" if kl.main_memory_reached else "")
             )
         return lines
 

@@ -45,6 +45,7 @@ from .matmul import (
 from .reference import (  # noqa: F401  (importable from runner, as before)
     REFERENCE_FILE,
     page_example,
+    page_run,
 )
 from .result import (  # noqa: F401  (importable from runner, as before)
     FORMAT_VERSION,
