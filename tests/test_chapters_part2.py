@@ -414,3 +414,9 @@ def test_chapter_6_new_exercises_by_hand():
     # full mesh all-gather: one piece V/n per link, all links at once
     assert check("comms-allgather-mesh", V / (n * W)).correct
     assert "ring" in check("comms-allgather-mesh", (n - 1) * V / (n * W)).message
+    # the bandwidth is now BW (W is the weights in the notation table); W stays accepted
+    BW = sympy.Symbol("BW", positive=True)
+    assert check("comms-allgather-mesh", V / (n * BW)).correct
+    assert check("comms-allgather-mesh", "V/(n*BW)").correct
+    assert check("comms-allgather-mesh", "V/(n*W)").correct
+    assert not check("comms-allgather-mesh", "V/(n*BW*W)").correct

@@ -428,6 +428,8 @@ def _students():
 
 _TEXTS = [
     "",
+    "V/(n*W)",  # a symbol alias (comms-allgather-mesh: W for BW), read alike by the page
+    "V/(nBW)",
     "abc",
     "1.01 ms",
     "1.01 us",

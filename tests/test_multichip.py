@@ -682,3 +682,45 @@ def test_latency_bandwidth_fit():
     assert np.all(np.abs(model / t - 1) < 0.35)
     # optimistic (faster than measured) in the middle, pessimistic at both ends
     assert model[14] < t[14] and model[0] > t[0] and model[-1] > t[-1]
+
+
+def _all_to_all_busiest_link(n, topology):
+    """Chapter 6's piece count: route each chip's piece for every other chip (V/n^2 of V = 1)
+    link by link and return the largest load on one link in one direction."""
+    load = {}
+    for src in range(n):
+        for dst in range(n):
+            if src == dst:
+                continue
+            if topology == "ring":  # one way round only
+                routes = [(1, (dst - src) % n, 1.0)]
+            elif topology == "line":  # straight towards it, no wraparound
+                routes = [(1 if dst > src else -1, abs(dst - src), 1.0)]
+            else:  # wrapped axis: the shorter way; the piece opposite goes half each way
+                ahead = (dst - src) % n
+                if 2 * ahead < n:
+                    routes = [(1, ahead, 1.0)]
+                elif 2 * ahead > n:
+                    routes = [(-1, n - ahead, 1.0)]
+                else:
+                    routes = [(1, ahead, 0.5), (-1, ahead, 0.5)]
+            for step, hops, share in routes:
+                for h in range(hops):
+                    link = ((src + step * h) % n, step)
+                    load[link] = load.get(link, 0.0) + share / n**2
+    return max(load.values())
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 8, 16])
+@pytest.mark.parametrize("topology", ["ring", "line", "bidirectional-ring"])
+def test_all_to_all_piece_count_matches_package(n, topology):
+    # n = 4 by hand (the chapter): ring (1+2+3)/16 = 6/16, line 2 x 2 = 4/16 on its middle
+    # link, wrapped axis 2/16
+    if n == 2 and topology == "bidirectional-ring":
+        pytest.skip("n = 2 wrapped: the package assumes two links between the pair")
+    counted = _all_to_all_busiest_link(n, topology)
+    assert counted == pytest.approx(rl.collective_bytes_per_link("all-to-all", 1.0, n, topology))
+    if n == 4:
+        assert counted == pytest.approx(
+            {"ring": 6, "line": 4, "bidirectional-ring": 2}[topology] / 16
+        )

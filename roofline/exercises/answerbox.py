@@ -70,6 +70,8 @@ def _points(exercise, count=4) -> list:
         for name in exercise.symbols:
             digest = hashlib.sha256(f"{exercise.id}\0{k}\0{name}".encode()).digest()
             point[name] = 0.5 + int.from_bytes(digest[:4], "big") / 2**32 * 3
+        for alias, name in exercise.symbol_aliases.items():  # another spelling, same value
+            point[alias] = point[name]
         points.append(point)
     return points
 
@@ -103,7 +105,7 @@ def answer_payload(exercise: core.Exercise, params: dict | None = None) -> dict:
     if exercise.kind == "symbolic":
         names = core._symbols(exercise)
         points = _points(exercise)
-        payload["symbols"] = list(exercise.symbols)
+        payload["symbols"] = list(exercise.symbols) + list(exercise.symbol_aliases)
         payload["points"] = points
         payload["expected_values"] = _values_at(expected, names, points)
         payload["mistakes"] = [

@@ -214,29 +214,30 @@ register(
         id="comms-allgather-mesh",
         factor_words={"n": "the number of chips"},
         title="An all-gather on a full mesh (chapter 6)",
-        question="n chips are joined as a full mesh: every chip has its own link, W bytes/s each way, to "
-        "every other chip. Write the time of an all-gather of an array of V bytes (each chip "
-        "starts with V/n of it) over the n chips, bandwidth term only, in V, n and W.",
-        answer=lambda p: "V/(n*W)",
+        question="n chips are joined as a full mesh: every chip has its own link, BW bytes/s each way, "
+        "to every other chip. Write the time of an all-gather of an array of V bytes (each chip "
+        "starts with V/n of it) over the n chips, bandwidth term only, in V, n and BW.",
+        answer=lambda p: "V/(n*BW)",
         kind="symbolic",
-        symbols=("V", "n", "W"),
+        symbols=("V", "n", "BW"),
+        symbol_aliases={"W": "BW"},  # the spelling before BW (W is the weights in the book)
         hints=(
             "Each chip needs the V/n bytes of every other chip, and each of those pieces arrives "
             "over its own link, all at the same time.",
         ),
         mistakes=lambda p: [
             Mistake(
-                "(n - 1)*V/(n*W)",
+                "(n - 1)*V/(n*BW)",
                 "That sends every piece over one link, as on a one-way ring; on "
                 "a mesh the n - 1 pieces arrive over n - 1 links at once.",
             ),
             Mistake(
-                "(n - 1)*V/(2*n*W)",
+                "(n - 1)*V/(2*n*BW)",
                 "That is a bidirectional ring (two links per chip); a mesh has "
                 "n - 1 links per chip.",
             ),
             Mistake(
-                "V/W",
+                "V/BW",
                 "That moves the whole array over one link; each link carries only one chip's V/n.",
             ),
         ],

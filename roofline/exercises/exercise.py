@@ -96,6 +96,9 @@ class Exercise:
     choice_reasons: dict = field(default_factory=dict)
     """For a choice: {choice: why it is wrong when it is}, for each wrong choice without a
     listed mistake (homework: the choice wrong for a student changes with their numbers)."""
+    symbol_aliases: dict = field(default_factory=dict)
+    """For a formula: other spellings a student may type for a symbol, {"W": "BW"} (an old
+    name kept accepted after a rename); each is read as the symbol it names."""
     factor_words: dict = field(default_factory=dict)
     """For a formula: what a factor counts, {"H": "the number of heads", "3": "the three
     matmuls"}; an answer off by that one factor is told which kind of factor it is. The key
@@ -129,6 +132,12 @@ class Exercise:
         )
         object.__setattr__(self, "hints", tuple(self.hints))
         object.__setattr__(self, "symbols", tuple(self.symbols))
+        stray = {a: t for a, t in self.symbol_aliases.items() if t not in self.symbols}
+        if stray or set(self.symbol_aliases) & set(self.symbols):
+            raise ValueError(
+                f"exercise {self.id}: symbol_aliases maps a new spelling to one of the symbols "
+                f"{self.symbols}; got {self.symbol_aliases}"
+            )
         object.__setattr__(self, "choices", tuple(self.choices))
         if self.kind == "choice":
             object.__setattr__(self, "answer", _listed_choice(self.answer, self.choices))

@@ -194,7 +194,9 @@ def formula_right_message(exercise, expected) -> str:
 def _symbols(exercise):
     import sympy
 
-    return {name: sympy.Symbol(name, positive=True) for name in exercise.symbols}
+    names = {name: sympy.Symbol(name, positive=True) for name in exercise.symbols}
+    names.update({alias: names[name] for alias, name in exercise.symbol_aliases.items()})
+    return names
 
 
 def _by_name(expression, names):
