@@ -349,7 +349,10 @@ def multi_axis_collective_time(
     t = (N-1)/N V / sum R_i (all-gather, reduce-scatter), twice that for all-reduce
     (reduce-scatter then all-gather). With k equal wrapped axes this is (N-1)/N V / (2 k W);
     with unequal axes it is the bandwidth bound a pipelined implementation approaches (an
-    equal split would wait for the slowest axis). One axis: exactly `collective_time`.
+    equal split would wait for the slowest axis). On an unwrapped line longer than 2 it is
+    the time of reduce-scatter + all-gather at one link's rate, not a bound: a pipelined
+    reduce then broadcast using both directions of each full-duplex link needs about V/W
+    (1.5x less on a line of 4). One axis: exactly `collective_time`.
     Latency: `latency_s` per step, the steps of every axis added (`collective_steps`).
     """
     kind = canonical_kind(kind)

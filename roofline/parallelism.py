@@ -53,8 +53,10 @@ that leaves the slice uses the data-centre network: one NIC of `network_bytes_pe
 per chip into a non-blocking switched fabric (a fat tree), costed as a "switch" with one link
 per chip (the same all-reduce time as a ring; an all-to-all sends each chip's share once), in
 two levels when several members share a slice. Collective costs come from
-`roofline.collectives` (bandwidth terms, one-way link rates, no per-hop latency: a lower
-bound).
+`roofline.collectives` (bandwidth terms, one-way link rates, no per-hop latency; on a
+switch or a wrapped axis a lower bound, on an unwrapped line longer than 2 the time of
+reduce-scatter + all-gather, the scaling book's cost model, which a pipelined algorithm using
+both directions of each link could beat by up to 1.5x).
 
 Times are per step and per chip, at the datasheet's dense peak (FLOPs counted as in
 `roofline.training`, including recomputation: hardware FLOPs) and full memory bandwidth.
@@ -63,9 +65,16 @@ stage with the most FLOPs, the HBM traffic and the FSDP / data-parallel collecti
 with the most parameters and activations of its own (`_stage_slices`: the first holds the
 embedding, the last the output head, DeepSeek-V3's middle stages four MoE layers), the TP,
 CP and EP collectives the stage with the most (MoE) layers. Every stage must finish its own
-work before the step ends, so the step is at least the largest of these; and since the
-overlapped bound takes the largest resource, it equals the largest, over the stages, of each
-stage's own largest resource (maxima commute): no stage has to be chosen.
+work before the step ends, so the step is at least the largest of these; the overlapped
+maximum over resources of each resource's busiest stage equals the largest, over the stages,
+of each stage's own largest resource (maxima commute): no stage has to be chosen. The bubble
+and the exposed data-parallel reduction are added to it separately; the exposure is counted
+on the first stage's window (its last backward ends the step) even when another stage holds
+more parameters (a later stage's window is longer, so that term may overstate by the few
+parameters the embedding and head differ by). Not counted: the all-reduce of a tied
+embedding's gradients between the first and last stage (about 6 ms on MLPerf GPT-3's 512
+H100s, beside a 419 ms data-parallel reduce), and DeepSeek-V3's copy of the embedding on
+its last stage for the multi-token-prediction module (that stage is not the busiest).
 Overlap (`t_lower`): every resource runs at the same time as every other, except the
 pipeline bubble, which nothing fills, and the data-parallel reduction beyond what it can
 hide behind: the last micro-batch's backward (the first pipeline stage finishes its
@@ -505,15 +514,14 @@ class _Plan:
         runs pp - i - 1 warm-up forwards, then one forward and one backward at a time, so
         stage i keeps min(pp - i, microbatches) (the last stage 1: each backward follows its
         forward at once). The interleaved schedule (v = virtual_stages model chunks a stage,
-        each 1/v of its layers) runs 2 (pp - i - 1) + (v - 1) pp warm-up chunk forwards (all
-        m v when microbatches m = pp), so it keeps min(that + 1, m v) chunks, / v in whole
+        each 1/v of its layers) runs 2 (pp - i - 1) + (v - 1) pp warm-up chunk forwards (at most
+        all m v: Megatron-LM since Nov 2024, commit 4295be1a6c, has no special case for m = pp),
+        so it keeps min(that + 1, m v) chunks, / v in whole
         stages: pp + (pp - 1) / v on the first stage (Korthikanti et al. 2022, section 4.2.3:
         pp x (1 + (pp - 1) / (pp v))), pp - (pp - 1) / v on the last, not 1."""
         pp, micro, v = self.layout["pp"], self.microbatches, self.virtual_stages
         if v == 1:
             return [float(min(pp - i, micro)) for i in range(pp)]
-        if micro == pp:  # Megatron-LM runs every forward first, then every backward
-            return [float(micro)] * pp
         warmup = [2 * (pp - i - 1) + (v - 1) * pp for i in range(pp)]
         return [min(w + 1, micro * v) / v for w in warmup]
 

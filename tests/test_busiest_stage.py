@@ -247,9 +247,13 @@ def test_interleaved_schedule_keeps_megatron_lms_warm_up_on_every_stage():
     held = plan.stage_microbatches_held()
     assert held == [(2 * (7 - r) + 24 + 1) / 4 for r in range(8)]
     assert held[0] == 8 * (1 + 7 / 32) == 9.75 and held[-1] == 6.25
-    # with as many micro-batches as stages Megatron-LM runs every forward first: all 8
+    # with as many micro-batches as stages, m v = 32 chunks cap the warm-up: stages 0-3
+    # (warm-up 38, 36, 34, 32, + 1 > 32) run every forward first and keep all 8; stages 4-7
+    # keep (30, 28, 26, 24 + 1) / 4 = 7.75, 7.25, 6.75, 6.25 (Megatron-LM since its commit
+    # 4295be1a6c, Nov 2024, which dropped the special case that ran all forwards first on
+    # every stage when m = pp; an expert re-check played the schedule to the same figures)
     plan8 = type(plan)(**{**plan.__dict__, "microbatches": 8})
-    assert plan8.stage_microbatches_held() == [8.0] * 8
+    assert plan8.stage_microbatches_held() == [8.0] * 4 + [7.75, 7.25, 6.75, 6.25]
     # plain 1F1B: min(pp - r, m)
     plain = _plan("GPT-3 175B", "tp=4,pp=8,dp=16", 2048, 72, 2)
     assert plain.stage_microbatches_held() == [8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0]
