@@ -125,14 +125,16 @@ def _same(a, b):
 
 def other_roundings(value, unit):
     """`value` rounded or cut to 3-6 significant digits, where that differs from the book's
-    display (a 1-2 digit figure such as "1 TB/s" is a round number, not a display)."""
+    display (a 1-2 digit figure such as "1 TB/s" is a round number, not a display). The value
+    itself, printed with all its digits (MI300X's 1.3074 PFLOP/s on the exam's key), is not a
+    second rounding of it."""
     shown = _printed_value(canonical(value, unit))
     candidates = set()
     for k in range(3, 7):
         candidates.add(float(f"{value:.{k - 1}e}"))  # rounded: 989.5 -> 990
         scale = 10.0 ** (math.floor(math.log10(value)) - k + 1)
         candidates.add(float(f"{math.floor(value / scale + 1e-9) * scale:.{k - 1}e}"))  # cut: 989
-    return {c for c in candidates if not _same(c, shown)}
+    return {c for c in candidates if not _same(c, shown) and not _same(c, value)}
 
 
 def test_the_display_rule_is_four_significant_digits():
@@ -146,6 +148,9 @@ def test_the_display_rule_is_four_significant_digits():
         240.537, "FLOPs/B"
     )
     assert not any(_same(r, 989.5e12) for r in other_roundings(989.5e12, "FLOP/s"))
+    # by hand: 1307.4e12 has five digits; printed whole it is the value, cut to four it is 1307
+    assert not any(_same(r, 1307.4e12) for r in other_roundings(1307.4e12, "FLOP/s"))
+    assert 1.31e15 in other_roundings(1307.4e12, "FLOP/s")
 
 
 def test_each_catalog_quantity_reads_the_same_on_every_page(page_texts):
