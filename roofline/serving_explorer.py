@@ -30,6 +30,7 @@ __all__ = [
     "MODELS",
     "TP_DEGREES",
     "WEIGHT_DTYPES",
+    "contexts_for",
     "estimate",
     "numbers",
     "readout",
@@ -45,6 +46,22 @@ BATCHES = tuple(2**k for k in range(11))  # 1 ... 1024 sequences
 CONTEXTS = tuple(512 * 2**k for k in range(7))  # 512 ... 32,768 tokens
 WEIGHT_DTYPES = ("bf16", "fp8", "int8", "int4")
 _NAMES = ("model", "chip", "tp", "batch", "context", "weights")
+
+
+def contexts_for(model) -> tuple:
+    """The contexts the slider offers for `model` (a name): those of CONTEXTS up to the
+    context it was trained for (`ModelConfig.max_context`; Gemma 2 27B: 512 ... 8,192), all of
+    them when the entry gives none. `serving_estimate` refuses a longer context."""
+    from .models import get_model
+
+    limit = get_model(model).max_context
+    offered = tuple(c for c in CONTEXTS if limit is None or c <= limit)
+    if not offered:
+        raise ValueError(
+            f"{model}: trained for {limit:,} tokens, shorter than the page's shortest context "
+            f"({CONTEXTS[0]:,}); take 'serving' out of its entry's explorers"
+        )
+    return offered
 
 
 def estimate(model, chip, tp, batch, context, weights):
@@ -124,7 +141,7 @@ def _build_scene(figure, model, chip, tp, weights):
 
     corners = [
         numbers(estimate(model, chip, tp, b, c, weights))
-        for b, c in ((BATCHES[0], CONTEXTS[0]), (BATCHES[-1], CONTEXTS[-1]))
+        for b, c in ((BATCHES[0], CONTEXTS[0]), (BATCHES[-1], contexts_for(model)[-1]))
     ]
     values = [v for x in corners for v in x["times"].values() if v > 0]
     capacity = corners[0]["capacity"]
@@ -185,10 +202,17 @@ def serving_explorer(
     enable_colab_widgets()
     start = dict(zip(_NAMES, (model, chip, tp, batch, context, weights)))
     offered = dict(zip(_NAMES, (MODELS, CHIPS, TP_DEGREES, BATCHES, CONTEXTS, WEIGHT_DTYPES)))
+    if model in MODELS:
+        offered["context"] = contexts_for(model)
     for name, value in start.items():
         if value not in offered[name]:
             raise ValueError(
                 f"{name}={value!r}: choose one of {', '.join(map(str, offered[name]))}"
+                + (
+                    f" ({model} was trained for at most {offered[name][-1]:,} tokens)"
+                    if name == "context" and value in CONTEXTS
+                    else ""
+                )
             )
     controls = {
         "model": widgets.Dropdown(options=list(MODELS), value=model, description="model"),
@@ -196,7 +220,7 @@ def serving_explorer(
         "tp": widgets.SelectionSlider(options=list(TP_DEGREES), value=tp, description="chips (tp)"),
         "batch": widgets.SelectionSlider(options=list(BATCHES), value=batch, description="batch"),
         "context": widgets.SelectionSlider(
-            options=list(CONTEXTS), value=context, description="context"
+            options=list(offered["context"]), value=context, description="context"
         ),
         "weights": widgets.Dropdown(
             options=list(WEIGHT_DTYPES), value=weights, description="weights"
@@ -205,6 +229,13 @@ def serving_explorer(
 
     def current(ex):
         return tuple(ex.controls[n].value for n in _NAMES)
+
+    def sync(ex, key):
+        if key == "model":  # the context slider stops at the model's trained context
+            slider, choices = ex.controls["context"], contexts_for(ex.controls["model"].value)
+            old = slider.value
+            slider.options = list(choices)
+            slider.value = old if old in choices else choices[-1]
 
     def render(ex, changed):
         m, ch, t, b, c, w = current(ex)
@@ -225,6 +256,7 @@ def serving_explorer(
         controls,
         render,
         lambda ex: (None, dict(zip(_NAMES, current(ex)))),
+        sync=sync,
     )
 
 
@@ -251,7 +283,8 @@ def _attention_groups(m) -> list:
 def web_constants() -> dict:
     """What the page's formula mirror needs, computed by the package (SI base units).
 
-    models: {name: {N: matmul weights per token, L, D: d_model, attention: the model's
+    models: {name: {N: matmul weights per token, L, D: d_model, max_context: the longest
+    context the slider offers it (`contexts_for`), attention: the model's
     attention blocks, one group per kind (`ModelConfig.blocks`), each {layers: how many,
     window: its sliding window in tokens or null, decode: FLOPs per query per key against
     the cache (latent attention: against its latent), prefill: FLOPs per query per key,
@@ -270,15 +303,11 @@ def web_constants() -> dict:
     models = {}
     for name in MODELS:
         m = get_model(name)
-        if m.max_context is not None and m.max_context < max(CONTEXTS):
-            raise ValueError(
-                f"{name}: trained for {m.max_context:,} tokens, and the page offers contexts up "
-                f"to {max(CONTEXTS):,}; take 'serving' out of its entry's explorers"
-            )
         models[name] = {
             "N": m.matmul_params,
             "L": m.layers,
             "D": m.d_model,
+            "max_context": contexts_for(name)[-1],
             "attention": _attention_groups(m),
             "kv_heads": m.kv_cache_heads,
             "params": m.params,

@@ -109,3 +109,26 @@ def test_a_change_is_announced_after_a_pause_value_first(driver):
     assert "time per output token" in said, "the changed figures are read"
     assert live is None, "the readout is a live region: every key press reads it whole"
     assert group.startswith("group:") and len(group) > len("group:") + 5
+
+
+def test_the_context_slider_stops_at_the_models_trained_context(driver):
+    """On the page, choosing Gemma 2 27B (trained for 8,192 tokens) moves a 32,768-token
+    context back to 8,192 and the slider ends there; Llama 3 70B gets 32,768 back."""
+    driver.set_window_size(1280, 1200)
+    got = driver.execute_script(
+        """
+        const ex = window.rooflineServingExplorers[0];
+        ex.set({model: 'Llama 3 70B', context: 32768});
+        const slider = ex.card.querySelector('[data-control=context]');
+        const model = ex.card.querySelector('[data-control=model]');
+        model.value = 'Gemma 2 27B';
+        model.dispatchEvent(new Event('change'));
+        const gemma = [ex.state().values.context, slider.max, slider.getAttribute('aria-valuetext')];
+        model.value = 'Llama 3 70B';
+        model.dispatchEvent(new Event('change'));
+        const back = slider.max;
+        ex.set({model: 'Llama 3 70B', context: 4096});
+        return [gemma, back];
+        """
+    )
+    assert got == [[8192, "4", "8,192 tokens"], "6"], got

@@ -61,7 +61,7 @@ def test_page_mirror_writes_the_package_readout(tmp_path):
         for c in sx.CHIPS
         for t in sx.TP_DEGREES
         for b in sx.BATCHES
-        for ctx in sx.CONTEXTS
+        for ctx in sx.contexts_for(m)
         for w in sx.WEIGHT_DTYPES
     ]
     driver = _make_driver()
@@ -108,3 +108,20 @@ def test_sliding_window_caps_cache_and_attention_by_hand():
     assert est.prefill_times["math"] == pytest.approx(prefill, rel=1e-12)
     ex = sx.serving_explorer("Mistral 7B", "H100 SXM", tp=1, batch=1, context=16_384)
     assert f"KV cache {rl.format_bytes(536_870_912)}, reserve" in ex.text
+
+
+def test_the_context_slider_stops_at_the_trained_context():
+    """Gemma 2 27B was trained for 8,192 tokens (config.json max_position_embeddings), so the
+    slider offers it 512 ... 8,192; moving to it from 32,768 tokens lands on 8,192, and a
+    model without that limit gets the whole range back, the reader's context kept."""
+    assert sx.contexts_for("Gemma 2 27B") == (512, 1024, 2048, 4096, 8192)
+    assert sx.contexts_for("Llama 3 8B")[-1] == 32_768
+    ex = sx.serving_explorer("Llama 3 8B", "H100 SXM", tp=1, batch=1, context=32_768)
+    ex.controls["model"].value = "Gemma 2 27B"
+    assert ex.controls["context"].value == 8192
+    assert "context 8,192" in ex.text
+    ex.controls["context"].value = 2048
+    ex.controls["model"].value = "Llama 3 8B"
+    assert ex.controls["context"].options[-1] == 32_768 and ex.controls["context"].value == 2048
+    with pytest.raises(ValueError, match="trained for at most 8,192 tokens"):
+        sx.serving_explorer("Gemma 2 27B", "H100 SXM", tp=1, batch=1, context=16_384)

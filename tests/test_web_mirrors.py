@@ -108,7 +108,14 @@ def test_serving_mirror_writes_the_package_readout():
     data = {"controls": {n: list(o) for n, o in zip(names, offered)}, **sx.web_constants()}
     rng = random.Random(11)
     combos = [
-        (m, c, t, rng.choice(sx.BATCHES), rng.choice(sx.CONTEXTS), rng.choice(sx.WEIGHT_DTYPES))
+        (
+            m,
+            c,
+            t,
+            rng.choice(sx.BATCHES),
+            rng.choice(sx.contexts_for(m)),
+            rng.choice(sx.WEIGHT_DTYPES),
+        )
         for m in sx.MODELS
         for c in sx.CHIPS
         for t in sx.TP_DEGREES
@@ -120,7 +127,7 @@ def test_serving_mirror_writes_the_package_readout():
         for m in windowed
         for t in (1, 8)
         for b in (1, 64)
-        for ctx in sx.CONTEXTS
+        for ctx in sx.contexts_for(m)
     ]
     calls = [["RooflineServingExplorer.compute", data, dict(zip(names, c))] for c in combos]
     got = _node("serving_explorer.js", calls)
@@ -146,6 +153,22 @@ def test_serving_mirror_caps_windowed_layers_by_hand():
     long, short = _node("serving_explorer.js", calls)
     assert long["memory"]["KV cache"] == 536_870_912
     assert short["memory"]["KV cache"] == 268_435_456
+
+
+def test_serving_mirror_counts_gemma_2s_alternating_windows_by_hand():
+    """Gemma 2 27B (config.json: 46 layers, every other one windowed to 4096 tokens, 16 KV
+    heads of 128, max_position_embeddings 8192) at 8,192 tokens on one H100 SXM: per token and
+    layer 2 (K, V) x 16 x 128 x 2 B = 8,192 B; 23 global layers x 8,192 tokens + 23 windowed
+    layers x 4,096 tokens = 23 x 8,192 x 12,288 = 2,315,255,808 B per sequence. Its trained
+    context is the longest the page offers it."""
+    data = {"controls": {}, **sx.web_constants()}
+    assert data["models"]["Gemma 2 27B"]["max_context"] == 8192
+    values = {"model": "Gemma 2 27B", "chip": "H100 SXM", "tp": 1, "weights": "bf16"}
+    (state,) = _node(
+        "serving_explorer.js",
+        [["RooflineServingExplorer.compute", data, {**values, "batch": 1, "context": 8192}]],
+    )
+    assert state["memory"]["KV cache"] == 2_315_255_808
 
 
 def test_step_mirror_writes_the_package_readout():

@@ -2,8 +2,8 @@
  *
  * No dependencies, no network. Each card (class roofline-serving-explorer) carries, as JSON in
  * a script element of class rx-serving-data, the constants the package exported
- * (roofline.serving_explorer.web_constants): each model's counts and attention groups (a
- * sliding-window group meets and caches at most its window), each chip's dense bf16 peak,
+ * (roofline.serving_explorer.web_constants): each model's counts, longest context and
+ * attention groups (a sliding-window group meets and caches at most its window), each chip's dense bf16 peak,
  * HBM bandwidth and capacity, and each tensor-parallel all-reduce as seconds per byte plus a
  * fixed latency. This script mirrors roofline.serving.serving_estimate for one replica of tp
  * chips (bf16 matmuls and KV cache, the weights in the chosen dtype, a prompt as long as the
@@ -121,9 +121,20 @@
 
   Explorer.prototype.state = function () { return compute(this.data, this.values()); };
 
+  /* The context slider stops at the model's trained context (models[m].max_context, as
+   * roofline.serving_explorer.contexts_for): a range input clamps its value to a lowered max. */
+  Explorer.prototype.limitContext = function () {
+    var slider = this.controls.context, offered = this.data.controls.context;
+    var limit = this.data.models[this.controls.model.value].max_context, last = offered.length - 1;
+    while (last > 0 && offered[last] > limit) last--;
+    slider.max = String(last);
+    if (Number(slider.value) > last) slider.value = String(last);
+  };
+
   /* name: the control just moved (none at start): a screen reader then hears its new value
    * and the readout lines that changed, once the reader pauses (common.js announcer). */
   Explorer.prototype.update = function (name) {
+    this.limitContext();
     var s = this.state(), card = this.card, c = this.controls;
     Object.keys(SLIDERS).forEach(function (k) {
       var value = s.values[k];
@@ -156,6 +167,8 @@
   };
 
   Explorer.prototype.set = function (values) {
+    if ("model" in values) this.controls.model.value = values.model;
+    this.limitContext();  // the context slider's range is the model's before a context is set
     for (var k in values) {
       var c = this.controls[k];
       c.value = k in SLIDERS ? String(this.data.controls[k].indexOf(values[k])) : values[k];
