@@ -113,7 +113,9 @@ def _rising_result(mode, sizes, growth=1.2):
         for i, n in enumerate(sizes):
             rate = 40e9 * growth**i  # FLOP/s: 40, 48, 57.6 GFLOP/s ...
             matmuls.append(MatmulSample(dtype, n, n, n, [2 * n**3 / rate], threads=1))
-    return MeasureResult("testhost", "2025-01-01 12:00", "Test CPU", {"mode": mode}, [], matmuls, [])
+    return MeasureResult(
+        "testhost", "2025-01-01 12:00", "Test CPU", {"mode": mode}, [], matmuls, []
+    )
 
 
 def test_a_rising_peak_note_says_what_the_mode_can_do():
@@ -147,8 +149,12 @@ def test_a_rising_peak_note_says_what_the_mode_can_do():
         "mode tries; the peak may be higher than this run measured."
     )
     # a file without a mode recommends nothing it cannot know
-    assert _rising_result(None, [512, 1024]).peak_warnings()[0].endswith(
-        "at n=1024, where the run stopped; the peak may be higher than this run measured."
+    assert (
+        _rising_result(None, [512, 1024])
+        .peak_warnings()[0]
+        .endswith(
+            "at n=1024, where the run stopped; the peak may be higher than this run measured."
+        )
     )
     # no note where the largest n is under 10 % faster than the slowest (5 % here), or where
     # only one size was timed (nothing to compare)
