@@ -175,7 +175,7 @@ class MeasureResult:
             vendor="measured",
             peaks=tuple(peaks),
             hbm_bytes=float(self.memory_bytes or physical_memory_bytes()),
-            hbm_bytes_per_s=bandwidth,
+            hbm_bytes_per_s=bandwidth,  # main memory, all threads; the field keeps the GPU name
             memory_kind="DRAM",
             memory_source=Source(
                 where,
@@ -237,7 +237,7 @@ class MeasureResult:
             vendor="measured",
             peaks=tuple(peaks),
             hbm_bytes=float(self.memory_bytes or physical_memory_bytes()),
-            hbm_bytes_per_s=main.bytes_per_s,
+            hbm_bytes_per_s=main.bytes_per_s,  # main memory; the field keeps the GPU name (HBM)
             memory_kind="DRAM",
             memory_source=Source(
                 where,
