@@ -101,3 +101,62 @@ def test_a_missing_peak_is_said_plainly():
     assert "NOT MEASURED: the fp32 matmul peak on 4 threads." in warnings
     assert "NOT MEASURED: the fp32 matmul peak on 1 thread." in warnings
     assert "NOT MEASURED" in result.table()
+
+
+def _rising_result(mode, sizes, growth=1.2):
+    """A hand-built run: fp64 and fp32 matmuls on one thread whose rate grows by `growth` from
+    one size to the next (20 %: the largest is the fastest); `mode` in its settings."""
+    from roofline.measure import MatmulSample, MeasureResult
+
+    matmuls = []
+    for dtype in ("fp64", "fp32"):
+        for i, n in enumerate(sizes):
+            rate = 40e9 * growth**i  # FLOP/s: 40, 48, 57.6 GFLOP/s ...
+            matmuls.append(MatmulSample(dtype, n, n, n, [2 * n**3 / rate], threads=1))
+    return MeasureResult(
+        "testhost", "2025-01-01 12:00", "Test CPU", {"mode": mode}, [], matmuls, []
+    )
+
+
+def test_a_rising_peak_note_says_what_the_mode_can_do():
+    """The note on a peak still rising at the largest n names what stopped the ramp and points
+    to the full mode only from a shorter mode (a full run cannot try larger sizes)."""
+    # full mode stopped at 2048 (its largest n is 8192): the budget or the memory stopped it
+    full = _rising_result("full", [1024, 2048]).peak_warnings()
+    assert full == [
+        f"note: the {dtype} peak on 1 thread was still rising at n=2048, where the full mode's "
+        "time budget (or the memory) stopped it; the peak may be higher than this run measured."
+        for dtype in ("fp64", "fp32")
+    ]
+    assert not any("full mode (" in w for w in full)
+    # quick mode at 1024: the full mode tries larger sizes
+    quick = _rising_result("quick", [512, 1024]).peak_warnings()
+    assert quick[0] == (
+        "note: the fp64 peak on 1 thread was still rising at n=1024, where the quick mode's "
+        "time budget (or the memory) stopped it; the full mode (`measure()`, or "
+        "`python -m roofline measure` without --quick) tries larger sizes."
+    )
+    # build mode reached its largest n, 2048: said so, and the full mode is still the advice
+    build = _rising_result("build", [256, 512, 1024, 2048]).peak_warnings()
+    assert build[0].startswith(
+        "note: the fp64 peak on 1 thread was still rising at n=2048, the largest size the "
+        "build mode tries; the full mode ("
+    )
+    # a full run that reached its own largest n (8192) says so, and gives no advice to run it
+    top = _rising_result("full", [4096, 8192]).peak_warnings()
+    assert top[0] == (
+        "note: the fp64 peak on 1 thread was still rising at n=8192, the largest size the full "
+        "mode tries; the peak may be higher than this run measured."
+    )
+    # a file without a mode recommends nothing it cannot know
+    assert (
+        _rising_result(None, [512, 1024])
+        .peak_warnings()[0]
+        .endswith(
+            "at n=1024, where the run stopped; the peak may be higher than this run measured."
+        )
+    )
+    # no note where the largest n is under 10 % faster than the slowest (5 % here), or where
+    # only one size was timed (nothing to compare)
+    assert _rising_result("quick", [512, 1024], growth=1.05).peak_warnings() == []
+    assert _rising_result("quick", [1024]).peak_warnings() == []

@@ -19,6 +19,7 @@ from .analysis import Levels, combine_best, memory_levels
 from .bandwidth import KERNELS, BandwidthSample
 from .machine import busy_note, physical_memory_bytes
 from .matmul import (
+    MATMUL_PLANS,
     MatmulSample,
 )
 from .timing import OperationSample
@@ -174,7 +175,7 @@ class MeasureResult:
             vendor="measured",
             peaks=tuple(peaks),
             hbm_bytes=float(self.memory_bytes or physical_memory_bytes()),
-            hbm_bytes_per_s=bandwidth,
+            hbm_bytes_per_s=bandwidth,  # main memory, all threads; the field keeps the GPU name
             memory_kind="DRAM",
             memory_source=Source(
                 where,
@@ -236,7 +237,7 @@ class MeasureResult:
             vendor="measured",
             peaks=tuple(peaks),
             hbm_bytes=float(self.memory_bytes or physical_memory_bytes()),
-            hbm_bytes_per_s=main.bytes_per_s,
+            hbm_bytes_per_s=main.bytes_per_s,  # main memory; the field keeps the GPU name (HBM)
             memory_kind="DRAM",
             memory_source=Source(
                 where,
@@ -426,9 +427,15 @@ class MeasureResult:
 
     def peak_warnings(self) -> list[str]:
         """Plain sentences for each peak this run did not measure, or may have measured
-        below the best shape (its largest matmul was still its fastest)."""
+        below the best shape (its largest matmul was still its fastest).
+
+        The second kind says what stopped the ramp of sizes and what to do, by the run's mode
+        (`settings["mode"]`): the full mode tries larger sizes than "quick", "build" and
+        "tiny"; a full run can only say that the peak may be higher."""
         lines = []
         counts = sorted({1, self.threads})
+        mode = self.settings.get("mode")
+        plan = MATMUL_PLANS.get(mode) if isinstance(mode, str) else None
         for dtype in ("fp64", "fp32"):
             for threads in counts:
                 on = f"{threads} thread{'s' if threads > 1 else ''}"
@@ -439,9 +446,21 @@ class MeasureResult:
                 largest = max(samples, key=lambda m: m.n)
                 rising = len(samples) > 1 and largest.best >= 1.1 * min(m.best for m in samples)
                 if rising and largest is max(samples, key=lambda m: m.best):
+                    if plan is not None and largest.n >= plan["n_max"]:
+                        why = f"the largest size the {mode} mode tries"
+                    elif plan is not None:
+                        why = f"where the {mode} mode's time budget (or the memory) stopped it"
+                    else:
+                        why = "where the run stopped"
+                    advice = (
+                        "the full mode (`measure()`, or `python -m roofline measure` without "
+                        "--quick) tries larger sizes."
+                        if plan is not None and mode != "full"
+                        else "the peak may be higher than this run measured."
+                    )
                     lines.append(
                         f"note: the {dtype} peak on {on} was still rising at n={largest.n}, "
-                        "where the time budget stopped; the full mode tries larger sizes."
+                        f"{why}; {advice}"
                     )
         return lines
 
