@@ -122,6 +122,12 @@ def test_part_4_exercises_match_hand_derivations():
     assert not check("parallel-dp-tokens-b200", 2 / 3 * 7 / 8 * 2250e12 / 900e9).correct
     # MI300X mesh: F* = 2/3 x 1307.4e12 / 64e9, whatever n
     assert check("parallel-tp-critical-f-mi300x", 2 / 3 * 1307.4e12 / 64e9).correct
+    # experts over 64 H100s on 8 nodes, all-to-alls through the NICs (50 GB/s one way per GPU,
+    # NVIDIA's ConnectX-7 at 400 Gb/s): 18 D F / P > 4 x 63/64 x 2 D / 50e9 ->
+    # F > 4/9 x 63/64 x 989.5e12 / 50e9 = 8658; on NVLink inside one node (8 GPUs, 18 x 25 GB/s)
+    # it would be 4/9 x 7/8 x 989.5e12 / 450e9 = 855
+    assert check("parallel-ep-network-h100", 4 / 9 * 63 / 64 * 989.5e12 / 50e9).correct
+    assert not check("parallel-ep-network-h100", 4 / 9 * 7 / 8 * 989.5e12 / 450e9).correct
     assert check("parallel-fsdp-ring-symbolic", "P*(n-1)/(n*W)").correct
     assert check("training-attention-ratio-gated", "T/(6*D)").correct
 

@@ -80,6 +80,13 @@ WRONG = [
     # B200 data parallelism: 2187.5 tokens (below); twice is 4375: the link's direction and the
     # all-reduce's two passes can both double it, so both are named, no byte-unit guess
     ("parallel-dp-tokens-b200", "4375", "all-reduce moves the data twice", "GiB"),
+    # experts over 64 H100s on 8 nodes: F > 4/9 x 63/64 x 989.5e12 / 50e9 = 8658 (the NICs);
+    # keeping the 7 same-node shares of 64 on NVLink leaves 56/64: 4/9 x 56/64 x 19,790 = 7696;
+    # forward only (two all-to-alls) halves it, 4329; a plain two-matrix expert (12 D F FLOPs per
+    # token, not 18) multiplies it by 3/2, 12,987
+    ("parallel-ep-network-h100", "7696", "same node on NVLink", "twice"),
+    ("parallel-ep-network-h100", "4329", "four per layer and step", "bidirectional"),
+    ("parallel-ep-network-h100", "12987", "gated", "twice"),
     # 1450 TFLOP/s over the dense fp8 peak 1979 TFLOP/s = 0.7327, typed as 73.27
     ("held-fp8-denominator", "73.27", "without the % sign", "100 times"),
     # two TPU v6e chips, B = 512, D = 32768, F = 8192: D is above 2P/BW_link = 2 x 918e12 /

@@ -126,6 +126,65 @@ register(
 )
 
 
+def _ep_critical_f(chip, n):
+    """Expert width F above which gated experts' math, 18 E_tok b D F / P per chip (forward and
+    backward, three matrices), outlasts four all-to-alls of each chip's E_tok b x 2D bytes, on
+    the route `roofline.topology` gives n chips: inside a node through the switch; beyond one
+    node through the network cards alone (the package's all-to-all across nodes: the NIC is
+    the narrowest step). E_tok, b and D cancel; 1 is used for each."""
+    from ..topology import collective_seconds, route
+
+    chip = get_chip(chip)
+    t_four = 4 * collective_seconds("all-to-all", n * 2.0, route(chip, n))
+    return t_four * chip.peak_flops_per_s("bf16") / 18.0
+
+
+register(
+    Exercise(
+        id="parallel-ep-network-h100",
+        twice=("bidirectional", "sparse"),
+        title="Experts across nodes (chapter 11)",
+        question="64 H100 GPUs on 8 nodes hold the experts of a mixture-of-experts layer "
+        "(gated experts, bf16, expert parallelism 64). Each all-to-all goes through the network "
+        "cards, at each GPU's one-way share of them (the catalog's network_bytes_per_s), as "
+        "through a switch of 64 chips. Above which expert width F does the experts' math "
+        "(forward and backward) outlast the four all-to-alls?",
+        answer=lambda p: _ep_critical_f(p["chip"], p["n"]),
+        kind="number",
+        params={"chip": "H100 SXM", "n": 64},
+        hints=(
+            "Per chip and routed token: 18 D F FLOPs (3 for forward + backward, 2 per "
+            "multiply-add, 3 D F weights of a gated expert) against 4 all-to-alls of 2 D bytes, "
+            "of which (n-1)/n leaves the chip.",
+            "F > 4/9 x (n-1)/n x P / BW, with BW the GPU's share of the network, not NVLink's.",
+        ),
+        mistakes=lambda p: [
+            Mistake(
+                _ep_critical_f(p["chip"], 8),  # one node: the all-to-all through NVSwitch
+                "That is the threshold of eight GPUs inside one node, on NVLink; across nodes "
+                "every all-to-all leaves through the network cards.",
+            ),
+            Mistake(
+                _ep_critical_f(p["chip"], p["n"]) * (p["n"] - 8) / (p["n"] - 1),
+                "That keeps the 7 shares bound for the same node on NVLink, as a real machine "
+                "would; this exercise counts all (n-1)/n of them through the network cards, as "
+                "the package does.",
+            ),
+            Mistake(
+                _ep_critical_f(p["chip"], p["n"]) / 2,
+                "That counts two all-to-alls (out to the experts and back); the backward pass "
+                "sends the gradients out and back too: four per layer and step.",
+            ),
+            Mistake(
+                _ep_critical_f(p["chip"], p["n"]) * 3 / 2,
+                "That counts a plain expert of two matrices; these experts are gated: gate, up "
+                "and down, 3 D F weights.",
+            ),
+        ],
+    )
+)
+
+
 def _llama405_params():
     from .. import models
 
