@@ -1,7 +1,7 @@
 """Measure your own roofline: this machine's memory bandwidths and peak FLOP/s.
 
     >>> from roofline.measure import measure
-    >>> result = measure(quick=True)      # a few seconds  # doctest: +SKIP
+    >>> result = measure(quick=True)      # a few tens of seconds  # doctest: +SKIP
     >>> print(result.table())                                # doctest: +SKIP
     >>> chip = result.chip    # a roofline.Chip: use it like a catalog chip  # doctest: +SKIP
 

@@ -18,7 +18,9 @@ def build_parser() -> argparse.ArgumentParser:
         "JAX sees one. Ctrl-C stops early and keeps what was measured.",
     )
     p.add_argument(
-        "--quick", action="store_true", help="a short run (a few seconds) with smaller sizes"
+        "--quick",
+        action="store_true",
+        help="a short run (a few tens of seconds) with smaller sizes",
     )
     p.add_argument(
         "--plot",

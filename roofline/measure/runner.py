@@ -221,7 +221,7 @@ def measure(
     llc_bytes: int | None = None,
     all_threads: bool = True,
 ) -> MeasureResult:
-    """Measure this machine's roofline. `quick=True` for a short run (a few seconds).
+    """Measure this machine's roofline. `quick=True` for a short run (a few tens of seconds).
 
     The sweep, the matmul peak and the operations run on one thread; with
     `all_threads` (and more than one BLAS thread) a last step measures the fp64 and fp32
