@@ -38,7 +38,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Placement", "place", "time_calls", "roofs_for"]
+__all__ = ["Placement", "place", "time_calls", "roofs_for", "fusion_time_text"]
 
 #: Where a figure can come from (`Placement.sources`).
 SOURCES = ("compiler", "counter", "formula", "measured")
@@ -163,7 +163,10 @@ class Placement:
             count = format_si(self.transcendentals, "ops")
             rows.insert(2, ("transcendentals", count, src.get("transcendentals", "")))
         if self.chip is not None:
-            rows.append(("ridge", _show(self.ridge, format_intensity), src.get("roofs", "")))
+            roofs = src.get("roofs", "")
+            rows.append(("roof: peak", _show(self.peak_flops_per_s, format_flops_rate), roofs))
+            rows.append(("roof: memory", format_bandwidth(self.chip.hbm_bytes_per_s), roofs))
+            rows.append(("ridge", _show(self.ridge, format_intensity), "peak / memory"))
             rows.append(("share of the roof", _percent(self.fraction_of_roof), "FLOP/s / roof"))
         rows.append(("bound", self.bound or "unknown", "intensity vs ridge"))
         return rows
@@ -222,6 +225,42 @@ class Placement:
                 "(or not positive); pass flops= and bytes= from a formula"
             )
         return roofline_figure(chip, dtype, operations=[point], **kwargs)
+
+
+#: Below this ratio of two measured times (either way) the book calls them within noise.
+NOISE_RATIO = 1.2
+
+
+def fusion_time_text(fused_seconds: float, unfused_seconds: float) -> str:
+    """Chapter 14's sentences on the measured times of a chain jitted (fused) and op by op.
+
+    The measured order can come out either way on a busy machine, so the words follow the
+    ratio: fusion helped (unfused / fused >= NOISE_RATIO), the two were within noise, or the
+    order came out reversed. No sentence explains a gap the numbers do not show."""
+    ratio = unfused_seconds / fused_seconds
+    if ratio >= NOISE_RATIO:
+        return (
+            f"When this page was built the unfused chain took {ratio:.1f} times as long as the "
+            "fused one: fusion helped. The unfused chain writes and reads back every "
+            "intermediate array, and it dispatches four programs instead of one, a cost that "
+            "weighs most on small arrays like these."
+        )
+    quiet = (
+        "On a quiet machine expect the unfused chain to take longer: it moves more bytes "
+        "and dispatches four programs instead of one. Run the two cells again to see how "
+        "much the times move from run to run."
+    )
+    if ratio > 1 / NOISE_RATIO:
+        return (
+            f"When this page was built the two times were within {NOISE_RATIO:.1f} times of "
+            f"each other (unfused / fused = {ratio:.2f}): within the noise of timing a few "
+            "milliseconds on a machine that runs other programs too. " + quiet
+        )
+    return (
+        f"When this page was built the unfused chain came out faster ({ratio:.1f} times "
+        "the fused chain's time), the reverse of what its extra bytes predict: the machine "
+        "was running other programs, and a few milliseconds of timing is at their mercy. " + quiet
+    )
 
 
 def _ratio(a, b):

@@ -83,3 +83,33 @@ def test_the_compiler_counts_plain_attention_masked_or_not():
     matmuls = 4 * T * T * d_h  # Q K^T and A V: 2 T^2 d_h each = 2,097,152
     assert matmuls < full.flops <= matmuls + 8 * T * T  # scale, max, subtract, sum, divide
     assert causal.flops >= full.flops  # the mask is applied, the masked scores still computed
+
+
+def test_the_fusion_section_words_its_timing_sentences_from_the_data():
+    """The build machine's times can come out in any order: no typed sentence may assume one,
+    and the chain's memory verdict is read against its measured share of the roof."""
+    text = CHAPTER.read_text(encoding="utf-8")
+    assert "rl.placement.fusion_time_text(fused.seconds, unfused.seconds)" in text
+    assert "{glue:text}`ch14_fusion_time_text`" in text
+    assert "Two\nthings add up in that time" not in text and "ch14_fusion_time_ratio" not in text
+    assert "{glue:text}`ch14_chain_time_text`" in text and "if share >= 0.5:" in text
+    assert "With well under one FLOP per byte the chain is" not in text
+    alt = re.search(r'alt: "(.*)"', text.split("fig-ch14-placed", 1)[1]).group(1)
+    assert "further below" not in alt and "closer" not in alt
+
+
+def test_sin_and_exp_count_as_transcendentals_and_no_flops():
+    """The chapter's claim, checked against XLA: 2x + 1 and exp(2 sin x + 1) count the same
+    FLOPs (one multiply, one add per element) and the same bytes; only the chain has
+    transcendentals, two per element."""
+    pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    import roofline as rl
+
+    x = jnp.ones((64, 64), jnp.float32)
+    chain = rl.place(lambda a: jnp.exp(jnp.sin(a) * 2.0 + 1.0), x, repeats=1)
+    linear = rl.place(lambda a: a * 2.0 + 1.0, x, repeats=1)
+    assert chain.flops == linear.flops == 2 * 64 * 64
+    assert chain.bytes == linear.bytes == 2 * 4 * 64 * 64  # read x, write y, fp32
+    assert chain.transcendentals == 2 * 64 * 64

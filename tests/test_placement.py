@@ -257,3 +257,37 @@ def test_roofs_by_name_and_bad_roofs():
     assert chip.name == "H100 SXM"
     with pytest.raises(TypeError, match="roofs must be"):
         roofs_for(3.5, "cpu")
+
+
+def test_the_table_gives_the_roofs_the_share_is_taken_against():
+    # H100 SXM from the catalog: fp32 peak 67 TFLOP/s, HBM 3.35 TB/s (the figures above)
+    clock = FakeClock([9.0, 0.002])
+    r = rl.place(
+        lambda: clock.call(), cost=rl.matmul(N, N, N, "fp32"), repeats=1, clock=clock, roofs="H100"
+    )
+    rows = {name: value for name, value, _ in r.rows()}
+    assert rows["roof: peak"] == rl.format_flops_rate(67e12)
+    assert rows["roof: memory"] == rl.format_bandwidth(3.35e12)
+
+
+# ---------------------------------------------------------------- chapter 14's fusion sentence
+
+
+@pytest.mark.parametrize(
+    "fused, unfused, said, never",
+    [
+        # 2 ms op by op against 1 ms jitted: fusion helped, 2.0 times
+        (1e-3, 2e-3, "took 2.0 times as long", "faster"),
+        # 1.05: inside the 1.2 band either way, so no gap is explained
+        (1e-3, 1.05e-3, "within the noise", "took 1.1 times as long"),
+        # 2.78 / 3.29 = 0.845 > 1 / 1.2 = 0.833 (the build in the newcomer's report): noise
+        (3.29e-3, 2.78e-3, "unfused / fused = 0.84", "fusion helped"),
+        # 0.7 < 0.833: the order came out reversed, and the text says so
+        (1e-3, 0.7e-3, "came out faster (0.7 times", "fusion helped"),
+    ],
+)
+def test_the_fusion_sentence_follows_the_measured_ratio(fused, unfused, said, never):
+    from roofline.placement import fusion_time_text
+
+    text = fusion_time_text(fused, unfused)
+    assert said in text and never not in text
