@@ -89,7 +89,7 @@ def test_the_fusion_section_words_its_timing_sentences_from_the_data():
     """The build machine's times can come out in any order: no typed sentence may assume one,
     and the chain's memory verdict is read against its measured share of the roof."""
     text = CHAPTER.read_text(encoding="utf-8")
-    assert "rl.placement.fusion_time_text(fused.seconds, unfused.seconds)" in text
+    assert "fusion_time_text(fused.seconds, unfused.seconds)" in text
     assert "{glue:text}`ch14_fusion_time_text`" in text
     assert "Two\nthings add up in that time" not in text and "ch14_fusion_time_ratio" not in text
     assert "{glue:text}`ch14_chain_time_text`" in text and "if share >= 0.5:" in text
