@@ -142,15 +142,17 @@ register(
         id="measure-ridge-point",
         title="Your fp32 ridge point (chapter 9)",
         question=(
-            "A machine measures an fp32 matmul peak of `peak` FLOP/s and a main-memory "
-            "bandwidth of `bandwidth` bytes/s, both on one thread. Where is its fp32 ridge point, "
-            "in FLOPs/byte? (The check cell passes the measured figures and prints them.)"
+            "A machine measures an fp32 matmul peak of `peak` FLOP/s and a bandwidth of "
+            "`bandwidth` bytes/s from one of its memory levels (chapter 9: its fastest cache), "
+            "both on one thread. Where is its fp32 ridge point against that level, in "
+            "FLOPs/byte? (The check cell passes the measured figures and prints them.)"
         ),
         answer=lambda p: critical_intensity(_machine(p), p["dtype"]),
         kind="intensity",
         params={"peak": 1.6e11, "bandwidth": 2e10, "dtype": "fp32"},
         hints=(
-            "The ridge point is peak FLOP/s divided by bandwidth (bytes/s).",
+            "The ridge point is peak FLOP/s divided by the bandwidth (bytes/s) of the level the "
+            "data comes from.",
             "Use the fp32 peak, not the fp64 one: the ridge point belongs to one dtype.",
         ),
     )
