@@ -247,7 +247,7 @@ def test_every_catalog_chip_has_a_critical_batch_in_its_main_dtype():
         ("spec-h100-dense-tf32", "494.5 TFLOP/s"),
         ("spec-ici-one-way-per-port-v6e", "100 GB/s"),  # 800 GBps / 4 ports / 2 directions
         ("spec-checkpoint-gib-bytes", "150.3 GB"),  # 140 x 2**30 bytes
-        ("spec-fictional-ridge", 1.8e15 / 2 / 4.8e12),
+        ("spec-fictional-ridge", 1.8e15 / 2 / (4800 * 2**30)),  # 9e14 / 5.154e12 = 174.6
         ("spec-above-roof", "impossible"),
         # L4: "FP8 Tensor Core: 485 teraFLOPS*" (sparse) -> 242.5 dense, over 300 GB/s
         ("spec-ridge-l4-fp8", 242.5e12 / 300e9),

@@ -315,13 +315,13 @@ def test_per_example_matmul_is_bandwidth_bound_on_every_chip():
 
 
 def test_h100_critical_batch_from_spec_sheet_dense_figure():
-    h100 = rl.get_chip("H100 SXM")
-    peak = h100.peak("bf16")
-    assert "1,979" in peak.source.says and "sparsity" in peak.source.says
-    dense = peak.sparse_flops_per_s / 2
-    assert "3.35TB/s" in h100.memory_source.says
-    expected = dense / 3.35e12
-    assert 295 < expected < 296
+    # Problem 5 reads the H100 PCIe card's sheet (the SXM's ridge is printed in chapters 5, 7)
+    pcie = rl.get_chip("H100 PCIe")
+    peak = pcie.peak("bf16")
+    assert "1,513" in peak.source.says and "sparsity" in peak.source.says
+    assert "2,000 gigabytes per second" in pcie.memory_source.says
+    expected = 1513e12 / 2 / 2000e9  # by hand: 756.5 TFLOP/s / 2 TB/s = 378.25
+    assert 378 < expected < 379
     assert get_exercise("problems-h100-critical-batch").expected() == pytest.approx(expected)
     assert not check("problems-h100-critical-batch", 2 * expected).correct  # the sparse-figure slip
 

@@ -129,7 +129,10 @@ def test_part_4_exercises_match_hand_derivations():
     assert check("parallel-ep-network-h100", 4 / 9 * 63 / 64 * 989.5e12 / 50e9).correct
     assert not check("parallel-ep-network-h100", 4 / 9 * 7 / 8 * 989.5e12 / 450e9).correct
     assert check("parallel-fsdp-ring-symbolic", "P*(n-1)/(n*W)").correct
-    assert check("training-attention-ratio-gated", "T/(6*D)").correct
+    # gated MLP of width 3D: Psi = L (4 D^2 + 3 x 3 D^2) = 13 L D^2, so 12 L D T / (6 x 13 L D^2)
+    assert check("training-attention-ratio-gated", "2*T/(13*D)").correct
+    assert check("training-attention-ratio-gated", "T/(6.5*D)").correct
+    assert not check("training-attention-ratio-gated", "T/(6*D)").correct
 
 
 # ------------------------------------------------------------------ chapter 10

@@ -160,7 +160,8 @@ register(
 
 
 # A chip the catalog does not hold: the student reads its sheet and computes, no helper call.
-FICTIONAL_SHEET = {"bf16_sparse_flops_per_s": 1.8e15, "hbm_bytes_per_s": 4.8e12}
+#: the bandwidth is printed in GiB/s (4,800 x 2^30 bytes/s), the unit slip the exercise tests
+FICTIONAL_SHEET = {"bf16_sparse_flops_per_s": 1.8e15, "hbm_bytes_per_s": 4800 * 2**30}
 
 
 def _fictional_chip(p) -> Chip:
@@ -181,7 +182,7 @@ register(
         twice=("sparse",),
         title="A sheet the catalog does not have (chapter 5)",
         question="A fictional accelerator's sheet says 'BF16: 1,800 teraFLOPS*' (*with 2:4 sparsity) "
-        "and 'HBM: 4.8 TB/s'. Write the code (or do the arithmetic) for its dense bf16 ridge "
+        "and 'HBM: 4,800 GiB/s'. Write the code (or do the arithmetic) for its dense bf16 ridge "
         "point, in FLOPs per byte.",
         answer=lambda p: critical_intensity(_fictional_chip(p), "bf16"),
         kind="intensity",
@@ -191,13 +192,18 @@ register(
         },
         hints=(
             "Halve the sparse figure to get the dense peak, then divide by the bandwidth in B/s.",
-            "Write the numbers in base units: 1,800 teraFLOPS is 1.8e15 FLOP/s, 4.8 TB/s is 4.8e12 B/s.",
+            "Write the numbers in base units: 1,800 teraFLOPS is 1.8e15 FLOP/s; a GiB is 2^30 "
+            "bytes, so 4,800 GiB/s is 4800 x 2**30 B/s.",
         ),
         mistakes=lambda p: [
             Mistake(
                 p["sparse"] / p["bandwidth"],
                 "That uses the sparse figure the asterisk marks; a dense matmul gets half of it.",
-            )
+            ),
+            Mistake(
+                p["sparse"] / 2 / 4.8e12,
+                "That reads 4,800 GiB/s as 4.8 TB/s; a GiB is 2^30 bytes, not 10^9.",
+            ),
         ],
     )
 )

@@ -153,11 +153,11 @@ register(
     Exercise(
         id="problems-h100-critical-batch",
         twice=("sparse", "dtype"),
-        question="From the H100 SXM spec sheet's BFLOAT16 Tensor Core and memory bandwidth lines: "
-        "the critical batch of a bf16 matmul with B << D, F?",
+        question="From the H100 PCIe spec sheet's BFLOAT16 Tensor Core and memory bandwidth "
+        "lines: the critical batch of a bf16 matmul with B << D, F?",
         answer=lambda p: critical_batch_size(p["chip"], "bf16"),
         kind="number",
-        params={"chip": "H100 SXM"},
+        params={"chip": "H100 PCIe"},
         hints=("The asterisk means 'with sparsity'; a dense matmul gets half of it.",),
         tolerance=0.01,
         mistakes=lambda p: [

@@ -153,23 +153,27 @@ register(
     Exercise(
         id="training-attention-ratio-gated",
         title="When attention matters, symbolically (chapter 10)",
-        question="L layers of width D, attention width H d_h = D, a gated MLP of width F = 8D/3 "
+        question="L layers of width D, attention width H d_h = D, a gated MLP of width F = 3D "
         "(three D x F matrices). Ignoring embeddings, write the ratio of the attention FLOPs per "
         "token (12 L D T) to 6 Psi, in T and D.",
-        answer=lambda p: "T/(6*D)",
+        answer=lambda p: "2*T/(13*D)",
         kind="symbolic",
         symbols=("T", "D"),
         hints=(
             "Count the weights of one layer: Q, K, V, O are 4 D^2; the gated MLP is 3 D F.",
-            "With F = 8D/3 the MLP holds 8 D^2, so Psi = 12 L D^2.",
+            "With F = 3D the MLP holds 9 D^2, so Psi = 13 L D^2.",
         ),
         mistakes=lambda p: [
             Mistake(
-                "T/(8*D)",
-                "That takes the gated MLP as 4D wide (3 x 4 D^2 = 12 D^2 per MLP); "
-                "its width here is 8D/3, so it holds 8 D^2.",
+                "T/(6*D)",
+                "That is the chapter's 12 D^2 layer (a plain 4D MLP, or a gated one of width "
+                "8D/3); a gated MLP of width 3D holds 3 x 3 D^2 = 9 D^2.",
             ),
-            Mistake("2*T/D", "That compares with Psi, not 6 Psi."),
+            Mistake(
+                "T/(5*D)",
+                "That counts two D x F matrices (a plain MLP); a gated MLP has three.",
+            ),
+            Mistake("12*T/(13*D)", "That compares with Psi, not 6 Psi."),
         ],
     )
 )
