@@ -311,12 +311,32 @@ def tp_all_reduce_seconds(chip, tp, nbytes, hop_latency_s=None, slice_shape=None
     where they can (`roofline.topology.route`)."""
     if tp < 2:
         return 0.0
-    if slice_shape is not None:
-        r = route(get_chip(chip), tp, slice_shape=slice_shape)
-    else:
-        r = route(get_chip(chip), tp, 1, job_slice_chips(chip, tp))
+    r = _tp_route(chip, tp, slice_shape)
     hop = hop_latency_for(r) if hop_latency_s is None else hop_latency_s
     return collective_seconds("all-reduce", nbytes, r, hop, hop)
+
+
+def _tp_route(chip, tp, slice_shape=None):
+    """The route of one replica's tp chips (`tp_all_reduce_seconds`)."""
+    if slice_shape is not None:
+        return route(get_chip(chip), tp, slice_shape=slice_shape)
+    return route(get_chip(chip), tp, 1, job_slice_chips(chip, tp))
+
+
+def _tp_latency_words(chip, tp, hop_latency_s=None, slice_shape=None) -> str:
+    """What latency the TP all-reduces were given, in the words of the assumptions list: the
+    value `tp_all_reduce_seconds` used (from `hop_latency_for` unless passed)."""
+    from .units import format_time
+
+    if hop_latency_s is not None:
+        return f"{format_time(hop_latency_s)} per collective step (as passed)"
+    hop = hop_latency_for(_tp_route(chip, tp, slice_shape))
+    if hop == NVSWITCH_ALL_REDUCE_LATENCY_S / 2:
+        return (
+            f"NCCL's measured smallest all-reduce on NVSwitch, "
+            f"{format_time(NVSWITCH_ALL_REDUCE_LATENCY_S)} each ({format_time(hop)} per step)"
+        )
+    return f"{format_time(hop)} per collective step"
 
 
 def _resource_times(
@@ -417,8 +437,20 @@ def serving_estimate(
         memory_capacity_bytes=chip.hbm_bytes,
         kv_bytes_per_sequence_per_chip=kv_seq,
         experts_read=distinct,
-        assumptions=_ASSUMPTIONS,
+        assumptions=_assumptions(
+            _tp_latency_words(chip, tp, hop_latency_s, slice_shape) if tp > 1 else None
+        ),
     )
+
+
+def _assumptions(tp_latency: str | None) -> tuple[str, ...]:
+    """The estimate's assumptions, the TP line naming the latency it used (None: one chip
+    per replica, no TP all-reduces)."""
+    if tp_latency is None:
+        return tuple(
+            "TP: none (one chip per replica)" if a.startswith("TP:") else a for a in _ASSUMPTIONS
+        )
+    return tuple(a.replace("{tp_latency}", tp_latency) for a in _ASSUMPTIONS)
 
 
 _ASSUMPTIONS = (
@@ -429,7 +461,7 @@ _ASSUMPTIONS = (
     ),
     "mixture of experts: uniform, independent routing; a layer reads E(1-(1-k/E)^batch) experts",
     (
-        "TP: 2 all-reduces of bf16 [batch, d_model] per layer, 1 us per collective step; KV heads "
+        "TP: 2 all-reduces of bf16 [batch, d_model] per layer, latency: {tp_latency}; KV heads "
         "replicated when tp > kv_heads"
     ),
     (

@@ -180,3 +180,21 @@ def test_compute_bound_batch_and_never():
     # outlasts its math (17.6 us): never compute-bound
     assert 4096 * per_seq_kv > per_seq_math
     assert compute_bound_batch("Llama 3 70B", "H100", 4096, n_chips=8) is None
+
+
+def test_the_assumptions_name_the_tp_latency_the_estimate_used():
+    """The TP line says what tp_all_reduce_seconds used: on 8 H100 (NVSwitch) NCCL's measured
+    smallest all-reduce, 25.6 us (nccl-tests' 8-GPU curve, collectives.py), i.e. 12.8 us per
+    step; on a TPU v5e 2x4 slice the 1 us per hop; a passed latency as passed; one chip: none."""
+    import roofline as rl
+
+    def tp_line(*args, **kwargs):
+        est = rl.serving_estimate(*args, **kwargs)
+        return next(a for a in est.assumptions if a.startswith("TP:"))
+
+    assert "25.6 µs each (12.8 µs per step)" in tp_line("Llama 3 70B", "H100 SXM", 8)
+    assert "latency: 1 µs per collective step" in tp_line("Llama 3 70B", "TPU v5e", 8)
+    assert "2 µs per collective step (as passed)" in tp_line(
+        "Llama 3 70B", "H100 SXM", 8, hop_latency_s=2e-6
+    )
+    assert tp_line("Llama 3 8B", "H100 SXM", 1) == "TP: none (one chip per replica)"
