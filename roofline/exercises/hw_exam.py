@@ -132,7 +132,7 @@ def describe(p: dict) -> list:
         (
             "q5: training run",
             f"{m.label} (L = {m.layers}, H = {m.heads}, d_h = {_head_dim(m)}, "
-            f"matmul weights Psi = {m.matmul_params:,}), sequences of T = {p['seq_len']:,}, "
+            f"matmul weights Psi_matmul = {m.matmul_params:,}), sequences of T = {p['seq_len']:,}, "
             f"{p['train_chips']} chips, {p['tokens_per_s']:,.0f} tokens/s measured",
         ),
     ]
@@ -257,7 +257,7 @@ def _solve_q5(p) -> tuple[list[str], float]:
     peak = chip.peak_flops_per_s("bf16")
     achieved = per_token * R
     return [
-        f"model FLOPs per token = 6 Psi + 12 L H d_h T = 6 x {m.matmul_params:,} + 12 x "
+        f"model FLOPs per token = 6 Psi_matmul + 12 L H d_h T = 6 x {m.matmul_params:,} + 12 x "
         f"{m.layers} x {m.heads} x {_head_dim(m)} x {T:,} = {per_token:,}",
         f"achieved = FLOPs per token x tokens/s = {per_token:,} x {R:,.0f} = "
         f"{format_flops_rate(achieved)}",
@@ -344,7 +344,7 @@ def _q5_mistakes(p):
             ),
             Mistake(
                 no_attention,
-                "That counts 6 Psi only: add the attention term 12 L H d_h T per token.",
+                "That counts 6 Psi_matmul only: add the attention term 12 L H d_h T per token.",
             ),
         ],
     )
@@ -422,7 +422,7 @@ QUESTION_TEXT = {
     "q4": "The KV cache (chapter 7). How many bytes does the KV cache of one sequence of your "
     "model take at your context length and dtype?",
     "q5": "MFU (chapter 10). Your training run measures the tokens/s given. What model FLOPs "
-    "utilisation (MFU) is that, counting 6 Psi + 12 L H d_h T FLOPs per token?",
+    "utilisation (MFU) is that, counting 6 Psi_matmul + 12 L H d_h T FLOPs per token?",
 }
 
 
