@@ -80,7 +80,7 @@ from .units import (
     parse_quantity,
 )
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 _LAZY_SUBMODULES = (
     "plots",
