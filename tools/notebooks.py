@@ -51,7 +51,7 @@ MEASURED_GLUE = {
     "chapters/09_measuring_a_roofline.md": re.compile(r"ch09_(?!h100_ridge$)"),
     # chapter 14 times its matmul and its fused and unfused chain on the building machine
     "chapters/14_your_own_code.md": re.compile(
-        r"ch14_(mm_rate|mm_time|mm_share|fusion_time_ratio|chain_bound)$"
+        r"ch14_(mm_rate|mm_time|mm_share|chain_bound|fusion_time_text|chain_time_text|figure_text)$"
     ),
 }
 SET_KEY = "rooflines_set"  # homework twin metadata: its set (roofline.exercises.grader.report)
