@@ -54,6 +54,8 @@ from .parallelism import LAYOUT_AXES, TrainingStep, parse_layout, training_step
 from .serving import (
     ServingEstimate,
     expected_distinct_experts,
+    longest_mean_prompt,
+    offline_tokens_per_s,
     serving_estimate,
     speculative_decoding,
 )
@@ -174,6 +176,8 @@ __all__ = [
     "ServingEstimate",
     "expected_distinct_experts",
     "serving_estimate",
+    "offline_tokens_per_s",
+    "longest_mean_prompt",
     "speculative_decoding",
     "Chip",
     "Link",

@@ -26,7 +26,7 @@ from .catalog import get_chip
 from .collectives import collective_time, in_switch_reduction_available
 from .hardware import Source
 from .parallelism import training_step
-from .serving import serving_estimate
+from .serving import offline_tokens_per_s, serving_estimate
 from .training import recompute_for_ratio, training_flops_per_token
 
 __all__ = ["CATEGORIES", "MEASUREMENTS", "Measurement", "held_against"]
@@ -122,6 +122,22 @@ def _bus_bw_bound(chip, nbytes, in_switch) -> float:
 
 def _decode_tokens(*args, **kwargs) -> float:
     return serving_estimate(*args, **kwargs).tokens_per_s
+
+
+#: MLCommons' Llama 2 70B benchmark: mean tokens per sample of its reference fp16 run
+#: (language/llama2-70b/README.md, "Accuracy Target": "Tokens per sample: 294.45"); prompts
+#: are kept below 1,024 tokens (processorca.py, --seqlen_limit 1024); no mean prompt length
+#: is published
+MLPERF_LLAMA2_OUTPUT_TOKENS = 294.45
+MLPERF_LLAMA2_PROMPT_CAP = 1024
+#: NVIDIA's offline configuration on 8 H200 (configs/llama2-70b/Offline/__init__.py)
+MLPERF_LLAMA2_KW = dict(tp=1, batch=806, dtype="fp8", output_len=MLPERF_LLAMA2_OUTPUT_TOKENS)
+
+
+def _offline_no_prefill(chip) -> float:
+    """Output tokens/s of MLPerf's Llama 2 70B offline run on 8 `chip` with no prefill
+    counted (`offline_tokens_per_s` at prompts of 0 tokens: the mean prompt is unpublished)."""
+    return offline_tokens_per_s("Llama 2 70B", chip, 8, prompt_len=0, **MLPERF_LLAMA2_KW)
 
 
 _NIM_ARGS = ("Llama 3 70B", "H100", 2)
@@ -303,7 +319,9 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "the bound is link-bound on the expert all-to-alls through each GPU's 50 GB/s NIC, "
         "even with each token crossing the network once per node and fully overlapped with "
         "the math; it leaves out DualPipe's small bubble, and the H800's NVLink (400 GB/s "
-        "against the H100's 900) is not the limit; the all-to-alls are counted on the MoE "
+        "against the H100's 900) is not the limit: with the 160 GB/s per GPU DeepSeek's "
+        "report gives for its cluster the all-to-alls take as long and the bound moves by "
+        "under 1 %; the all-to-alls are counted on the MoE "
         "layers only (the 3 dense first layers route nothing). In this model the model state "
         "fits (10.9 GB on the busiest stage, which holds 4 MoE layers: ZeRO-1 is taken to "
         "spread the dense part's optimizer state over all 128 GPUs that replicate it, dp 2 "
@@ -523,17 +541,19 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "MLPerf Llama 2 70B, 8 H200",
         "tokens/s",
         31302.7,
-        lambda: _decode_tokens(
-            "Llama 2 70B", "H200", 8, tp=1, batch=806, context_len=1, dtype="fp8"
-        ),
+        lambda: _offline_no_prefill("H200"),
         Source(
             _MLPERF_I,
             "closed/NVIDIA/results/H200-SXM-141GBx8_TRT/llama2-70b-99: offline 31,302.7 "
             "output tokens/s; configs/llama2-70b/Offline/__init__.py: TP1 x 8, batch 806 per GPU",
         ),
-        "the bound counts only the decode matmuls (context taken as one token); the same "
-        "GPUs also prefill every prompt, attend over the cache and run below the fp8 peak",
-        bound_config="8 x TP1, batch 806 per GPU, fp8, context of 1 token (decode matmuls only, no prefill)",
+        "the bound counts only the decode matmuls (context taken as one token): MLCommons "
+        "publishes no mean prompt length, so no prefill is counted. The same GPUs also prefill "
+        "every prompt (at prompts of the benchmark's 1,024-token cap the bound would fall "
+        "below the published rate: `rl.longest_mean_prompt`), attend over the cache and run "
+        "below the fp8 peak",
+        bound_config="8 x TP1, batch 806 per GPU, fp8, 294.45 output tokens per request, "
+        "prompts of 0 tokens (no prefill counted), context of 1 token",
     ),
     Measurement(
         "mlperf-llama2-mi300x",
@@ -541,12 +561,11 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "MLPerf Llama 2 70B, 8 MI300X",
         "tokens/s",
         23514.8,
-        lambda: _decode_tokens(
-            "Llama 2 70B", "MI300X", 8, tp=1, batch=806, context_len=1, dtype="fp8"
-        ),
+        lambda: _offline_no_prefill("MI300X"),
         Source(_MLPERF_I, "closed/AMD/results/8xMI300X_2xEPYC-9374F: offline 23,514.8 tokens/s"),
         "as for the H200, with a higher fp8 peak that the software reaches less of",
-        bound_config="NVIDIA's H200 configuration reused: 8 x TP1, batch 806 per GPU, fp8, context of 1 token",
+        bound_config="NVIDIA's H200 configuration reused: 8 x TP1, batch 806 per GPU, fp8, "
+        "294.45 output tokens per request, prompts of 0 tokens, context of 1 token",
     ),
     Measurement(
         "nim-tpot-1",

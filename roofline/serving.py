@@ -71,6 +71,8 @@ __all__ = [
     "hop_latency_for",
     "SpeculativeDecoding",
     "speculative_decoding",
+    "offline_tokens_per_s",
+    "longest_mean_prompt",
 ]
 
 #: Default per-hop latency of a collective step, seconds (scaling book, sharding chapter:
@@ -545,3 +547,67 @@ def speculative_decoding(
     verify = max(many.times["math"], one.times["HBM"], many.times.get("TP", 0.0))
     draft_step = serving_estimate(draft, chip, batch=1, **kw).t_decode_step
     return SpeculativeDecoding(k, float(acceptance), draft_step, verify, one.t_decode_step)
+
+
+def offline_tokens_per_s(
+    model, chip, n_chips=1, *, prompt_len, output_len, batch, **kwargs
+) -> float:
+    """Upper bound on output tokens/s of an offline benchmark in which every request first
+    prefills `prompt_len` tokens and then decodes `output_len` tokens on the same chips
+    (MLPerf's offline scenario: all requests queued at once, prompts and outputs share them).
+
+    Per request, on each chip of a replica, every resource's time is its decode share
+    (`output_len` decode steps at `batch` sequences, each step's time / batch; the steps
+    attend over `prompt_len` tokens, the shortest context a decode token of the request sees)
+    plus its prefill time (`ServingEstimate.prefill_times`: the prompt's math, causal
+    attention included, and its TP all-reduces). The prefill's memory traffic is left out:
+    a batched prefill shares one read of the weights among many prompts, and its KV-cache
+    writes are small beside its math. Resources overlap, so a request takes at least its
+    largest total, and the bound is replicas x batch x output_len / (batch x that total).
+    Everything left out (the prefill's reads, the longer contexts of later tokens, memory
+    capacity: `batch` is not checked to fit) only lowers the time, so this is an upper bound.
+    prompt_len 0: no prefill, `serving_estimate(..., context_len=1).tokens_per_s`.
+    prompt_len and output_len may be means (not whole): the math is linear in each, and
+    the quadratic causal attention evaluated at the mean is below the mean (Jensen).
+    `kwargs` go to `serving_estimate` (tp, dtype, weights, kv_dtype, hop_latency_s, ...)."""
+    if not prompt_len >= 0 or not output_len > 0:
+        raise ValueError(
+            f"prompt_len must be >= 0 and output_len > 0 tokens, got {prompt_len!r}, {output_len!r}"
+        )
+    context = max(1, math.floor(prompt_len))
+    est = serving_estimate(
+        model, chip, n_chips, batch=batch, context_len=context, prompt_len=context, **kwargs
+    )
+    share = prompt_len / context  # the prefill of a mean prompt_len, from one of `context`
+    totals = {
+        r: output_len * t / batch
+        + (share * est.prefill_times.get(r, 0.0) if r != "HBM" and prompt_len else 0.0)
+        for r, t in est.times.items()
+    }
+    return est.replicas * output_len / max(totals.values())
+
+
+def longest_mean_prompt(tokens_per_s, model, chip, n_chips=1, *, output_len, batch, **kwargs):
+    """The roofline read backwards: the longest mean prompt (whole tokens) at which
+    `offline_tokens_per_s` still allows a measured `tokens_per_s`. A benchmark that
+    publishes its throughput and its mean output but not its mean prompt must have prompts
+    no longer than this on average (or a count is wrong). None: the measurement is above
+    the bound even with no prefill; the model's longest context: no prompt it can take is
+    too long. Arguments as for `offline_tokens_per_s`."""
+    m = get_model(model)
+
+    def allowed(prompt):
+        bound = offline_tokens_per_s(
+            m, chip, n_chips, prompt_len=prompt, output_len=output_len, batch=batch, **kwargs
+        )
+        return bound >= tokens_per_s
+
+    if not allowed(0):
+        return None
+    lo, hi = 0, m.max_context or 1 << 20
+    if allowed(hi):
+        return hi
+    while hi - lo > 1:  # allowed(lo), not allowed(hi); the bound falls as prompts grow
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if allowed(mid) else (lo, mid)
+    return lo
