@@ -292,12 +292,16 @@ def _weights_read(m: ModelConfig, tokens) -> tuple[float, float]:
     return dense + m.expert_params * distinct / m.experts, distinct
 
 
+def _through_switch(r) -> bool:
+    """Whether route `r` runs through a switch's links (GPUs behind an NVSwitch)."""
+    return r.kind == "link" and bool(r.axes) and r.axes[0].topology == "switch"
+
+
 def hop_latency_for(r) -> float:
     """Default latency per collective step on route `r`: NVSwitch GPUs half the measured
     smallest all-reduce (`NVSWITCH_ALL_REDUCE_LATENCY_S` / 2, an all-reduce being 2 steps
     there), other links `HOP_LATENCY_S`."""
-    on_switch = r.kind == "link" and r.axes and r.axes[0].topology == "switch"
-    return NVSWITCH_ALL_REDUCE_LATENCY_S / 2 if on_switch else HOP_LATENCY_S
+    return NVSWITCH_ALL_REDUCE_LATENCY_S / 2 if _through_switch(r) else HOP_LATENCY_S
 
 
 def tp_all_reduce_seconds(chip, tp, nbytes, hop_latency_s=None, slice_shape=None) -> float:
@@ -332,8 +336,9 @@ def _tp_latency_words(chip, tp, hop_latency_s=None, slice_shape=None) -> str:
 
     if hop_latency_s is not None:
         return f"{format_time(hop_latency_s)} per collective step (as passed)"
-    hop = hop_latency_for(_tp_route(chip, tp, slice_shape))
-    if hop == NVSWITCH_ALL_REDUCE_LATENCY_S / 2:
+    r = _tp_route(chip, tp, slice_shape)
+    hop = hop_latency_for(r)
+    if _through_switch(r):
         return (
             f"NCCL's measured smallest all-reduce on NVSwitch, "
             f"{format_time(NVSWITCH_ALL_REDUCE_LATENCY_S)} each ({format_time(hop)} per step)"
