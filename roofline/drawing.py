@@ -41,6 +41,11 @@ __all__ = [
     "text_boxes",
     "figure_renderer",
     "place_labels",
+    "SERIES_COLOURS",
+    "legend_rows",
+    "boxes_overlap",
+    "overlap_area",
+    "tick_formatter",
 ]
 
 
@@ -89,7 +94,7 @@ def label_colour(colour: str) -> str:
 
 
 #: Order in which chips (or dtypes) get their colours; yellow is kept for shading.
-_SERIES_COLOURS = (
+SERIES_COLOURS = (
     "blue",
     "vermillion",
     "bluish green",
@@ -182,13 +187,13 @@ def new_figure(height_in: float = FIG_HEIGHT_IN, nrows: int = 1, ncols: int = 1)
         layout="constrained",
     )
     plt.close(fig)  # shown once, by the notebook's display of the returned figure
-    _renderer(fig)  # a closed figure keeps a bare canvas: give it Agg's, so that it can draw
+    figure_renderer(fig)  # a closed figure keeps a bare canvas: give it Agg's, so that it can draw
     for ax in np.atleast_1d(axes).ravel():
-        _style_axes(ax)
+        style_axes(ax)
     return fig, axes
 
 
-def _style_axes(ax) -> None:
+def style_axes(ax) -> None:
     ax.set_facecolor("white")
     for spine in ax.spines.values():
         spine.set_color(INK["spine"])
@@ -197,22 +202,16 @@ def _style_axes(ax) -> None:
     ax.set_axisbelow(True)
 
 
-style_axes = _style_axes  # the public name other modules import
-
-
 def _width(ax) -> float:
     return float(ax.figure.get_size_inches()[0])
 
 
-def _fs(ax, role="small") -> float:
+def font_size(ax, role="small") -> float:
     return font_pt(role, _width(ax))
 
 
-font_size = _fs  # the public name other modules import
-
-
 #: Tick formats by the quantity on the axis; every label comes from roofline.units.
-def _tick_formatter(kind):
+def tick_formatter(kind):
     from matplotlib.ticker import FuncFormatter
 
     from .units import format_bytes, format_si, format_time
@@ -261,7 +260,7 @@ def format_axis(axis, kind: str, base: int = 10) -> None:
     else:
         step = max(1, math.ceil(decades / 8))
         axis.set_major_locator(LogLocator(base=base**step))
-    axis.set_major_formatter(_tick_formatter(kind))
+    axis.set_major_formatter(tick_formatter(kind))
     axis.set_minor_locator(NullLocator())
     axis.set_minor_formatter(NullFormatter())
 
@@ -279,7 +278,7 @@ def legend_below(ax, handles=None, labels=None, ncol=1):
         labels,
         loc="outside lower center",
         ncol=ncol,
-        fontsize=_fs(ax),
+        fontsize=font_size(ax),
         frameon=False,
         handlelength=2.2,
     )
@@ -292,7 +291,7 @@ def figure_legend(fig):
     return next((ax.get_legend() for ax in fig.axes if ax.get_legend() is not None), None)
 
 
-def _legend_rows(n_entries: int, ncol: int = 1) -> int:
+def legend_rows(n_entries: int, ncol: int = 1) -> int:
     return math.ceil(n_entries / ncol) if n_entries else 0
 
 
@@ -351,7 +350,7 @@ def text_artists(fig):
 
 def legend_frames(fig):
     """Pixel boxes of the figure's legends (a label under a legend is hidden by it)."""
-    renderer = _renderer(fig)
+    renderer = figure_renderer(fig)
     legends = list(fig.legends) + [
         ax.get_legend() for ax in fig.axes if ax.get_legend() is not None
     ]
@@ -361,14 +360,14 @@ def legend_frames(fig):
 def text_boxes(fig):
     """(description, Bbox in display pixels) of every text of `text_artists`; the overlap
     test and `place_labels` use it."""
-    renderer = _renderer(fig)
+    renderer = figure_renderer(fig)
     return [
         (f"{kind} {artist.get_text()!r}", artist.get_window_extent(renderer))
         for kind, artist in text_artists(fig)
     ]
 
 
-def _renderer(fig):
+def figure_renderer(fig):
     """The figure's renderer (a closed pyplot figure has a bare canvas: give it Agg's)."""
     if not hasattr(fig.canvas, "get_renderer"):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -377,10 +376,7 @@ def _renderer(fig):
     return fig.canvas.get_renderer()
 
 
-figure_renderer = _renderer  # the public name other modules import
-
-
-def _overlap(a, b, tolerance_px=1.0) -> bool:
+def boxes_overlap(a, b, tolerance_px=1.0) -> bool:
     return (
         min(a.x1, b.x1) - max(a.x0, b.x0) > tolerance_px
         and min(a.y1, b.y1) - max(a.y0, b.y0) > tolerance_px
@@ -417,7 +413,7 @@ def place_labels(fig, labels, obstacles=(), spots=None, ignore=(), taken=None) -
     spot around its point where it stays inside its Axes and covers no other text (nor any
     Bbox of `obstacles`; `taken`: the other text's boxes, when the caller keeps them); if none is free, the spot that covers least. Call it once the
     axes' limits and the figure's layout are final."""
-    renderer = _renderer(fig)
+    renderer = figure_renderer(fig)
     if taken is None:  # else: the caller's boxes of everything else (an explorer caches them)
         if fig.get_layout_engine() is not None:
             fig.get_layout_engine().execute(fig)
@@ -450,11 +446,11 @@ def place_labels(fig, labels, obstacles=(), spots=None, ignore=(), taken=None) -
                 - {"bottom": 0, "center": height / 2, "top": height}[va]
             )
             box = Bbox.from_bounds(x0, y0, width, height)
-            outside = width * height - _overlap_area(box, ax.bbox)
+            outside = width * height - overlap_area(box, ax.bbox)
             # first no covered text; then a spot nearer its own point than any other point's,
             # so that two labels never read as each other's
             cost = (
-                10 * outside + sum(_overlap_area(box, other) for other in taken),
+                10 * outside + sum(overlap_area(box, other) for other in taken),
                 _nearer_another(box, anchors, index),
             )
             if cost < best_cost:
@@ -482,7 +478,7 @@ def _nearer_another(box, anchors, own: int) -> int:
     return int(any(distance(p) < mine for i, p in enumerate(anchors) if i != own))
 
 
-def _overlap_area(a, b) -> float:
+def overlap_area(a, b) -> float:
     w = min(a.x1, b.x1) - max(a.x0, b.x0)
     h = min(a.y1, b.y1) - max(a.y0, b.y0)
     return w * h if w > 0 and h > 0 else 0.0

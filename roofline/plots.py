@@ -33,7 +33,6 @@ from .costs import Cost
 
 # the drawing primitives (roofline.drawing), importable from here as before
 from .drawing import (  # noqa: F401
-    _SERIES_COLOURS,
     DPI,
     EXPLORER_FIGSIZE,
     FIG_HEIGHT_IN,
@@ -42,13 +41,8 @@ from .drawing import (  # noqa: F401
     INK,
     LABEL_CONTRAST,
     PALETTE,
-    _fs,
-    _legend_rows,
-    _overlap,
-    _overlap_area,
-    _renderer,
-    _style_axes,
-    _tick_formatter,
+    SERIES_COLOURS,
+    boxes_overlap,
     contrast_on_white,
     figure_legend,
     figure_renderer,
@@ -61,11 +55,14 @@ from .drawing import (  # noqa: F401
     label_colour,
     legend_below,
     legend_frames,
+    legend_rows,
     new_figure,
+    overlap_area,
     place_labels,
     style_axes,
     text_artists,
     text_boxes,
+    tick_formatter,
 )
 from .dtypes import canonical_dtype
 from .estimate import attainable_flops_per_s, critical_intensity
@@ -242,7 +239,7 @@ def roofline_figure(
 
     own_figure = ax is None
     fig, ax = _roofline_canvas(ax, series)
-    _style_axes(ax)
+    style_axes(ax)
     ax.set_xscale("log")
     ax.set_yscale("log")
 
@@ -259,12 +256,16 @@ def roofline_figure(
         legend_below(ax)
     else:  # drawn into a caller's fixed layout (the explorers): keep it inside
         ax.legend(
-            loc="lower right", fontsize=_fs(ax), frameon=True, facecolor="white", framealpha=0.9
+            loc="lower right",
+            fontsize=font_size(ax),
+            frameon=True,
+            facecolor="white",
+            framealpha=0.9,
         )
     if title is None:
         title = _roofline_title(chip_list, dtype_list, sparse)
     if title:
-        ax.set_title(title, fontsize=_fs(ax, "title"))
+        ax.set_title(title, fontsize=font_size(ax, "title"))
 
     description = _describe(chip_list, dtype_list, sparse, ridges, regions, operations, violations)
     fig.roofline_ridges = ridges
@@ -288,7 +289,7 @@ def _roofline_canvas(ax, series):
             if len(series) > 1 or len(series[0][3]) > 1
             else 1
         )
-        fig, ax = new_figure(height_for_legend(_legend_rows(entries)))
+        fig, ax = new_figure(height_for_legend(legend_rows(entries)))
     else:
         fig = ax.figure
     return fig, ax
@@ -328,7 +329,7 @@ def _series_and_ridges(chip_list, dtype_list, sparse, bandwidths):
     for chip in chip_list:
         levels = _bandwidths(chip, bandwidths)
         for dt in dtype_list:
-            colour = PALETTE[_SERIES_COLOURS[len(series) % len(_SERIES_COLOURS)]]
+            colour = PALETTE[SERIES_COLOURS[len(series) % len(SERIES_COLOURS)]]
             series.append((chip, dt, chip.peak_flops_per_s(dt, sparse=sparse), levels, colour))
     ridges = []
     for chip, dt, peak, levels, _colour in series:
@@ -401,7 +402,7 @@ def _draw_ceilings(ax, series, x, sparse, several, hi):
                     textcoords="offset points",
                     ha="right",
                     va="top",
-                    fontsize=_fs(ax),
+                    fontsize=font_size(ax),
                     color=label_colour(colour),
                     bbox=_HALO,
                     gid=f"peak-label:{chip.name}:{dt}",
@@ -451,7 +452,7 @@ def _draw_ridges(ax, series, ridges):
                 transform=ax.get_xaxis_transform(),
                 ha="right",
                 va="bottom",
-                fontsize=_fs(ax),
+                fontsize=font_size(ax),
                 color=label_colour(colour),
                 zorder=4,
                 bbox=_HALO,
@@ -600,7 +601,7 @@ def _point_label(ax, text, x, y, **style):
         textcoords="offset points",
         ha="left",
         va="top",
-        fontsize=_fs(ax),
+        fontsize=font_size(ax),
         zorder=9,
         **style,
     )
@@ -615,8 +616,8 @@ def _roofline_axes(ax, lo, hi, y_low, y_high, ys_of_points):
     y_bottom = max(_decade_floor(min([y_low] + ys_of_points)), y_top / 1e9)
     ax.set_xlim(lo, hi)
     ax.set_ylim(y_bottom, y_top)
-    ax.set_xlabel(X_LABEL, fontsize=_fs(ax, "normal"))
-    ax.set_ylabel(Y_LABEL, fontsize=_fs(ax, "normal"))
+    ax.set_xlabel(X_LABEL, fontsize=font_size(ax, "normal"))
+    ax.set_ylabel(Y_LABEL, fontsize=font_size(ax, "normal"))
     format_axis(ax.xaxis, "intensity")
     format_axis(ax.yaxis, "flops_rate")
 
@@ -692,7 +693,7 @@ def _shade_regions(ax, lo, hi, ridges, names):
                     transform=ax.get_xaxis_transform(),
                     ha="center",
                     va="top",
-                    fontsize=_fs(ax),
+                    fontsize=font_size(ax),
                     color=INK["muted"],
                     zorder=1,
                     gid=f"region-label:{i}",
@@ -746,13 +747,13 @@ def _lay_out_labels(fig, ax, ridge_labels, peak_labels, point_labels):
     goes where it covers no other text."""
     if fig.get_layout_engine() is not None:
         fig.get_layout_engine().execute(fig)
-    renderer = _renderer(fig)
+    renderer = figure_renderer(fig)
     markers = _marker_boxes(ax, renderer)
     kept = []  # region names that touch a neighbour or leave the axes are left out
     for text in getattr(ax, "roofline_region_labels", []):
         box = text.get_window_extent(renderer)
         if (
-            any(_overlap(box, other) for other in kept)
+            any(boxes_overlap(box, other) for other in kept)
             or box.x0 < ax.bbox.x0
             or box.x1 > ax.bbox.x1
         ):
@@ -766,7 +767,7 @@ def _lay_out_labels(fig, ax, ridge_labels, peak_labels, point_labels):
             text.set_y(y)
             box = text.get_window_extent(renderer)
             if (
-                not any(_overlap(box, other) for other in placed)
+                not any(boxes_overlap(box, other) for other in placed)
                 and box.x0 >= ax.bbox.x0 - 1
                 and box.x1 <= ax.bbox.x1 + 1
             ):
@@ -787,15 +788,15 @@ def _move_covered_ridge_labels(fig, ax, ridge_labels, renderer):
         others = [a.get_window_extent(renderer) for _, a in text_artists(fig) if a is not text]
         others += legend_frames(fig)
         box = text.get_window_extent(renderer)
-        if not any(_overlap(box, other) for other in others):
+        if not any(boxes_overlap(box, other) for other in others):
             continue
         best, best_cost = None, math.inf
         for ha, y in spots:
             text.set_horizontalalignment(ha)
             text.set_y(y)
             box = text.get_window_extent(renderer)
-            outside = box.width * box.height - _overlap_area(box, ax.bbox)
-            cost = 10 * outside + sum(_overlap_area(box, other) for other in others)
+            outside = box.width * box.height - overlap_area(box, ax.bbox)
+            cost = 10 * outside + sum(overlap_area(box, other) for other in others)
             if cost < best_cost:
                 best, best_cost = (ha, y), cost
             if cost == 0:
@@ -898,7 +899,7 @@ def _linear_roofline(ax, chip, dtype, peak, ridge):
     x = np.linspace(0, 3 * ridge, 400)
     y = attainable_flops_per_s(np.maximum(x, 1e-300), chip, dtype)
     y = np.where(x == 0, 0.0, y)
-    colour = PALETTE[_SERIES_COLOURS[0]]
+    colour = PALETTE[SERIES_COLOURS[0]]
     ax.plot(x, y, color=colour, linewidth=2, gid=f"roof-linear:{chip.name}:{dtype}")
     ax.plot(
         [ridge],
@@ -918,19 +919,23 @@ def _linear_roofline(ax, chip, dtype, peak, ridge):
         xy=(ridge, peak),
         xytext=(4, -14),
         textcoords="offset points",
-        fontsize=_fs(ax),
+        fontsize=font_size(ax),
         color=label_colour(colour),
     )
     ax.plot([0], [0], linestyle="none", marker="o", color=PALETTE["black"], markersize=4)
     ax.annotate(
-        "origin (0, 0)", xy=(0, 0), xytext=(6, 6), textcoords="offset points", fontsize=_fs(ax)
+        "origin (0, 0)",
+        xy=(0, 0),
+        xytext=(6, 6),
+        textcoords="offset points",
+        fontsize=font_size(ax),
     )
     ax.set_xlim(0, 3 * ridge)
     ax.set_ylim(0, 1.25 * peak)
-    ax.set_xlabel(X_LABEL, fontsize=_fs(ax, "normal"))
-    ax.set_ylabel(Y_LABEL, fontsize=_fs(ax, "normal"))
-    ax.yaxis.set_major_formatter(_tick_formatter("flops_rate"))
-    ax.set_title("Linear axes: the roof starts at the origin", fontsize=_fs(ax, "title"))
+    ax.set_xlabel(X_LABEL, fontsize=font_size(ax, "normal"))
+    ax.set_ylabel(Y_LABEL, fontsize=font_size(ax, "normal"))
+    ax.yaxis.set_major_formatter(tick_formatter("flops_rate"))
+    ax.set_title("Linear axes: the roof starts at the origin", fontsize=font_size(ax, "title"))
 
 
 def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=None, title=None):
@@ -976,11 +981,11 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
 
     ax.set_xlabel(
         f"Intensity against {own.memory_kind}\n(FLOPs per byte of the chip's memory traffic)",
-        fontsize=_fs(ax, "normal"),
+        fontsize=font_size(ax, "normal"),
     )
     ax.set_ylabel(
         "Intensity against the link\n(FLOPs per byte on the busiest link)",
-        fontsize=_fs(ax, "normal"),
+        fontsize=font_size(ax, "normal"),
     )
     format_axis(ax.xaxis, "intensity")
     format_axis(ax.yaxis, "intensity")
@@ -989,7 +994,7 @@ def resource_figure(chip="TPU v5e", n=2, operations=(), dtype="bf16", topology=N
         title
         if title is not None
         else _wrap(f"{n} × {own.name}, {dtype}, D split, all-reduce on a {chosen}", 48),
-        fontsize=_fs(ax, "title"),
+        fontsize=font_size(ax, "title"),
     )
     fig.roofline_description = _resource_description(n, own, dtype, x_star, y_star, placed)
     fig.roofline_regions = [
@@ -1070,18 +1075,28 @@ def _resource_labels(ax, own, x_star, y_star, x_limits, y_limits):
         return (lo_x * (hi_x / lo_x) ** fx, lo_y * (hi_y / lo_y) ** fy)
 
     ax.text(
-        *at(0.97, 0.95), "compute-bound", ha="right", va="top", fontsize=_fs(ax), color=INK["text"]
+        *at(0.97, 0.95),
+        "compute-bound",
+        ha="right",
+        va="top",
+        fontsize=font_size(ax),
+        color=INK["text"],
     )
     ax.text(
         *at(0.03, 0.95),
         f"{own.memory_kind}-bound",
         ha="left",
         va="top",
-        fontsize=_fs(ax),
+        fontsize=font_size(ax),
         color=INK["text"],
     )
     ax.text(
-        *at(0.97, 0.05), "link-bound", ha="right", va="bottom", fontsize=_fs(ax), color=INK["text"]
+        *at(0.97, 0.05),
+        "link-bound",
+        ha="right",
+        va="bottom",
+        fontsize=font_size(ax),
+        color=INK["text"],
     )
     ax.annotate(
         f"memory ridge {format_intensity(x_star)}",
@@ -1090,7 +1105,7 @@ def _resource_labels(ax, own, x_star, y_star, x_limits, y_limits):
         textcoords="offset points",
         ha="left",
         va="top",
-        fontsize=_fs(ax),
+        fontsize=font_size(ax),
         rotation=90,
         color=INK["muted"],
     )
@@ -1101,7 +1116,7 @@ def _resource_labels(ax, own, x_star, y_star, x_limits, y_limits):
         textcoords="offset points",
         ha="right",
         va="bottom",
-        fontsize=_fs(ax),
+        fontsize=font_size(ax),
         color=INK["muted"],
     )
 
@@ -1109,7 +1124,7 @@ def _resource_labels(ax, own, x_star, y_star, x_limits, y_limits):
 def _resource_points(ax, placed):
     """Each placed operation as its own marker and colour, labelled with its bound."""
     markers = ("o", "s", "D", "^", "v", "P", "X")
-    colours = [PALETTE[c] for c in _SERIES_COLOURS]
+    colours = [PALETTE[c] for c in SERIES_COLOURS]
     for i, (label, x, y, bound) in enumerate(placed):
         ax.plot(
             [x],
@@ -1175,7 +1190,7 @@ def decode_throughput_figure(
     chips = f"{n_chips} x {chip.name}" if n_chips > 1 else chip.name
     parts = []
     for index, T in enumerate(contexts):
-        colour = PALETTE[_SERIES_COLOURS[index % len(_SERIES_COLOURS)]]
+        colour = PALETTE[SERIES_COLOURS[index % len(SERIES_COLOURS)]]
         parts.append(
             _draw_context_curve(
                 ax, model, chip, T, batches, memory_walls[T], colour, n_chips, dtype
@@ -1188,9 +1203,9 @@ def decode_throughput_figure(
     ax.set_xlim(1, batch_max)
     format_axis(ax.xaxis, "count", base=2)
     format_axis(ax.yaxis, "count")
-    ax.set_xlabel("Batch size B (sequences decoded together)", fontsize=_fs(ax, "normal"))
-    ax.set_ylabel("Decode throughput (tokens/s)", fontsize=_fs(ax, "normal"))
-    ax.set_title(f"{model.name} decode on {chips} ({dtype})", fontsize=_fs(ax, "title"))
+    ax.set_xlabel("Batch size B (sequences decoded together)", fontsize=font_size(ax, "normal"))
+    ax.set_ylabel("Decode throughput (tokens/s)", fontsize=font_size(ax, "normal"))
+    ax.set_title(f"{model.name} decode on {chips} ({dtype})", fontsize=font_size(ax, "title"))
     legend_below(ax)
     fig.roofline_description = _decode_description(model, chips, dtype, parts, compute_wall)
     fig.roofline_walls = {"memory": memory_walls, "compute": compute_wall}
@@ -1358,15 +1373,15 @@ def step_time_figure(steps, measured=None, title=None):
         ax.plot([step.t_lower] * 2, [y - 0.4, y + 0.4], color=PALETTE["black"], lw=1.5, ls="--")
         if label in measured:
             ax.plot([measured[label]], [y], marker="D", ms=6, color=PALETTE["black"], ls="none")
-    ax.set_yticks(range(len(labels)), labels[::-1], fontsize=_fs(ax))
+    ax.set_yticks(range(len(labels)), labels[::-1], fontsize=font_size(ax))
     ax.set_ylim(-0.6, len(labels) - 0.4)
     highest = max([s.t_upper for s in steps.values()] + list(measured.values()))
     ax.set_xlim(0, highest * 1.08)
-    ax.xaxis.set_major_formatter(_tick_formatter("time"))
+    ax.xaxis.set_major_formatter(tick_formatter("time"))
     ax.grid(False, axis="y")
-    ax.set_xlabel("time per step (the parts end to end)", fontsize=_fs(ax, "normal"))
+    ax.set_xlabel("time per step (the parts end to end)", fontsize=font_size(ax, "normal"))
     if title:
-        ax.set_title(title, fontsize=_fs(ax, "title"))
+        ax.set_title(title, fontsize=font_size(ax, "title"))
     handles = [Patch(color=colour[r]) for r in order]
     names = list(order)
     handles.append(Line2D([], [], color=PALETTE["black"], lw=1.5, ls="--"))

@@ -705,7 +705,7 @@ def measured_vs_bound_figure():
     """Log-log: each published figure (y) against the roofline's bound at its configuration
     (x), each in its own unit, one marker per kind of source; the line y = x is the bound,
     so every point sits on or under it, and the vertical distance is the gap."""
-    from .drawing import _SERIES_COLOURS, PALETTE, format_axis, new_figure
+    from .drawing import PALETTE, SERIES_COLOURS, format_axis, new_figure
 
     rows = held_against()
     fig, ax = new_figure(4.4)
@@ -722,7 +722,7 @@ def measured_vs_bound_figure():
     )
     for index, category in enumerate(CATEGORIES):
         pts = [r for r in rows if r["category"] == category]
-        colour = PALETTE[_SERIES_COLOURS[index % len(_SERIES_COLOURS)]]
+        colour = PALETTE[SERIES_COLOURS[index % len(SERIES_COLOURS)]]
         ax.scatter(
             [r["bound"] for r in pts],
             [r["measured"] for r in pts],
@@ -749,13 +749,13 @@ def ratio_figure():
     """Each published figure as a fraction of its bound (measured / bound, linear 0 to 1),
     one row per measurement grouped by kind of source, the markers as in
     `measured_vs_bound_figure`."""
-    from .drawing import _SERIES_COLOURS, PALETTE, font_pt, new_figure
+    from .drawing import PALETTE, SERIES_COLOURS, font_pt, new_figure
 
     rows = held_against()
     order = [r for c in CATEGORIES for r in rows if r["category"] == c]
     fig, ax = new_figure(0.9 + 0.2 * len(order))
     for index, category in enumerate(CATEGORIES):
-        colour = PALETTE[_SERIES_COLOURS[index % len(_SERIES_COLOURS)]]
+        colour = PALETTE[SERIES_COLOURS[index % len(SERIES_COLOURS)]]
         ys = [i for i, r in enumerate(order) if r["category"] == category]
         ax.scatter(
             [order[i]["ratio"] for i in ys],
@@ -805,14 +805,14 @@ def nim_latency_figure(batch_max=256):
     and NIM's published inter-token latencies as points. Log-log."""
     import numpy as np
 
-    from .drawing import _SERIES_COLOURS, PALETTE, finish, format_axis, new_figure
+    from .drawing import PALETTE, SERIES_COLOURS, finish, format_axis, new_figure
 
     batches = np.unique(np.round(np.logspace(0, math.log10(batch_max), 80)).astype(int))
     ests = [serving_estimate(**NIM_CONFIG, batch=int(b)) for b in batches]
     t = np.array([e.t_decode_step for e in ests])
     fits = np.array([e.fits for e in ests])
     fig, ax = new_figure(3.8)
-    blue, red = (PALETTE[_SERIES_COLOURS[i]] for i in (0, 1))
+    blue, red = (PALETTE[SERIES_COLOURS[i]] for i in (0, 1))
     ax.plot(batches[fits], t[fits], color=blue, linewidth=1.6, label="roofline bound (fits)")
     last = max(np.flatnonzero(fits), default=0)
     ax.plot(

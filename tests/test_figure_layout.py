@@ -30,7 +30,7 @@ def _problems(fig):
     ]
     for i, (name_a, a) in enumerate(boxes):
         for name_b, b in boxes[i + 1 :]:
-            if plots._overlap(a, b):
+            if plots.boxes_overlap(a, b):
                 problems.append(f"overlap: {name_a} / {name_b}")
     # a legend's frame hides whatever text lies under it (its own entries excepted)
     renderer = fig.canvas.get_renderer()
@@ -41,7 +41,9 @@ def _problems(fig):
         frame = legend.get_window_extent(renderer)
         own = {id(t) for t in legend.get_texts()} | {id(legend.get_title())}
         for kind, artist in plots.text_artists(fig):
-            if id(artist) not in own and plots._overlap(frame, artist.get_window_extent(renderer)):
+            if id(artist) not in own and plots.boxes_overlap(
+                frame, artist.get_window_extent(renderer)
+            ):
                 problems.append(f"under the legend: {kind} {artist.get_text()!r}")
     return problems
 
