@@ -4,7 +4,8 @@ On a web page there is no Python kernel, so each explorer ships as HTML holding
 
 - its data as JSON (`explorer_data`): the catalog figures it uses, per chip and dtype the
   matrix peak and the vector peak where published (FLOP/s), the memory bandwidth (bytes/s),
-  the chip-to-chip link (one-way bytes/s of one link, link count, topology, domain size),
+  the chip-to-chip link (one-way bytes/s of one link, link count, topology, domain size, and
+  for the sharded explorer the package's all-reduce per n and slice choice: `sharded_link`),
   bytes per element of each dtype, its controls and its starting values;
 - `explorer.js` (in this folder, inlined: no CDN, works from file://), a dependency-free
   script that computes with the package's formulas and draws the figure in SVG;
