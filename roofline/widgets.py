@@ -26,8 +26,10 @@ directly, so it never enters pyplot's list of open figures.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import io
+import itertools
 import math
 from collections import Counter, OrderedDict
 
@@ -42,11 +44,11 @@ from .estimate import (
     exact_critical_batch_size,
     sharded_critical_D,
     sharded_estimate,
-    sharded_topology,
 )
 from .hardware import Chip
 from .topology import most_chips_on_one_axis
 from .units import format_bandwidth, format_flops_rate, format_intensity, format_time
+from .web import SLICE_CHOICES, check_slice, sharded_link
 
 __all__ = [
     "Explorer",
@@ -729,14 +731,20 @@ def _check_sharded(own: Chip, n, link_bytes_per_s):
 
 
 def sharded_matmul_explorer(
-    chip="TPU v5e", n=2, B=1024, D=8192, F=8192, link_bytes_per_s=None
+    chip="TPU v5e", n=2, B=1024, D=8192, F=8192, link_bytes_per_s=None, slice="axis"
 ) -> Explorer:
     """D split over n chips: time per chip for the math, the chip's HBM and its link.
 
     The link carries the all-reduce of the partial sums on the chip's own topology
-    (`roofline.sharded_topology`: one link for two TPUs, a bidirectional ring along a torus
-    axis for more, all NVLinks at once through NVSwitch); the slider sets one link's one-way
-    bandwidth. The chip, B and F are controls too, as on the web page."""
+    (`roofline.sharded_topology`: one link for two TPUs, a line or a wrapped ring along a
+    torus axis for more, all NVLinks at once through NVSwitch); the slider sets one link's
+    one-way bandwidth. The chip, B and F are controls too, as on the web page.
+    slice (a TPU torus only; `roofline.web.SLICE_CHOICES`): "axis" (the default) puts the n
+    chips on one axis of a larger slice, as `roofline.sharded_topology(chip, n)` does (4 v5e
+    chips: a line of 4); "alone" gives them a slice of their own, the shape Google sells for n
+    chips (`roofline.topology.slice_shape`: 4 v5e chips a 2x2), the all-reduce on all its axes
+    at once (`roofline.sharded_estimate(..., slice_shape=)`). On a switch or mesh both are the
+    same and the control rests."""
     import numpy as np
 
     widgets = load_ipywidgets()
@@ -746,10 +754,17 @@ def sharded_matmul_explorer(
     D = _check_positive("D", D, whole=True)
     F = _check_positive("F", F, whole=True)
     n, link_bytes_per_s = _check_sharded(own, n, link_bytes_per_s)
+    slice = check_slice(slice)
     controls = {
         "chip": widgets.Dropdown(options=_sharded_chips(own), value=own.name, description="chip"),
         "n": widgets.SelectionSlider(
             options=_snap_options(_n_options(own), n), value=n, description="n chips"
+        ),
+        "slice": widgets.Dropdown(
+            options=[(label, key) for key, label in SLICE_CHOICES.items()],
+            value=slice,
+            description="slice",
+            disabled=not _is_torus(own),
         ),
         "B": widgets.SelectionSlider(
             options=_pow2_options(0, 16, B), value=B, description="B (batch)"
@@ -786,6 +801,7 @@ def sharded_matmul_explorer(
         options, old = _n_options(current), c["n"].value
         c["n"].options = options
         c["n"].value = old if old in options else max([k for k in options if k <= old] or options)
+        c["slice"].disabled = not _is_torus(current)  # the same either way off a torus
 
     def web(ex):
         c = ex.controls
@@ -795,6 +811,7 @@ def sharded_matmul_explorer(
             "D": c["D"].value,
             "F": c["F"].value,
             "link_bytes_per_s": float(c["link_bytes_per_s"].value),
+            "slice": c["slice"].value,
         }
 
     return Explorer(
@@ -805,6 +822,29 @@ def sharded_matmul_explorer(
         web,
         sync=sync,
     )
+
+
+def _is_torus(chip) -> bool:
+    """A TPU torus: the only links where the n chips alone differ from one axis of a slice."""
+    return chip.interconnect is not None and chip.interconnect.topology == "torus"
+
+
+def _sharded_at(chip, n, B, D, F, link, slice):
+    """(estimate, threshold D, where in words) of the sharded explorer for `slice`: one axis
+    of a larger slice (`sharded_estimate(..., link_bytes_per_s=link)`), or the n chips' own
+    slice (`sharded_estimate(..., slice_shape=)` on the chip with the slider's link: every
+    link of the slice at that one-way rate)."""
+    route = sharded_link(chip, n, slice)
+    if route["shape"] is None:
+        est = sharded_estimate(B, D, F, chip, n=n, dtype="bf16", link_bytes_per_s=link)
+        threshold = sharded_critical_D(chip, n=n, dtype="bf16", link_bytes_per_s=link)
+    else:
+        own_link = dataclasses.replace(chip.interconnect, one_way_bytes_per_s=link)
+        mine = dataclasses.replace(chip, interconnect=own_link)
+        shape = "x".join(map(str, route["shape"]))
+        est = sharded_estimate(B, D, F, mine, n=n, dtype="bf16", slice_shape=shape)
+        threshold = sharded_critical_D(mine, n=n, dtype="bf16", slice_shape=shape)
+    return est, threshold, route["where"]
 
 
 def _sharded_scene(chip, B, F, ranges, d_axis):
@@ -828,14 +868,14 @@ def _sharded_scene(chip, B, F, ranges, d_axis):
         # then only redraws the curves (fast), and the eye can compare positions
         lows, highs = [], []
         (n_options, (lo_exp, hi_exp)) = ranges
-        for n_opt in (min(n_options), max(n_options)):
-            for bw in (10**lo_exp, 10**hi_exp):
-                e = sharded_estimate(B, d_axis, F, chip, n=n_opt, dtype="bf16", link_bytes_per_s=bw)
-                times = (np.min(e.t_math), np.min(e.t_memory), e.t_link)
-                lows.append(min(float(t) for t in times))
-                highs.append(
-                    max(float(np.max(e.t_math)), float(np.max(e.t_memory)), float(e.t_link))
-                )
+        slices = SLICE_CHOICES if _is_torus(chip) else ("axis",)
+        for n_opt, bw, where in itertools.product(
+            (min(n_options), max(n_options)), (10**lo_exp, 10**hi_exp), slices
+        ):
+            e = _sharded_at(chip, n_opt, B, d_axis, F, bw, where)[0]
+            times = (np.min(e.t_math), np.min(e.t_memory), e.t_link)
+            lows.append(min(float(t) for t in times))
+            highs.append(max(float(np.max(e.t_math)), float(np.max(e.t_memory)), float(e.t_link)))
         ax.set_ylim(
             10 ** math.floor(math.log10(min(lows))), 10 ** math.ceil(math.log10(max(highs)))
         )
@@ -915,17 +955,16 @@ def _sharded_update(state, chip, c, d_axis) -> tuple:
     """Move the sharded explorer's curves and markers to the controls' values; (text, alt, False)."""
     import numpy as np
 
-    ax, dtype = state["ax"], "bf16"
+    ax = state["ax"]
     nn, B, d, F = c["n"].value, c["B"].value, c["D"].value, c["F"].value
     link = float(c["link_bytes_per_s"].value)
-    curve = sharded_estimate(B, d_axis, F, chip, n=nn, dtype=dtype, link_bytes_per_s=link)
+    curve, threshold, where = _sharded_at(chip, nn, B, d_axis, F, link, c["slice"].value)
     t_link = np.broadcast_to(np.asarray(curve.t_link, dtype=float), d_axis.shape)
     state["math"].set_data(d_axis, np.asarray(curve.t_math, dtype=float))
     state["hbm"].set_data(d_axis, np.asarray(curve.t_memory, dtype=float))
     state["comms"].set_data(d_axis, t_link)
-    threshold = sharded_critical_D(chip, n=nn, dtype=dtype, link_bytes_per_s=link)
     state["threshold"].set_xdata([threshold, threshold])
-    here = sharded_estimate(B, d, F, chip, n=nn, dtype=dtype, link_bytes_per_s=link)
+    here = _sharded_at(chip, nn, B, d, F, link, c["slice"].value)[0]
     state["pm"].set_data([d], [here.t_math])
     state["pc"].set_data([d], [here.t_link])
     state["ph"].set_data([d], [here.t_memory])
@@ -938,13 +977,14 @@ def _sharded_update(state, chip, c, d_axis) -> tuple:
     bound, mem = here.bound, chip.memory_kind
     text = (
         f"{nn} × {chip.name}, bf16, B={B}, D={d}, F={F}, one link {format_bandwidth(link)} one way, "
-        f"{sharded_topology(chip, nn)}\n"
+        f"{where}\n"
         f"per chip: math {format_time(here.t_math)}, {mem} {format_time(here.t_memory)}, "
         f"link {format_time(here.t_link)} -> {bound}-bound\n"
         f"link threshold: math outlasts the link when D > {threshold:,.0f} (B and F cancel)"
     )
     alt = (
-        f"Time per chip against D for a matmul split over {nn} {chip.name} chips: the math time "
+        f"Time per chip against D for a matmul split over {nn} {chip.name} chips ({where}): the "
+        "math time "
         f"grows with D, the {mem} time grows more slowly, the link time does not; "
         f"math and link cross at D = {threshold:,.0f}. At D={d}: math {format_time(here.t_math)}, "
         f"{mem} {format_time(here.t_memory)}, link {format_time(here.t_link)}, {bound}-bound."

@@ -14,6 +14,7 @@ Without Chromium/ChromeDriver these tests skip (under CI=true they fail), as in 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import math
 import statistics
@@ -201,7 +202,7 @@ def test_sharded_explorer_numbers_equal_the_package(browser):
             for B, D, F in [(1024, 8192, 8192), (128, 16384, 16384), (256, 1000, 3000)]:
                 for link in (None, 1.0e11):
                     bw = link or chip.link_bytes_per_s
-                    s = {"chip": name, "n": n, "B": B, "D": D, "F": F}
+                    s = {"chip": name, "n": n, "B": B, "D": D, "F": F, "slice": "axis"}
                     if link:
                         s["link_bytes_per_s"] = link
                     settings.append(s)
@@ -221,16 +222,36 @@ def test_sharded_explorer_numbers_equal_the_package(browser):
                             "threshold_D": rl.sharded_critical_D(chip, n=n, link_bytes_per_s=bw),
                         }
                     )
+                    if chip.interconnect.topology != "torus":
+                        continue
+                    # the n chips alone: Google's slice for n, every link at bw one way
+                    settings.append({**s, "slice": "alone"})
+                    own = dataclasses.replace(
+                        chip,
+                        interconnect=dataclasses.replace(chip.interconnect, one_way_bytes_per_s=bw),
+                    )
+                    shape = rl.slice_shape(chip, n)
+                    est = rl.sharded_estimate(B, D, F, own, n=n, slice_shape=shape)
+                    expected.append(
+                        {
+                            "topology": rl.topology.route(own, n, slice_shape=shape).describe(),
+                            "t_link": est.t_link,
+                            "bound": est.bound,
+                            "threshold_D": rl.sharded_critical_D(own, n=n, slice_shape=shape),
+                        }
+                    )
     problems = []
     for s, got, want in zip(settings, _run(browser, 2, settings), expected):
         _compare(f"sharded {s}", got, want, problems)
     assert {e["bound"] for e in expected} == {"compute", "memory", "link"}
-    assert {e["topology"] for e in expected} == {
+    assert {e["topology"] for e in expected} >= {
         "ring",
         "line",
         "bidirectional-ring",
         "switch",
         "mesh",
+        "2 x 2: ring, ring",
+        "2 x 2 x 2: ring, ring, ring",
     }
     assert len(settings) > 100 and not problems, "\n".join(problems[:20])
 
@@ -264,6 +285,35 @@ def test_sharded_explorer_matches_the_hand_derivations(browser):
     assert axis["topology"] == "line" and round(axis["threshold_D"]) == 26267
     assert wrapped["topology"] == "bidirectional-ring" and round(wrapped["threshold_D"]) == 65667
     assert switch["topology"] == "switch" and round(switch["threshold_D"]) == 30784
+
+
+def test_sharded_explorer_slice_control(browser):
+    """The slice control, moved as a reader moves it. 4 v5e chips alone are Google's 2x2: two
+    axes of one link (W = 45e9 B/s one way) at once, each chip taking in 3/4 of the V-byte
+    partial sums per half, so the all-reduce takes 2 * (3/4) V / (2 W) = 3/4 V / W (chapter
+    6's several-axes rule), half the line of 4's 2 * (3/4) V / W; D* = 4 * (3/4) P / W =
+    3 * 1.97e14 / 4.5e10 = 13,133, half of 26,267. On NVSwitch the control rests."""
+    _run(browser, 2, [{"chip": "TPU v5e", "n": 4, "B": 1024, "F": 8192, "slice": "axis"}])
+    moved = browser.execute_script(
+        """
+        const ex = window.rooflineExplorers[2], c = ex.controls.slice, before = ex.state();
+        c.value = 'alone';
+        c.dispatchEvent(new Event('change'));
+        const after = ex.state(), text = ex.readout.textContent, alt = ex._frame.title.textContent;
+        ex.set({chip: 'H100 SXM', n: 8});
+        const rests = c.disabled;
+        ex.set({chip: 'TPU v5e', n: 2, slice: 'axis'});
+        return {before: before, after: after, text: text, alt: alt, rests: rests,
+                back: c.disabled};
+    """
+    )
+    V, W = 1024 * 8192 * 2, 45e9
+    assert moved["before"]["t_link"] == pytest.approx(1.5 * V / W, rel=REL)
+    assert moved["after"]["t_link"] == pytest.approx(0.75 * V / W, rel=REL)
+    assert round(moved["after"]["threshold_D"]) == 13133
+    assert "2x2 slice" in moved["text"] and "2x2 slice" in moved["alt"]
+    assert "D > 13,133" in moved["text"]
+    assert moved["rests"] is True and moved["back"] is False
 
 
 # ---------------------------------------------------------------- controls and speed

@@ -507,9 +507,13 @@ def test_chapter6_page_prints_the_package_figures(book_html):
     # and NCCL's ring with one ring per NIC (77.5 ms)
     for figure in ("31.1 ms", "122 ms", "60 ms", "62.2 ms", "77.5 ms", "620 ms"):
         assert figure in text, figure
-    # the old bidirectional-ring figures for v5e axes of 4 and 8 (no wraparound there)
-    for old in ("13,133", "30,644"):
-        assert old not in text, old
+    # the old bidirectional-ring figures for v5e axes of 4 and 8 (no wraparound there): 30,644
+    # nowhere, 13,133 only once, for 4 chips alone as a 2 x 2 slice (the explorer's slice
+    # control: two axes of one link at once, 2 (3/4) V / (2 W), so D* = 3 P / W = 13,133)
+    assert "30,644" not in text
+    assert text.count("13,133") == 1
+    before = text[: text.index("13,133")][-400:]
+    assert "2 x 2</span> slice" in before and "line of 4" in before, before
 
 
 def test_resource_figure_places_each_shape_in_its_region():

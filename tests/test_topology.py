@@ -173,13 +173,28 @@ def test_serving_explorer_table_is_the_package_answer():
 
 
 def test_matmul_explorer_page_looks_routing_up():
-    """The browser edition reads each axis's topology from the package, not its own rules."""
+    """The browser edition reads each all-reduce from the package, not its own rules: per n and
+    slice choice, bytes on the busiest link per byte of the array, times the array over one
+    link, is the package's all-reduce (one axis: sharded_topology's; the n chips alone:
+    all_reduce_time on the slice Google sells for n)."""
     from roofline.web import chip_data
 
-    for name in ("TPU v5e", "TPU v5p", "H100 SXM", "MI300X"):
+    for name in ("TPU v5e", "TPU v5p", "TPU7x", "H100 SXM", "MI300X"):
+        chip = rl.get_chip(name)
         link = chip_data(name)["link"]
-        for k, top in link["topologies"].items():
-            assert top == rl.sharded_topology(name, int(k))
+        for k, by_slice in link["all_reduce"].items():
+            n = int(k)
+            axis = by_slice["axis"]
+            assert axis["topology"] == rl.sharded_topology(name, n)
+            want = rl.collective_time(
+                "all-reduce", V, n, chip.link_bytes_per_s, axis["topology"], links=chip.link_count
+            )
+            assert axis["per_byte"] * V / chip.link_bytes_per_s == pytest.approx(want, rel=1e-12)
+            if "alone" in by_slice:
+                alone = rl.all_reduce_time(name, V, n, slice_shape=slice_shape(name, n))
+                got = by_slice["alone"]["per_byte"] * V / chip.link_bytes_per_s
+                assert got == pytest.approx(alone, rel=1e-12)
+        assert ("alone" in link["all_reduce"]["2"]) == (name.startswith("TPU"))
 
 
 def test_slice_shapes_are_googles():

@@ -11,6 +11,8 @@ roofline.step_explorer.readout, the kernel explorers' numbers with roofline.esti
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import json
 import math
 import random
@@ -249,30 +251,36 @@ def test_kernel_explorer_formulas_equal_the_package():
     data = explorer_data(
         "sharded_matmul", "TPU v5e", n=4, B=1024, D=8192, F=8192, link_bytes_per_s=4.5e10
     )
-    for name in ("TPU v5e", "H100 SXM", "MI300X"):
+    for name in ("TPU v5e", "TPU v5p", "TPU7x", "H100 SXM", "MI300X"):
         chip = rl.get_chip(name)
-        for n in (2, 4, 8):
+        torus = chip.interconnect.topology == "torus"
+        for n, slice, link in itertools.product((2, 4, 8, 16), ("axis", "alone"), (None, 1e11)):
+            if n > rl.topology.most_chips_on_one_axis(chip):
+                continue
+            bw = link or chip.link_bytes_per_s
             calls.append(
-                [
-                    "RooflineExplorer.model.sharded",
-                    data,
-                    data["chips"][name],
-                    n,
-                    1024,
-                    8192,
-                    8192,
-                    chip.link_bytes_per_s,
-                ]
+                ["RooflineExplorer.model.sharded", data, data["chips"][name], n, 1024, 8192, 8192]
+                + [bw, slice]
             )
-            est = rl.sharded_estimate(
-                1024, 8192, 8192, chip, n=n, link_bytes_per_s=chip.link_bytes_per_s
-            )
+            if slice == "alone" and torus:
+                # the n chips' own slice (Google's shape for n), every link at bw one way
+                own = dataclasses.replace(
+                    chip,
+                    interconnect=dataclasses.replace(chip.interconnect, one_way_bytes_per_s=bw),
+                )
+                shape = rl.slice_shape(chip, n)
+                est = rl.sharded_estimate(1024, 8192, 8192, own, n=n, slice_shape=shape)
+                threshold = rl.sharded_critical_D(own, n=n, slice_shape=shape)
+            else:  # one axis of a larger slice; off a torus "alone" is the same switch or mesh
+                est = rl.sharded_estimate(1024, 8192, 8192, chip, n=n, link_bytes_per_s=bw)
+                threshold = rl.sharded_critical_D(chip, n=n, link_bytes_per_s=bw)
             want.append(
                 {
                     "t_math": est.t_math,
                     "t_memory": est.t_memory,
                     "t_link": est.t_link,
                     "bound": est.bound,
+                    "threshold_D": threshold,
                 }
             )
     got = _node("explorer.js", calls)

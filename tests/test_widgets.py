@@ -136,6 +136,47 @@ def test_sharded_explorer_times_and_threshold():
         assert f"{slowest}-bound" in explorer.text
 
 
+def test_sharded_explorer_slice_of_their_own():
+    """4 TPU v5e chips, B=1024, F=8192, bf16 (2 bytes): the partial sums are
+    V = 1024 * 8192 * 2 = 16,777,216 bytes; one ICI link carries W = 45e9 B/s one way.
+    - One axis of a larger slice (the default): a line of 4 (no wraparound below 16): the link
+      next to an end carries 2 (n-1)/n V = 1.5 V, so 1.5 * 16,777,216 / 45e9 = 559.2 µs, and
+      D* = 2 (n-1) P / W = 6 * 1.97e14 / 4.5e10 = 26,267.
+    - The 4 chips alone: Google sells them as a 2x2, two axes of one link each (a pair: V/2 each
+      way per half). Chapter 6's rule for several axes: split the array so both axes finish
+      together; each chip must take in (n-1)/n V = 3/4 V per half (reduce-scatter, then
+      all-gather) over its two links at once, so the all-reduce takes 2 * (3/4) V / (2 W) =
+      3/4 V / W = 0.75 * 16,777,216 / 45e9 = 279.6 µs, half the line's. The threshold: the
+      math 2 B D F / (n P) equals 3/4 * 2 B F / W at D* = n * (3/4) * P / W = 3 P / W
+      = 3 * 1.97e14 / 4.5e10 = 13,133 (half of 26,267)."""
+    B, F, V, W, P = 1024, 8192, 1024 * 8192 * 2, 45e9, 197e12
+    explorer = widgets.sharded_matmul_explorer("TPU v5e", n=4, B=B, D=8192, F=F)
+    assert explorer.controls["slice"].value == "axis" and not explorer.controls["slice"].disabled
+    line = _point(explorer, "explorer-link").get_ydata()[0]
+    assert line == pytest.approx(1.5 * V / W, rel=1e-12)
+    assert "line of 4" in explorer.text and f"D > {6 * P / W:,.0f}" == "D > 26,267"
+    assert "D > 26,267" in explorer.text
+    explorer.set(slice="alone")
+    alone = _point(explorer, "explorer-link").get_ydata()[0]
+    assert alone == pytest.approx(0.75 * V / W, rel=1e-12)
+    assert alone * 1e6 == pytest.approx(279.6, abs=0.05)
+    assert "2x2 slice" in explorer.text and f"D > {3 * P / W:,.0f}" == "D > 13,133"
+    assert "D > 13,133" in explorer.text
+    assert "2x2 slice" in explorer._repr_mimebundle_()["text/html"]  # the alt text names it
+    # the link slider scales every link of the slice: twice the bandwidth, half the time
+    explorer.set(link_bytes_per_s=2 * W)
+    assert _point(explorer, "explorer-link").get_ydata()[0] == pytest.approx(0.375 * V / W)
+    assert "D > 6,567" in explorer.text  # 13,133.3 / 2 = 6,566.7
+    # a switch has no slice of its own: the control rests, the numbers are the switch's
+    explorer.set(chip="H100 SXM")
+    assert explorer.controls["slice"].disabled and "switch" in explorer.text
+
+
+def test_sharded_explorer_slice_choice_is_checked():
+    with pytest.raises(ValueError, match="slice must be one of 'axis'.*'alone'.*got '2x2'"):
+        widgets.sharded_matmul_explorer("TPU v5e", n=4, slice="2x2")
+
+
 @pytest.mark.parametrize("name", list(EXPLORERS))
 def test_web_version_is_self_contained_and_small(made, name):
     """The text/html the book shows: controls, a static first frame, the data, one inline script."""
@@ -191,9 +232,48 @@ def test_web_data_carries_the_catalog_figures():
         "domain_chips": 256,
         "wraparound_multiple": 16,  # a v5e axis wraps only at its full length (scaling book)
         "axis_chips": 16,
-        # one axis of n chips: one link for 2, a line below 16, a wrapped ring at 16
         "most_chips": 16,
-        "topologies": {"2": "ring", "4": "line", "8": "line", "16": "bidirectional-ring"},
+        # bytes on the busiest link, one way, per byte V of the all-reduced array (chapter 6,
+        # reduce-scatter then all-gather). One axis of n chips: 2 chips share one link (V/2
+        # each way to reduce-scatter, V/2 to gather back: V), a line below 16 (2(n-1)/n V),
+        # the wrapped ring of 16 (half that, 15/16 V). The n chips alone are Google's slice
+        # for n, every axis at once: each chip moves (n-1)/n V in each half over all its axes
+        # together (one link per axis for a pair or a line), so 2(n-1)/n V / (axes):
+        # 2x2 2(3/4)/2 = 3/4, 2x4 2(7/8)/2 = 7/8, 4x4 of lines 2(15/16)/2 = 15/16
+        "all_reduce": {
+            "2": {
+                "axis": {"per_byte": 1.0, "topology": "ring", "where": "ring of 2"},
+                "alone": {"per_byte": 1.0, "topology": "ring", "where": "ring of 2"},
+            },
+            "4": {
+                "axis": {"per_byte": 1.5, "topology": "line", "where": "line of 4"},
+                "alone": {
+                    "per_byte": 0.75,
+                    "topology": "2 x 2: ring, ring",
+                    "where": "2x2 slice (ring, ring)",
+                },
+            },
+            "8": {
+                "axis": {"per_byte": 1.75, "topology": "line", "where": "line of 8"},
+                "alone": {
+                    "per_byte": pytest.approx(0.875, rel=1e-12),
+                    "topology": "2 x 4: ring, line",
+                    "where": "2x4 slice (ring, line)",
+                },
+            },
+            "16": {
+                "axis": {
+                    "per_byte": 0.9375,
+                    "topology": "bidirectional-ring",
+                    "where": "bidirectional-ring of 16",
+                },
+                "alone": {
+                    "per_byte": 0.9375,
+                    "topology": "4 x 4: line, line",
+                    "where": "4x4 slice (line, line)",
+                },
+            },
+        },
     }
     assert h100["matrix"]["bf16"] == pytest.approx(989.5e12, rel=1e-12)
     assert h100["vector"]["bf16"] == pytest.approx(133.8e12, rel=1e-12)

@@ -4,7 +4,8 @@ On a web page there is no Python kernel, so each explorer ships as HTML holding
 
 - its data as JSON (`explorer_data`): the catalog figures it uses, per chip and dtype the
   matrix peak and the vector peak where published (FLOP/s), the memory bandwidth (bytes/s),
-  the chip-to-chip link (one-way bytes/s of one link, link count, topology, domain size),
+  the chip-to-chip link (one-way bytes/s of one link, link count, topology, domain size, and
+  for the sharded explorer the package's all-reduce per n and slice choice: `sharded_link`),
   bytes per element of each dtype, its controls and its starting values;
 - `explorer.js` (in this folder, inlined: no CDN, works from file://), a dependency-free
   script that computes with the package's formulas and draws the figure in SVG;
@@ -28,12 +29,15 @@ from importlib import resources
 from ..catalog import get_chip, list_chips
 from ..dtypes import DTYPE_BYTES
 from ..hardware import Chip
-from ..topology import axis_topology, most_chips_on_one_axis
+from ..topology import axis_topology, group_link_load, most_chips_on_one_axis, slice_shape
 from ..units import format_bandwidth, format_intensity
 
 __all__ = [
     "KINDS",
     "N_CHOICES",
+    "SLICE_CHOICES",
+    "sharded_link",
+    "check_slice",
     "chip_data",
     "explorer_data",
     "explorer_script",
@@ -48,6 +52,11 @@ __all__ = [
 KINDS = ("roofline", "matmul", "sharded_matmul")
 #: Chip counts the sharded explorer offers (a switch or mesh domain caps them per chip).
 N_CHOICES = (2, 4, 8, 16, 32, 64)
+#: Where the sharded explorer's n chips sit (its "slice" control): one axis of a larger slice
+#: (`roofline.sharded_topology(chip, n)`), or a slice of their own, the shape Google sells for
+#: n chips (`roofline.topology.slice_shape`: 4 v5e chips a 2x2). The same on a GPU's switch or
+#: mesh: only a TPU torus has slice shapes.
+SLICE_CHOICES = {"axis": "one axis of a larger slice", "alone": "the n chips alone"}
 _LABELS = {
     "chip": "chip",
     "dtype": "dtype",
@@ -57,6 +66,7 @@ _LABELS = {
     "F": "F",
     "weights": "weights",
     "n": "n chips",
+    "slice": "slice",
     "link_bytes_per_s": "link (one way)",
 }
 
@@ -94,18 +104,72 @@ def chip_data(chip) -> dict:
             "axis_chips": link.axis_chips,
             # routing is the package's (roofline.topology): the page looks it up
             "most_chips": most_chips_on_one_axis(chip),
-            "topologies": _topologies(chip),
+            "all_reduce": _all_reduce(chip),
         },
     }
 
 
-def _topologies(chip) -> dict:
-    """n -> the topology one axis of n chips uses (`roofline.topology.axis_topology`), for
-    every n the explorers offer; None for a chip without a chip-to-chip topology."""
+def check_slice(slice) -> str:
+    """`slice` if it is a key of `SLICE_CHOICES`, else a ValueError naming the choices."""
+    if not isinstance(slice, str) or slice not in SLICE_CHOICES:
+        choices = "; ".join(f"{k!r} ({v})" for k, v in SLICE_CHOICES.items())
+        raise ValueError(f"slice must be one of {choices}; got {slice!r}")
+    return slice
+
+
+def sharded_link(chip, n, slice="axis") -> dict:
+    """The all-reduce of a D-split matmul on `n` chips, where `slice` (a key of
+    `SLICE_CHOICES`) puts them, as the package routes it: `per_byte` (bytes on the busiest
+    link, one way, per byte of the array V, at the chip's one-way link rate: the link time is
+    per_byte x V / link, linear in V and in 1/link without latency), `topology` (the package's
+    name: `roofline.sharded_topology` on one axis, `Route.describe` on a slice of its own),
+    `shape` (the slice's axes, None on one axis of a larger one) and `where` (in words, for
+    the readout and the alt text: "line of 4", "2x2 slice (ring, ring)")."""
+    from ..collectives import collective_bytes_per_link
+
+    check_slice(slice)
+    chip = get_chip(chip)
+    torus = chip.interconnect is not None and chip.interconnect.topology == "torus"
+    if slice == "alone" and torus:
+        shape = slice_shape(chip, n)
+        share, rate, _, name = group_link_load(chip, n, "x".join(map(str, shape)))
+        tops = name.split(": ")[-1]
+        where = (
+            f"{'x'.join(map(str, shape))} slice ({tops})" if len(shape) > 1 else f"{tops} of {n}"
+        )
+        # the group's links are the chip's own (a slice of its own shares none)
+        return {
+            "per_byte": share * chip.link_bytes_per_s / rate,
+            "topology": name,
+            "shape": list(shape),
+            "where": where,
+        }
+    top = axis_topology(chip, n)
+    per_byte = collective_bytes_per_link("all-reduce", 1.0, n, top, chip.link_count or 1)
+    return {
+        "per_byte": per_byte,
+        "topology": top,
+        "shape": None,
+        "where": f"{top} of {n}" if torus else top,
+    }
+
+
+def _all_reduce(chip) -> dict:
+    """n -> slice choice -> `sharded_link` (per_byte, topology, where), for every n the
+    explorers offer; "alone" only on a torus (elsewhere it is "axis"); {} for a chip without
+    a chip-to-chip topology."""
     if chip.interconnect is None or chip.interconnect.topology is None:
         return {}
     most = most_chips_on_one_axis(chip)
-    return {str(k): axis_topology(chip, k) for k in N_CHOICES if most is None or k <= most}
+    slices = SLICE_CHOICES if chip.interconnect.topology == "torus" else ("axis",)
+    out = {}
+    for k in N_CHOICES:
+        if most is None or k <= most:
+            out[str(k)] = {}
+            for s in slices:
+                link = sharded_link(chip, k, s)
+                out[str(k)][s] = {key: link[key] for key in ("per_byte", "topology", "where")}
+    return out
 
 
 def _chips(own: Chip, usable) -> dict:
@@ -139,7 +203,7 @@ def explorer_data(kind: str, chip, **start) -> dict:
 
     kind "roofline": start has dtype, intensity (FLOPs/byte). "matmul": dtype, weights (a dtype
     or None: same as the math), B, D, F. "sharded_matmul": n, B, D, F, link_bytes_per_s (one link, one
-    way, bytes/s). `chip` (a name or a `Chip`, also one not in the catalog) comes first in the
+    way, bytes/s), slice (a key of `SLICE_CHOICES`, "axis" when left out). `chip` (a name or a `Chip`, also one not in the catalog) comes first in the
     chip menu, followed by the catalog chips the explorer can use.
     """
     if kind not in KINDS:
@@ -178,9 +242,12 @@ def explorer_data(kind: str, chip, **start) -> dict:
         )
         most = most_chips_on_one_axis(own)
         ns = [k for k in N_CHOICES if most is None or k <= most]
+        start.setdefault("slice", "axis")
+        check_slice(start["slice"])
         controls = {
             "chip": _select((c, c) for c in chips),
             "n": _select((k, k) for k in sorted(set(ns) | {start["n"]})),
+            "slice": _select(SLICE_CHOICES.items()),
             "B": _range(0, 16, start["B"], "log2", integer=True),
             "D": _range(8, 20, start["D"], "log2", integer=True),
             "F": _range(6, 16, start["F"], "log2", integer=True),

@@ -12,7 +12,9 @@
  *     B* = ridge*w*D*F / (2DF - ridge*(a*D + o*F)) (infinite when the denominator <= 0)
  *   sharded over n chips along D: per chip FLOPs 2BDF/n, HBM bytes of the [B, D/n] x [D/n, F]
  *     slice, link bytes on the busiest link of the all-reduce of the 2BF-byte partial sums
- *     on the chip's topology; bound = slowest of compute, memory, link (ties: compute, memory).
+ *     (the package's bytes per byte of the array, exported per chip, n and slice choice: one
+ *     axis of a larger slice or the n chips alone; no routing here); bound = slowest of
+ *     compute, memory, link (ties: compute, memory).
  * window.rooflineExplorers[i].state() returns the numbers behind the figure; .set({...})
  * moves controls through the same path as a reader's input.
  */
@@ -59,30 +61,26 @@
                 critical_batch: ridge * w / 2,
                 exact_critical_batch: denominator > 0 ? ridge * w * D * F / denominator : Infinity};
       },
-      topology: function (chip, n) {                 // roofline.topology.axis_topology, looked up
-        var t = chip.link && chip.link.topologies ? chip.link.topologies[String(n)] : null;
-        return t || "ring";
+      allReduce: function (chip, n, slice) {         // roofline.web.sharded_link, looked up
+        var byN = chip.link && chip.link.all_reduce ? chip.link.all_reduce[String(n)] : null;
+        if (!byN) return null;
+        return byN[slice] || byN.axis;               // a switch or mesh: no slice of its own
       },
-      allReducePerLink: function (V, n, topology, links) { // collective_bytes_per_link("all-reduce")
-        var round = {"ring": (n - 1) * V / n, "bidirectional-ring": (n - 1) * V / (2 * n),
-                     "line": (n - 1) * V / n,
-                     "switch": (n - 1) * V / n / links, "mesh": V / n}[topology];
-        return 2 * round;
-      },
-      sharded: function (data, chip, n, B, D, F, link) {
+      sharded: function (data, chip, n, B, D, F, link, slice) {
         var e = data.dtype_bytes.bf16, peak = chip.matrix.bf16, bw = chip.hbm_bytes_per_s;
         var d = D / n, flops = 2 * B * d * F, bytes = e * B * d + e * d * F + e * B * F;
-        var topology = model.topology(chip, n), links = (chip.link && chip.link.count) || 1;
-        var linkBytes = model.allReducePerLink(B * F * e, n, topology, links);
+        var ar = model.allReduce(chip, n, slice || "axis"), links = (chip.link && chip.link.count) || 1;
+        // bytes on the busiest link, one way: per_byte x the array (the 2BF-byte partial sums)
+        var linkBytes = ar.per_byte * B * F * e;
         var t = [flops / peak, bytes / bw, linkBytes / link], kinds = ["compute", "memory", "link"];
         var best = 0;
         for (var i = 1; i < 3; i++) if (t[i] > t[best]) best = i;
-        var perElement = model.allReducePerLink(e, n, topology, links);
-        return {chip: chip.name, n: n, B: B, D: D, F: F, link_bytes_per_s: link, topology: topology,
+        return {chip: chip.name, n: n, B: B, D: D, F: F, link_bytes_per_s: link, topology: ar.topology,
+                slice: slice || "axis", where: ar.where,
                 links: links, flops: flops, hbm_bytes: bytes, link_bytes: linkBytes,
                 peak_flops_per_s: peak, hbm_bytes_per_s: bw,
                 t_math: t[0], t_memory: t[1], t_link: t[2], bound: kinds[best],
-                threshold_D: n * perElement * peak / (2 * link)};
+                threshold_D: n * ar.per_byte * e * peak / (2 * link)};
       }
     };
 
@@ -357,6 +355,14 @@
         if (ns.indexOf(v.n) < 0) v.n = ns.filter(function (k) { return k <= v.n; }).pop() || ns[0];
         if (c.n) setOptions(c.n, ns.map(function (k) { return [String(k), String(k)]; }), String(v.n));
       }
+      if (v.slice !== undefined && c.slice) {
+        // a slice of its own differs from one axis only on a TPU torus; elsewhere both are the
+        // chip's switch or mesh, so the control rests (its value is kept for the next TPU)
+        var link = this.chip().link, torus = !!(link && link.topology === "torus");
+        c.slice.disabled = !torus;
+        c.slice.title = torus ? "" : "only a TPU torus has slices: " + this.chip().name + " is the same either way";
+        c.slice.value = v.slice;
+      }
       if (c.chip) c.chip.value = v.chip;
       for (var name in c) {
         var s = this.spec(name);
@@ -395,7 +401,7 @@
         if (!isFinite(out.exact_critical_batch)) out.exact_critical_batch = "inf";
         return out;
       }
-      return model.sharded(d, chip, v.n, v.B, v.D, v.F, v.link_bytes_per_s);
+      return model.sharded(d, chip, v.n, v.B, v.D, v.F, v.link_bytes_per_s, v.slice);
     };
     Explorer.prototype.render = function () {
       var W = Math.round(Math.max(300, Math.min(660, this.figure.clientWidth || 640)));
@@ -446,12 +452,14 @@
         // them moves the curves against fixed axes
         var times = [];
         for (var name in this.chips) {
-          var c = this.chips[name];
-          this.data.n_choices.forEach(function (n) {
-            [Math.pow(10, ks.min), Math.pow(10, ks.max)].forEach(function (bw) {
-              [lo, hi].forEach(function (D) {
-                var e = model.sharded(d, c, n, v.B, D, v.F, bw);
-                times.push(e.t_math, e.t_memory, e.t_link);
+          var c = this.chips[name], byN = c.link.all_reduce;
+          Object.keys(byN).forEach(function (n) {
+            Object.keys(byN[n]).forEach(function (slice) {
+              [Math.pow(10, ks.min), Math.pow(10, ks.max)].forEach(function (bw) {
+                [lo, hi].forEach(function (D) {
+                  var e = model.sharded(d, c, Number(n), v.B, D, v.F, bw, slice);
+                  times.push(e.t_math, e.t_memory, e.t_link);
+                });
               });
             });
           });
@@ -463,7 +471,7 @@
       var mem = chip.memory_kind;
       var series = [["math", COLOURS.blue, "", "t_math"], [mem, COLOURS.green, "8 3 2 3", "t_memory"],
                     ["link", COLOURS.red, "6 4", "t_link"]];
-      var f = frame(this, W, H, [lo, hi], y, {title: s.n + " \u00d7 " + chip.name + ", bf16, " + s.topology,
+      var f = frame(this, W, H, [lo, hi], y, {title: s.n + " \u00d7 " + chip.name + ", bf16, " + s.where,
         xtitle: "Contraction size D (split over n chips)", ytitle: "Time per chip",
         xticks: function (a, b) { var out = []; for (var k = Math.ceil(Math.log2(a)); k <= Math.log2(b); k += 2) out.push(Math.pow(2, k)); return out; },
         xlabel: function (x) { return x < 1e5 ? String(x) : sup(Math.round(Math.log2(x)), "2"); },
@@ -475,8 +483,8 @@
         el("text", {x: f.m.l + 34, y: ly, fill: "#000"}, legend, sr[0] + " per chip");
       });
       // math and HBM times are affine in D (t = t0 + slope * D): two evaluations give each curve
-      var e1 = model.sharded(d, chip, s.n, s.B, 1, s.F, s.link_bytes_per_s);
-      var e2 = model.sharded(d, chip, s.n, s.B, 2, s.F, s.link_bytes_per_s);
+      var e1 = model.sharded(d, chip, s.n, s.B, 1, s.F, s.link_bytes_per_s, s.slice);
+      var e2 = model.sharded(d, chip, s.n, s.B, 2, s.F, s.link_bytes_per_s, s.slice);
       series.forEach(function (sr) {
         var slope = e2[sr[3]] - e1[sr[3]], t0 = e1[sr[3]] - slope, pts = [];
         for (var k = Math.log2(lo); k <= Math.log2(hi) + 1e-9; k += 0.25) {
@@ -501,11 +509,11 @@
         else el("path", {d: "M" + px + " " + (py - 6) + "l6 6l-6 6l-6 -6z", fill: mk[1], stroke: "#000", "class": "rx-point"}, f.g);
       });
       var head = s.n + " \u00d7 " + chip.name + ", bf16, B=" + s.B + ", D=" + s.D + ", F=" + s.F + ", one link " +
-                 fmtBw(s.link_bytes_per_s) + " one way, " + s.topology;
+                 fmtBw(s.link_bytes_per_s) + " one way, " + s.where;
       var times3 = "math " + fmtTime(s.t_math) + ", " + mem + " " + fmtTime(s.t_memory) + ", link " + fmtTime(s.t_link);
       return {readout: head + "\nper chip: " + times3 + " -> " + s.bound + "-bound\nlink threshold: math outlasts the link when D > " +
                 fmtInt(s.threshold_D) + " (B and F cancel)",
-              alt: "Time per chip against D for a matmul split over " + s.n + " " + chip.name + " chips: math, " + mem +
+              alt: "Time per chip against D for a matmul split over " + s.n + " " + chip.name + " chips (" + s.where + "): math, " + mem +
                 " and link; math and link cross at D = " + fmtInt(s.threshold_D) + ". At D=" + s.D + ": " + times3 + ", " +
                 s.bound + "-bound."};
     };
