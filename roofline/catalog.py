@@ -336,7 +336,14 @@ _TPUS = [
         hbm_bytes=95 * G,
         hbm_bytes_per_s=2765 * G,
         memory_kind="HBM2e",
-        memory_source=Source(_V5P, "HBM2e capacity and bandwidth: 95 GB, 2765 GBps"),
+        memory_source=Source(
+            _V5P,
+            "HBM2e capacity and bandwidth: 95 GB, 2765 GBps",
+            derivation="95 GB = 95e9 bytes, as the chip's own page prints it; Google's TPU7x "
+            "page tabulates the same chip as 'HBM capacity per chip (GiB) | 95' (v5p column), "
+            "which would be 102.0e9 bytes: the two Google pages disagree by 7.4 %, and the "
+            "catalog keeps the v5p page's figure (the smaller, so no bound is too generous)",
+        ),
         interconnect=Link(
             "ICI",
             9e10,

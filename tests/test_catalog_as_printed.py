@@ -141,3 +141,15 @@ def test_all_bandwidths_figure_draws_nvlink_per_gpu_above_pcie():
         str(line.get_label()) for ax in fig.axes for line in ax.lines
     )
     assert "all 18 links" in labels
+
+
+def test_v5p_memory_names_the_google_page_that_disagrees():
+    """Google's v5p page prints '95 GB'; its TPU7x page tabulates v5p at '95' GiB. The
+    catalog keeps 95e9 bytes and says so (95 x 2^30 = 102.0e9 bytes, 7.4 % more)."""
+    import roofline as rl
+
+    chip = rl.get_chip("TPU v5p")
+    assert chip.hbm_bytes == 95e9
+    derivation = chip.memory_source.derivation
+    assert "GiB" in derivation and "102.0e9" in derivation and "7.4 %" in derivation
+    assert round(95 * 2**30 / 1e9, 1) == 102.0 and round((2**30 / 1e9 - 1) * 100, 1) == 7.4
