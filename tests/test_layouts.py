@@ -486,3 +486,24 @@ def test_expert_all_to_alls_only_on_moe_layers():
     per_layer = step.times["EP"] / 58  # the same all-to-alls in every MoE layer
     dense_too = rl.training_step(**dict(one, model=m.with_changes(dense_layers=0)), microbatches=1)
     assert dense_too.times["EP"] == pytest.approx(61 * per_layer)
+
+
+def test_palm_parallel_block_needs_one_tensor_parallel_all_reduce_per_pass():
+    """PaLM's block computes attention and MLP from the same input and sums them, so one
+    all-reduce closes both per pass (Chowdhery et al. 2022, section 2: "parallel
+    formulation"): forward 1 + backward 1 per layer, against Megatron's 2 + 2 for a serial
+    block (Shoeybi et al. 2019, Figure 4: the f and g operators of attention and of the MLP).
+    Full recomputation repeats the forward's: 3 against 6. Counts by hand; the collective's
+    time cancels in each ratio."""
+    layout = "dp=2,fsdp=16,tp=8"
+    args = ("TPU v4", 256, 256 * 2048, 2048, layout)
+    palm = rl.get_model("PaLM 540B")
+    assert palm.parallel_block
+    serial = palm.with_changes(parallel_block=False)
+
+    def tp(model, recompute="none"):
+        return rl.training_step(model, *args, microbatches=1, recompute=recompute).times["TP"]
+
+    assert tp(palm) / tp(serial) == pytest.approx(2 / 4, rel=1e-12)
+    assert tp(palm, "full") / tp(palm) == pytest.approx(3 / 2, rel=1e-12)
+    assert tp(serial, "full") / tp(serial) == pytest.approx(6 / 4, rel=1e-12)
