@@ -647,10 +647,17 @@ def _hfu_megatron() -> float:
     return hfu("Megatron 1T", _MEGATRON_TOKENS, "A100", 3072, 2048, recompute="full")
 
 
+#: A ratio (measured / bound) below this marks a loose bound: more than three times the
+#: measurement, it names the resource to look at first, not how fast the work could run; the
+#: row's `gap` (and chapter 13) says what the bound leaves out.
+LOOSE_BELOW = 0.3
+
+
 @cache
 def held_against() -> tuple[dict, ...]:
     """Every measurement with its bound and ratio: dicts with key, category, what, unit,
-    measured, bound, ratio (measured / bound), source, gap, status, stated_mfu, mfu."""
+    measured, bound, ratio (measured / bound), loose (ratio below `LOOSE_BELOW`), source,
+    gap, status, stated_mfu, mfu, bound_config."""
     rows = []
     for m in MEASUREMENTS:
         bound = float(m.bound())
@@ -663,6 +670,7 @@ def held_against() -> tuple[dict, ...]:
                 "measured": m.measured,
                 "bound": bound,
                 "ratio": m.measured / bound,
+                "loose": m.measured / bound < LOOSE_BELOW,
                 "source": m.source,
                 "gap": m.gap,
                 "status": m.status,

@@ -101,3 +101,22 @@ def test_deepseek_h100_stand_in_does_not_move_the_bound():
     assert steps[1].times["EP"] == max(steps[1].times.values())
     bounds = [_tokens_bound_no_bubble("DeepSeek-V3", chip, *args, **kw) for chip in (h100, h800)]
     assert bounds[1] <= bounds[0] < bounds[1] * 1.01
+
+
+def test_loose_bounds_are_marked():
+    """Rows whose bound is more than 1 / 0.3 = 3.3 times the measurement are marked loose.
+    By hand for the small GEMM: 1024^3 in fp8 moves 3 x 1024^2 bytes for 2 x 1024^3 FLOPs,
+    682.7 FLOPs/byte, above the H100's ridge of 1979e12 / 3.35e12 = 591, so its bound is the
+    fp8 peak and 274.1e12 / 1979e12 = 0.139 < 0.3. The two MLPerf Llama 2 rows (no prefill
+    counted) and NIM at 100 requests are the others; the 2,048-token prefill row (0.33) is not."""
+    rows = {r["key"]: r for r in held_against()}
+    assert 2 * 1024**3 / (3 * 1024**2) > 1979e12 / 3.35e12
+    assert rows["gemm-h100-fp8-1k"]["ratio"] == pytest.approx(274.1e12 / 1979e12, rel=1e-6)
+    loose = {k for k, r in rows.items() if r["loose"]}
+    assert loose == {
+        "gemm-h100-fp8-1k",
+        "mlperf-llama2-h200",
+        "mlperf-llama2-mi300x",
+        "nim-tpot-100",
+    }
+    assert all((r["ratio"] < 0.3) == r["loose"] for r in rows.values())
