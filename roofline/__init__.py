@@ -82,7 +82,7 @@ from .units import (
     parse_quantity,
 )
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 _LAZY_SUBMODULES = (
     "plots",
