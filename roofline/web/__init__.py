@@ -162,7 +162,7 @@ def _all_reduce(chip) -> dict:
         return {}
     most = most_chips_on_one_axis(chip)
     slices = SLICE_CHOICES if chip.interconnect.topology == "torus" else ("axis",)
-    out = {}
+    out: dict[str, dict] = {}
     for k in N_CHOICES:
         if most is None or k <= most:
             out[str(k)] = {}
