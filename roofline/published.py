@@ -319,7 +319,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
         "the bound is link-bound on the expert all-to-alls through each GPU's 50 GB/s NIC, "
         "even with each token crossing the network once per node and fully overlapped with "
         "the math; it leaves out DualPipe's small bubble, and the H800's NVLink (400 GB/s "
-        "against the H100's 900) is not the limit: with the 160 GB/s per GPU DeepSeek's "
+        "against the H100's 900, both directions together) is not the limit: with the 160 GB/s per GPU DeepSeek's "
         "report gives for its cluster the all-to-alls take as long and the bound moves by "
         "under 1 %; the all-to-alls are counted on the MoE "
         "layers only (the 3 dense first layers route nothing). In this model the model state "
@@ -647,7 +647,7 @@ def _hfu_megatron() -> float:
     return hfu("Megatron 1T", _MEGATRON_TOKENS, "A100", 3072, 2048, recompute="full")
 
 
-#: A ratio (measured / bound) below this marks a loose bound: more than three times the
+#: A ratio (measured / bound) below this marks a loose bound: more than 1 / 0.3 = 3.3 times the
 #: measurement, it names the resource to look at first, not how fast the work could run; the
 #: row's `gap` (and chapter 13) says what the bound leaves out.
 LOOSE_BELOW = 0.3
