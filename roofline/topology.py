@@ -138,7 +138,8 @@ class Route:
         return a.one_way_bytes_per_s * (a.links if a.topology == "switch" else 1)
 
 
-def _is_torus(chip) -> bool:
+def is_torus(chip) -> bool:
+    """Whether `chip`'s links form a TPU torus (the only links with slice shapes)."""
     link = chip.interconnect
     return link is not None and link.topology == "torus"
 
@@ -171,7 +172,7 @@ def slice_shape(chip, n) -> tuple:
     Another n: one axis (up to the longest axis), else whole axes of that length (not a shape
     Google sells: an approximation). Not a torus: (n,)."""
     chip = get_chip(chip)
-    if not _is_torus(chip) or n <= 2:
+    if not is_torus(chip) or n <= 2:
         return (n,)
     link = chip.interconnect
     most, dims = link.axis_chips or n, _torus_dims(chip)
@@ -211,7 +212,7 @@ def parse_slice_shape(chip, shape, n_chips=None) -> tuple:
     not whole cubes is not the one Google sells for its chips (`slice_shape`: v5e/v6e 2x2 ...
     16x16; v4/v5p/TPU7x 2x2x1, 2x2x2, 2x2x4, 2x4x4)."""
     chip = get_chip(chip)
-    if not _is_torus(chip):
+    if not is_torus(chip):
         raise ValueError(
             f"a slice shape is for TPU tori; {chip.name}'s chips are joined by "
             f"{_domain(chip)[2] or 'no chip-to-chip link'}: leave slice_shape out"

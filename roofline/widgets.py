@@ -48,7 +48,7 @@ from .estimate import (
 from .hardware import Chip
 from .topology import most_chips_on_one_axis
 from .units import format_bandwidth, format_flops_rate, format_intensity, format_time
-from .web import SLICE_CHOICES, check_slice, sharded_link
+from .web import SLICE_CHOICES, check_slice, sharded_link, slice_choices
 
 __all__ = [
     "Explorer",
@@ -764,7 +764,7 @@ def sharded_matmul_explorer(
             options=[(label, key) for key, label in SLICE_CHOICES.items()],
             value=slice,
             description="slice",
-            disabled=not _is_torus(own),
+            disabled=len(slice_choices(own)) < 2,
         ),
         "B": widgets.SelectionSlider(
             options=_pow2_options(0, 16, B), value=B, description="B (batch)"
@@ -801,7 +801,7 @@ def sharded_matmul_explorer(
         options, old = _n_options(current), c["n"].value
         c["n"].options = options
         c["n"].value = old if old in options else max([k for k in options if k <= old] or options)
-        c["slice"].disabled = not _is_torus(current)  # the same either way off a torus
+        c["slice"].disabled = len(slice_choices(current)) < 2  # the same either way
 
     def web(ex):
         c = ex.controls
@@ -822,11 +822,6 @@ def sharded_matmul_explorer(
         web,
         sync=sync,
     )
-
-
-def _is_torus(chip) -> bool:
-    """A TPU torus: the only links where the n chips alone differ from one axis of a slice."""
-    return chip.interconnect is not None and chip.interconnect.topology == "torus"
 
 
 def _sharded_at(chip, n, B, D, F, link, slice):
@@ -868,9 +863,8 @@ def _sharded_scene(chip, B, F, ranges, d_axis):
         # then only redraws the curves (fast), and the eye can compare positions
         lows, highs = [], []
         (n_options, (lo_exp, hi_exp)) = ranges
-        slices = SLICE_CHOICES if _is_torus(chip) else ("axis",)
         for n_opt, bw, where in itertools.product(
-            (min(n_options), max(n_options)), (10**lo_exp, 10**hi_exp), slices
+            (min(n_options), max(n_options)), (10**lo_exp, 10**hi_exp), slice_choices(chip)
         ):
             e = _sharded_at(chip, n_opt, B, d_axis, F, bw, where)[0]
             times = (np.min(e.t_math), np.min(e.t_memory), e.t_link)

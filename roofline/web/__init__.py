@@ -29,7 +29,13 @@ from importlib import resources
 from ..catalog import get_chip, list_chips
 from ..dtypes import DTYPE_BYTES
 from ..hardware import Chip
-from ..topology import axis_topology, group_link_load, most_chips_on_one_axis, slice_shape
+from ..topology import (
+    axis_topology,
+    group_link_load,
+    is_torus,
+    most_chips_on_one_axis,
+    slice_shape,
+)
 from ..units import format_bandwidth, format_intensity
 
 __all__ = [
@@ -38,6 +44,7 @@ __all__ = [
     "SLICE_CHOICES",
     "sharded_link",
     "check_slice",
+    "slice_choices",
     "chip_data",
     "explorer_data",
     "explorer_script",
@@ -117,6 +124,12 @@ def check_slice(slice) -> str:
     return slice
 
 
+def slice_choices(chip) -> tuple:
+    """The `SLICE_CHOICES` keys that differ for `chip`: both on a TPU torus, only "axis" on a
+    switch or mesh (the n chips alone use the same links as one axis)."""
+    return tuple(SLICE_CHOICES) if is_torus(chip) else ("axis",)
+
+
 def sharded_link(chip, n, slice="axis") -> dict:
     """The all-reduce of a D-split matmul on `n` chips, where `slice` (a key of
     `SLICE_CHOICES`) puts them, as the package routes it: `per_byte` (bytes on the busiest
@@ -129,8 +142,7 @@ def sharded_link(chip, n, slice="axis") -> dict:
 
     check_slice(slice)
     chip = get_chip(chip)
-    torus = chip.interconnect is not None and chip.interconnect.topology == "torus"
-    if slice == "alone" and torus:
+    if slice == "alone" and is_torus(chip):
         shape = slice_shape(chip, n)
         share, rate, _, name = group_link_load(chip, n, "x".join(map(str, shape)))
         tops = name.split(": ")[-1]
@@ -150,7 +162,7 @@ def sharded_link(chip, n, slice="axis") -> dict:
         "per_byte": per_byte,
         "topology": top,
         "shape": None,
-        "where": f"{top} of {n}" if torus else top,
+        "where": f"{top} of {n}" if is_torus(chip) else top,
     }
 
 
@@ -161,7 +173,7 @@ def _all_reduce(chip) -> dict:
     if chip.interconnect is None or chip.interconnect.topology is None:
         return {}
     most = most_chips_on_one_axis(chip)
-    slices = SLICE_CHOICES if chip.interconnect.topology == "torus" else ("axis",)
+    slices = slice_choices(chip)
     out: dict[str, dict] = {}
     for k in N_CHOICES:
         if most is None or k <= most:

@@ -358,7 +358,9 @@
       if (v.slice !== undefined && c.slice) {
         // a slice of its own differs from one axis only on a TPU torus; elsewhere both are the
         // chip's switch or mesh, so the control rests (its value is kept for the next TPU)
-        var link = this.chip().link, torus = !!(link && link.topology === "torus");
+        // the package exports an "alone" choice only where it differs (roofline.web.slice_choices)
+        var link = this.chip().link, byN = link && link.all_reduce ? link.all_reduce[String(v.n)] : null;
+        var torus = !!(byN && byN.alone);
         c.slice.disabled = !torus;
         c.slice.title = torus ? "" : "only a TPU torus has slices: " + this.chip().name + " is the same either way";
         c.slice.value = v.slice;
