@@ -454,9 +454,7 @@ def test_killed_grader_leaves_no_process_and_a_rerun_resumes(tmp_path):
     )
     try:
         # no clock: wait for the first finished notebook, or for the grader to stop
-        while grader.poll() is None and not (
-            journal.exists() and journal.read_text().count("\n")
-        ):
+        while grader.poll() is None and not (journal.exists() and journal.read_text().count("\n")):
             time.sleep(0.1)
         time.sleep(0.5)  # well into the next notebook
     finally:
